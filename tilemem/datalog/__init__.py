@@ -1,0 +1,32 @@
+"""tilemem's Datalog layer: the rule language, its validation, and evaluation engines.
+
+Typical use::
+
+    from tilemem.datalog import RuleSet, Database
+
+    rules = RuleSet.from_package()             # rules/*.dl shipped in tilemem.rules
+    with Database(rules) as db:
+        db.add_facts("assign", [("x", 1), ("y", 2)])
+        db.relation("space")                   # sorted list of tuples
+        cols, rows = db.query('space(V, "Acc")')
+
+See ``docs`` in the module docstrings of :mod:`.syntax` (the language),
+:mod:`.program` (RuleSet) and :mod:`.engine` (how evaluation works).
+"""
+from .database import ENGINES, Database, QueryResult
+from .engine import Engine, PyDatalogEngine
+from .errors import (
+    DatalogError, Diagnostic, EvaluationError, FactError, QueryError, RuleError,
+)
+from .program import PredicateInfo, RuleSet, plan_body
+from .syntax import (
+    Arith, Atom, Comparison, Const, Decl, Input, Loc, Negation, Rule, Var, format_value,
+    parse_program, parse_query,
+)
+
+__all__ = [
+    "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
+    "ENGINES", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
+    "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Var", "Const", "Decl",
+    "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
+]

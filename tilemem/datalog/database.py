@@ -1,0 +1,261 @@
+"""Database: one isolated evaluation context for a RuleSet."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Iterable, NamedTuple, Optional, Sequence, Union
+
+import networkx as nx
+
+from .engine import Engine, PyDatalogEngine, value_key
+from .errors import FactError, QueryError
+from .program import RuleSet
+from .syntax import Atom, Const, Var, parse_query
+
+__all__ = ["Database", "QueryResult", "ENGINES"]
+
+#: engine name -> class.  Only pyDatalog today; the interface is in tilemem.datalog.engine.
+ENGINES: dict[str, type] = {"pydatalog": PyDatalogEngine}
+
+
+class QueryResult(NamedTuple):
+    """Answer of :meth:`Database.query`: the pattern's variables and their bindings."""
+    columns: tuple[str, ...]
+    rows: list[tuple]
+
+
+def _sorted(rows: Iterable[tuple]) -> list[tuple]:
+    rows = list(rows)
+    try:
+        rows.sort()
+    except TypeError:                      # a column mixes ints and strings
+        rows.sort(key=lambda r: tuple(map(value_key, r)))
+    return rows
+
+
+class Database:
+    """One isolated evaluation context: input facts + the rules of a :class:`RuleSet`.
+
+    * ``add_facts(relation, rows)`` loads facts of an ``.input`` relation,
+    * ``relation(name)`` / ``query(pattern)`` evaluate lazily (only the strata the
+      answer depends on) and return sorted, deterministic results,
+    * ``evaluate()`` computes every relation,
+    * ``close()`` (or leaving a ``with`` block) frees the engine.
+
+    Adding facts after something was evaluated is allowed: the engine is rebuilt
+    from the facts kept on the Python side and results are recomputed on demand.
+    A Database may be used from several threads (calls are serialised); different
+    Databases never share state.
+    """
+
+    def __init__(self, rules: RuleSet, engine: Union[str, type] = "pydatalog"):
+        if not isinstance(rules, RuleSet):
+            raise TypeError(f"Database needs a RuleSet, not {type(rules).__name__}")
+        self.rules = rules
+        self._engine_cls = ENGINES[engine] if isinstance(engine, str) else engine
+        self._lock = threading.RLock()
+        self._facts: dict[str, set[tuple]] = {}            # input relation -> rows (Python side)
+        self._file_facts: dict[str, set[tuple]] = {}
+        for f in rules.facts:
+            self._file_facts.setdefault(f.head.pred, set()).add(tuple(t.value for t in f.head.args))
+        self._results: dict[str, list[tuple]] = {}         # materialised relations, sorted
+        self._solved: set[int] = set()                     # indices into rules.strata
+        self._closed = False
+        self.stats = {"facts": 0, "load_seconds": 0.0, "solve_seconds": 0.0,
+                      "strata_solved": 0, "engine_builds": 0}
+        self._engine: Optional[Engine] = None
+        self._build_engine()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _build_engine(self):
+        t0 = time.perf_counter()
+        self._engine = self._engine_cls(self.rules)
+        for pred, rows in self._facts.items():
+            if rows:
+                self._engine.add_facts(pred, list(rows))
+        self.stats["engine_builds"] += 1
+        self.stats["load_seconds"] += time.perf_counter() - t0
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError("the Datalog database is closed")
+
+    def close(self) -> None:
+        """Free the engine and every stored relation.  Safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._engine is not None:
+                self._engine.close()
+                self._engine = None
+            self._facts = {}
+            self._results = {}
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ facts
+
+    def add_facts(self, relation: str, rows: Iterable[Sequence[Union[int, str]]]) -> int:
+        """Add rows to an ``.input`` relation; returns how many were new.
+
+        Every row must be a tuple (or list) of the relation's arity whose values are
+        ``int`` or ``str`` (``bool`` and other types are refused).  Values are kept
+        as Python values end to end: they are never turned into rule text.
+        """
+        with self._lock:
+            self._check_open()
+            info = self.rules.predicates.get(relation)
+            if info is None:
+                raise FactError(f"unknown relation '{relation}'")
+            if not info.is_input:
+                raise FactError(f"relation '{relation}' is not an .input relation")
+            arity = info.arity
+            existing = self._facts.setdefault(relation, set())
+            new: list[tuple] = []
+            seen_new: set[tuple] = set()
+            for n, row in enumerate(rows):
+                if isinstance(row, (str, bytes)) or not isinstance(row, (tuple, list)):
+                    raise FactError(f"{relation}: row {n} must be a tuple, not {type(row).__name__}")
+                if len(row) != arity:
+                    raise FactError(f"{relation}: row {n} has {len(row)} values, the relation "
+                                    f"has arity {arity}")
+                for v in row:
+                    tv = type(v)
+                    if tv is not int and tv is not str:
+                        if isinstance(v, bool) or not isinstance(v, (int, str)):
+                            raise FactError(f"{relation}: row {n} has a value of type "
+                                            f"{tv.__name__}; only int and str are allowed")
+                        row = tuple(int(x) if isinstance(x, int) else str(x) for x in row)
+                        break
+                row = tuple(row)
+                if row not in existing and row not in seen_new:
+                    seen_new.add(row)
+                    new.append(row)
+            if not new:
+                return 0
+            existing.update(new)
+            self.stats["facts"] += len(new)
+            if self._solved:
+                # results depend on the old facts: rebuild the engine lazily
+                self._engine.close()
+                self._engine = None
+                self._results = {}
+                self._solved = set()
+            else:
+                t0 = time.perf_counter()
+                self._engine.add_facts(relation, new)
+                self.stats["load_seconds"] += time.perf_counter() - t0
+            return len(new)
+
+    # ------------------------------------------------------------------ evaluation
+
+    def _ensure(self, preds: Iterable[str]) -> None:
+        rules = self.rules
+        needed: set[int] = set()
+        for p in preds:
+            needed.add(rules.predicates[p].stratum)
+            for a in nx.ancestors(rules.graph, p):
+                needed.add(rules.predicates[a].stratum)
+        todo = sorted(needed - self._solved)
+        if not todo:
+            return
+        if self._engine is None:
+            self._build_engine()
+        for i in todo:
+            comp = rules.strata[i]
+            if rules.predicates[comp[0]].is_derived:
+                t0 = time.perf_counter()
+                solved = self._engine.solve(comp)
+                self.stats["solve_seconds"] += time.perf_counter() - t0
+                for pred, rows in solved.items():
+                    self._results[pred] = _sorted(rows)
+            else:
+                for pred in comp:          # a base relation: Python facts + rule-file facts
+                    rows = self._facts.get(pred, set()) | self._file_facts.get(pred, set())
+                    self._results[pred] = _sorted(rows)
+            self._solved.add(i)
+            self.stats["strata_solved"] += 1
+
+    def evaluate(self) -> "Database":
+        """Compute every relation now (relation() and query() do it lazily)."""
+        with self._lock:
+            self._check_open()
+            self._ensure(self.rules.predicates)
+            return self
+
+    def relation(self, name: str) -> list[tuple]:
+        """All tuples of a relation, sorted (ints before strings), deterministic."""
+        with self._lock:
+            self._check_open()
+            if name not in self.rules.predicates:
+                raise KeyError(f"unknown relation '{name}'")
+            self._ensure([name])
+            return list(self._results[name])
+
+    def relations(self) -> dict[str, list[tuple]]:
+        """Every relation (evaluating everything), name -> sorted tuples."""
+        with self._lock:
+            self.evaluate()
+            return {name: list(self._results[name]) for name in self.rules.predicates}
+
+    # ------------------------------------------------------------------ queries
+
+    def query(self, pattern: str) -> QueryResult:
+        """Answer a pattern typed by a user, e.g. ``space(V, "Acc")``.
+
+        The pattern is one atom of the rule language (strings, integers, variables,
+        ``_``); it is parsed with the rules' grammar, so its constants are plain
+        data whatever they contain.  Returns ``(columns, rows)``: the pattern's
+        named variables in order of first appearance, and the sorted distinct
+        bindings.  A pattern without variables answers ``[()]`` if it holds, else
+        ``[]``.  Raises :class:`QueryError` for a bad pattern.
+        """
+        atom = parse_query(pattern)
+        return self.query_atom(atom)
+
+    def query_atom(self, atom: Atom) -> QueryResult:
+        """Like :meth:`query` for an already-built :class:`Atom`."""
+        with self._lock:
+            self._check_open()
+            info = self.rules.predicates.get(atom.pred)
+            col = atom.loc.col if atom.loc else None
+            if info is None:
+                raise QueryError(f"unknown predicate '{atom.pred}'", col)
+            if info.arity != atom.arity:
+                raise QueryError(f"predicate '{atom.pred}' has arity {info.arity}, the query "
+                                 f"gives {atom.arity} argument{'s' if atom.arity != 1 else ''}", col)
+            pattern = []
+            columns: list[str] = []
+            first: list[int] = []
+            for i, t in enumerate(atom.args):
+                if isinstance(t, Const):
+                    pattern.append(("const", t.value))
+                elif t.is_anonymous:
+                    pattern.append(("var", None))
+                else:
+                    pattern.append(("var", t.name))
+                    if t.name not in columns:
+                        columns.append(t.name)
+                        first.append(i)
+            self._ensure([atom.pred])
+            if self._engine is None:
+                self._build_engine()
+            rows = self._engine.lookup(atom.pred, pattern)
+            projected = {tuple(r[i] for i in first) for r in rows}
+            return QueryResult(tuple(columns), _sorted(projected))
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"{self.stats['facts']} facts"
+        return f"<Database {state}, {self.rules!r}>"

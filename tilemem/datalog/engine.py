@@ -1,0 +1,377 @@
+"""Evaluation engines behind :class:`~tilemem.datalog.Database`.
+
+The interface is deliberately narrow so that another engine could be added later:
+the Database validates and deduplicates facts, walks the strata, keeps the
+materialised relations as Python tuples, and asks an engine only to
+
+* ``add_facts(pred, rows)``   -- load new, validated, duplicate-free rows of a relation,
+* ``solve(component)``        -- compute every predicate of one stratum (a strongly
+                                 connected component of the dependency graph) after all
+                                 lower strata were solved, returning their full relations,
+* ``lookup(pred, pattern)``   -- the rows of a solved or base relation that match a
+                                 pattern of constants and variables,
+* ``close()``                 -- free everything.
+
+Only one engine exists today: :class:`PyDatalogEngine`.
+"""
+from __future__ import annotations
+
+import gc
+import threading
+from abc import ABC, abstractmethod
+from contextlib import contextmanager
+from typing import Iterable, Optional, Sequence, Union
+
+from pyDatalog import Logic
+from pyDatalog import pyEngine as E
+
+from .errors import EvaluationError
+from .program import RuleSet, plan_body
+from .syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
+
+__all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_relaxed"]
+
+#: A lookup pattern element: ``("const", value)`` or ``("var", name)`` (name None = anonymous).
+PatternTerm = tuple
+
+
+def value_key(v: Union[int, str]):
+    """Total order on constants: every integer sorts before every string."""
+    return (1, v) if isinstance(v, str) else (0, v)
+
+
+class Engine(ABC):
+    """What a Database needs from an evaluation engine (see module docstring)."""
+
+    name = "abstract"
+
+    @abstractmethod
+    def __init__(self, rules: RuleSet): ...
+
+    @abstractmethod
+    def add_facts(self, pred: str, rows: Sequence[tuple]) -> None: ...
+
+    @abstractmethod
+    def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]: ...
+
+    @abstractmethod
+    def lookup(self, pred: str, pattern: Sequence[PatternTerm]) -> list[tuple]: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+# ----------------------------------------------------------------------------- GC relaxation
+
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_saved: Optional[tuple] = None
+_GC_GEN0 = 100_000
+
+
+@contextmanager
+def gc_relaxed():
+    """Raise the cyclic GC's generation-0 threshold while pyDatalog runs.
+
+    pyDatalog allocates millions of small objects (clauses, literals, subgoals); with
+    the default threshold (700) the collector runs constantly and evaluation is about
+    2-3x slower.  The threshold is process-wide, so nested and concurrent users are
+    reference-counted and the original thresholds are restored by the last one out.
+    Collection still happens (just less often), so cyclic garbage cannot pile up.
+    """
+    global _gc_users, _gc_saved
+    with _gc_lock:
+        if _gc_users == 0:
+            _gc_saved = gc.get_threshold()
+            if _gc_saved[0] and _gc_saved[0] < _GC_GEN0:
+                gc.set_threshold(_GC_GEN0, *_gc_saved[1:])
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0 and _gc_saved is not None:
+                gc.set_threshold(*_gc_saved)
+                _gc_saved = None
+
+
+# ----------------------------------------------------------------------------- pyDatalog engine
+
+_MISSING = object()
+_PREFIX = "dl_"              # pyDatalog predicate name = _PREFIX + rule-language name
+_CMP_PRIMS = {"=": "_tm_eq", "!=": "_tm_ne", "<": "_tm_lt", "<=": "_tm_le", ">": "_tm_gt",
+              ">=": "_tm_ge"}
+
+
+def _lt(a, b) -> bool:
+    if type(a) is type(b):
+        return a < b
+    return value_key(a) < value_key(b)
+
+
+_ORDER_TESTS = {
+    "_tm_ne": lambda a, b: not (type(a) is type(b) and a == b),
+    "_tm_lt": _lt,
+    "_tm_le": lambda a, b: not _lt(b, a),
+    "_tm_gt": lambda a, b: _lt(b, a),
+    "_tm_ge": lambda a, b: not _lt(a, b),
+}
+
+
+class PyDatalogEngine(Engine):
+    """Runs the rules on pyDatalog, in a pyDatalog logic of its own.
+
+    Isolation: pyDatalog keeps its whole state (predicates, clauses, facts, the
+    subgoal table) in ``Logic.tl.logic``, a thread-local slot, plus a thread-local
+    counter for fresh variables.  Each engine owns a private ``Logic`` object and
+    installs it in the calling thread only for the duration of a call (restoring
+    whatever was there before), under a per-engine lock.  Nothing else in pyDatalog
+    is shared between logics except read-only tables, so engines never see each
+    other's facts or rules, whether they are used one after the other or at the
+    same time in different threads.
+
+    Translation uses pyDatalog's object API (``pyEngine.Pred``/``Literal``/``Clause``,
+    ``Var``/``Const`` terms, ``pyEngine.assert_``); fact values travel only as
+    Python values inside ``Const`` terms, never as source text.  Comparisons and
+    arithmetic are pyDatalog primitives (``Pred.prim``) defined here so that they
+    have the rule language's semantics (integers before strings; ``+``/``-`` on
+    integers only).
+
+    Evaluation: pyDatalog is a top-down tabled (SLG) engine that answers one query
+    at a time and forgets its tables after each query.  ``solve`` is called stratum
+    by stratum (lowest first); it asks ``p(X1..Xn)`` for each predicate p of the
+    component, then *materialises* p: its rules are retracted and its answers
+    asserted as plain facts, so later strata only do indexed fact look-ups instead of
+    re-deriving p (and negations of p become a simple absence test).
+    """
+
+    name = "pydatalog"
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self._lock = threading.RLock()
+        self._logic = object.__new__(Logic)
+        self._fresh_counter = 0
+        self._errors: list[str] = []
+        self._closed = False
+        self._consts: dict = {}           # value -> shared Const term (saves memory)
+        with self._active():
+            E.clear()                     # initialise the empty logic (builtins ==, <, ...)
+            self._install_primitives()
+            self._preds = {}
+            for name, info in rules.predicates.items():
+                p = E.Pred(_PREFIX + name, info.arity)
+                p.prearity = info.arity
+                E.insert(p)               # known (possibly empty) predicate
+                self._preds[name] = p
+            self._neg_preds = {}
+            self._rule_clauses: dict[str, list] = {}
+            for rule in rules.rules:
+                clause = self._translate_rule(rule)
+                E.assert_(clause)
+                self._rule_clauses.setdefault(rule.head.pred, []).append(clause)
+            for fact in rules.facts:
+                self._assert_row(self._preds[fact.head.pred],
+                                 tuple(t.value for t in fact.head.args))
+
+    # ------------------------------------------------------------------ activation
+
+    @contextmanager
+    def _active(self):
+        """Install this engine's logic in the current thread for the duration of a call."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the Datalog database is closed")
+            ltl, ftl = Logic.tl, E.Fresh_var.tl
+            prev_logic = getattr(ltl, "logic", _MISSING)
+            prev_counter = getattr(ftl, "counter", _MISSING)
+            ltl.logic = self._logic
+            ftl.counter = self._fresh_counter
+            try:
+                yield
+            finally:
+                self._fresh_counter = ftl.counter
+                if prev_logic is _MISSING:
+                    del ltl.logic
+                else:
+                    ltl.logic = prev_logic
+                if prev_counter is _MISSING:
+                    del ftl.counter
+                else:
+                    ftl.counter = prev_counter
+
+    # ------------------------------------------------------------------ primitives
+
+    def _install_primitives(self):
+        errors = self._errors
+
+        def compare(literal, subgoal):
+            a, b = literal.terms
+            if a.is_const() and b.is_const():
+                if _ORDER_TESTS[literal.pred.name](a.id, b.id):
+                    subgoal.fact(True)
+            else:                          # cannot happen for safe, planned rules
+                errors.append(f"comparison on unbound variable: {literal}")
+
+        def equals(literal, subgoal):
+            a, b = literal.terms
+            if a.is_const():
+                if b.is_const():
+                    if type(a.id) is type(b.id) and a.id == b.id:
+                        subgoal.fact(True)
+                else:
+                    subgoal.fact(E.Literal(literal.pred, [a, a]))
+            elif b.is_const():
+                subgoal.fact(E.Literal(literal.pred, [b, b]))
+            else:
+                errors.append(f"'=' between two unbound variables: {literal}")
+
+        def arith(literal, subgoal):
+            target, x, y, where = literal.terms
+            if not (x.is_const() and y.is_const()):
+                errors.append(f"{where.id}: arithmetic on an unbound variable")
+                return
+            a, b = x.id, y.id
+            if type(a) is not int or type(b) is not int:
+                errors.append(f"{where.id}: arithmetic on a non-integer value: "
+                              f"{a!r} {literal.pred.name[-1]} {b!r}")
+                return
+            r = a + b if literal.pred.name == "_tm_add+" else a - b
+            if target.is_const():
+                if type(target.id) is int and target.id == r:
+                    subgoal.fact(True)
+            else:
+                subgoal.fact(E.Literal(literal.pred, [self._const(r), x, y, where]))
+
+        for name in _ORDER_TESTS:
+            p = E.insert(E.Pred(name, 2))
+            p.prearity, p.prim = 2, compare
+        p = E.insert(E.Pred("_tm_eq", 2))
+        p.prearity, p.prim = 2, equals
+        for name in ("_tm_add+", "_tm_sub-"):
+            p = E.insert(E.Pred(name, 4))
+            p.prearity, p.prim = 4, arith
+
+    # ------------------------------------------------------------------ translation
+
+    def _const(self, value):
+        c = self._consts.get((type(value), value))
+        if c is None:
+            c = self._consts[(type(value), value)] = E.Const(value)
+        return c
+
+    def _term(self, t, anon_counter: list):
+        if isinstance(t, Const):
+            return self._const(t.value)
+        if t.is_anonymous:
+            anon_counter[0] += 1
+            return E.Var(f"_{anon_counter[0]}")
+        return E.Var(t.name)
+
+    def _translate_rule(self, rule: Rule):
+        anon = [0]
+        head = E.Literal(self._preds[rule.head.pred], [self._term(t, anon) for t in rule.head.args])
+        ordered, _, _ = plan_body(rule.body)
+        body = []
+        for lit in ordered:
+            if isinstance(lit, Atom):
+                body.append(E.Literal(self._preds[lit.pred], [self._term(t, anon) for t in lit.args]))
+            elif isinstance(lit, Negation):
+                # a '~name' literal is pyDatalog's negation; it finds its base predicate by name
+                body.append(E.Literal("~" + _PREFIX + lit.atom.pred,
+                                      [self._term(t, anon) for t in lit.atom.args]))
+            elif isinstance(lit, Comparison):
+                body.append(E.Literal(_CMP_PRIMS[lit.op],
+                                      [self._term(lit.left, anon), self._term(lit.right, anon)]))
+            elif isinstance(lit, Arith):
+                name = "_tm_add+" if lit.op == "+" else "_tm_sub-"
+                body.append(E.Literal(name, [self._term(lit.target, anon),
+                                             self._term(lit.left, anon),
+                                             self._term(lit.right, anon),
+                                             E.Const(str(lit.loc))]))
+        return E.Clause(head, body)
+
+    def _assert_row(self, pred, row: tuple):
+        c = self._const
+        E.assert_(E.Clause(E.Literal(pred, [c(v) for v in row]), []))
+
+    # ------------------------------------------------------------------ Engine API
+
+    def add_facts(self, pred: str, rows: Sequence[tuple]) -> None:
+        p = self._preds[pred]
+        with self._active(), gc_relaxed():
+            for row in rows:
+                self._assert_row(p, row)
+
+    def _ask(self, pred: str, terms: list) -> list[tuple]:
+        p = self._preds[pred]
+        if not p.db:
+            return []                      # no rules, no facts: nothing to ask
+        logic = self._logic
+        try:
+            result = E.Literal(p, terms).ask()
+        finally:
+            # ask() does not always restore its scratch state (e.g. on a True answer or an
+            # exception); drop the subgoal table so it cannot outlive the query
+            logic.Subgoals, logic.Goal, logic.Tasks, logic.Recursive_Tasks = {}, None, None, None
+            logic.Recursive = False
+        if result is True:
+            return [()]
+        return result or []
+
+    def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
+        out: dict[str, list[tuple]] = {}
+        with self._active(), gc_relaxed():
+            for pred in component:
+                p = self._preds[pred]
+                rows = self._ask(pred, [E.Var(f"A{i}") for i in range(p.arity)])
+                if self._errors:
+                    msgs, self._errors[:] = list(self._errors), []
+                    raise EvaluationError("\n".join(sorted(set(msgs))))
+                out[pred] = rows
+                # materialise: replace the rules of `pred` by the facts they derive
+                for clause in self._rule_clauses.pop(pred, ()):
+                    E.retract(clause)
+                p.recursive = False
+                for row in rows:
+                    self._assert_row(p, row)
+        return out
+
+    def lookup(self, pred: str, pattern: Sequence[PatternTerm]) -> list[tuple]:
+        terms = []
+        anon = 0
+        for kind, value in pattern:
+            if kind == "const":
+                terms.append(E.Const(value))
+            elif value is None:
+                anon += 1
+                terms.append(E.Var(f"_{anon}"))
+            else:
+                terms.append(E.Var(value))
+        with self._active(), gc_relaxed():
+            return self._ask(pred, terms)
+
+    def close(self) -> None:
+        """Break pyDatalog's reference cycles (predicate <-> clause) and drop the logic."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            logic = self._logic
+            for p in list(getattr(logic, "Db", {}).values()):
+                p.db.clear()
+                p.clauses.clear()
+                for index in p.index:
+                    index.clear()
+                p.prim = None
+            for attr in ("Db", "Pred_registry", "Subgoals"):
+                d = getattr(logic, attr, None)
+                if d is not None:
+                    d.clear()
+            logic.Goal = logic.Tasks = logic.Recursive_Tasks = None
+            self._preds = {}
+            self._neg_preds = {}
+            self._rule_clauses = {}
+            self._consts = {}
+            self._logic = None

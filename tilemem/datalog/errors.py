@@ -1,0 +1,54 @@
+"""Exceptions and diagnostics of tilemem's Datalog layer."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+__all__ = [
+    "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
+]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
+    file: str
+    line: int
+    col: int
+    message: str
+    severity: str = "error"          # "error" or "warning"
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
+
+
+class DatalogError(Exception):
+    """Base class of every error raised by tilemem.datalog."""
+
+
+class RuleError(DatalogError):
+    """The rule files are invalid (syntax, arity, safety or stratification errors).
+
+    ``diagnostics`` lists every problem found, in file order; ``str()`` prints one
+    ``file:line:col: error: message`` line per problem.
+    """
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class QueryError(DatalogError, ValueError):
+    """A query pattern typed by a user is invalid (syntax, unknown predicate, arity)."""
+
+    def __init__(self, message: str, col: Optional[int] = None):
+        self.col = col
+        super().__init__(message if col is None else f"<query>:1:{col}: error: {message}")
+
+
+class FactError(DatalogError, ValueError):
+    """Facts handed to :meth:`Database.add_facts` are invalid (unknown relation, arity, type)."""
+
+
+class EvaluationError(DatalogError):
+    """A run-time error while evaluating the rules (e.g. arithmetic on a string)."""

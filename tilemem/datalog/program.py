@@ -1,0 +1,489 @@
+"""RuleSet: parsed, validated and stratified rule files.
+
+A :class:`RuleSet` is immutable once built and may be shared by any number of
+:class:`~tilemem.datalog.Database` objects, in any thread.  Parsed files are
+cached per process (key: path + mtime + size, or a hash of the text), and so are
+whole rule sets built from the same sources.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Iterable, Optional, Sequence, Union
+
+import networkx as nx
+
+from .errors import Diagnostic, RuleError
+from .syntax import (
+    Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
+    Var, parse_program,
+)
+
+__all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
+
+Source = Union[str, os.PathLike, Traversable, tuple]
+
+
+@dataclass(frozen=True)
+class PredicateInfo:
+    """Everything the rule files say about one predicate.
+
+    ``rules`` are the rules whose head is this predicate (in file order) and ``facts``
+    the ground facts written in rule files.  ``loc`` is the ``.decl`` if there is one,
+    else the first place that defines (or, failing that, uses) the predicate.
+    ``stratum`` is the index of the predicate's component in ``RuleSet.strata``.
+    """
+    name: str
+    arity: int
+    columns: Optional[tuple[str, ...]]
+    doc: str
+    is_input: bool
+    rules: tuple[Rule, ...]
+    facts: tuple[Rule, ...]
+    loc: Optional[Loc]
+    stratum: int = -1
+    recursive: bool = False
+
+    @property
+    def file(self) -> Optional[str]:
+        return self.loc.file if self.loc else None
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.loc.line if self.loc else None
+
+    @property
+    def is_derived(self) -> bool:
+        """True if some rule (with a body) derives this predicate."""
+        return bool(self.rules)
+
+
+# ----------------------------------------------------------------------------- sources and caches
+
+_cache_lock = threading.Lock()
+_file_cache: "OrderedDict[tuple, ParsedFile]" = OrderedDict()
+_ruleset_cache: "OrderedDict[tuple, RuleSet]" = OrderedDict()
+_FILE_CACHE_SIZE = 512
+_RULESET_CACHE_SIZE = 64
+
+
+def _cache_get(cache: OrderedDict, key):
+    with _cache_lock:
+        value = cache.get(key)
+        if value is not None:
+            cache.move_to_end(key)
+        return value
+
+
+def _cache_put(cache: OrderedDict, key, value, limit: int):
+    with _cache_lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > limit:
+            cache.popitem(last=False)
+
+
+def _text_key(name: str, text: str) -> tuple:
+    return ("text", name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+
+
+def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]:
+    """Return (cache key, display name, text-or-None-if-path-should-be-read)."""
+    if isinstance(src, tuple):
+        if len(src) != 2 or not all(isinstance(x, str) for x in src):
+            raise TypeError("a (name, text) source must be a pair of strings")
+        name, text = src
+        return _text_key(name, text), name, text
+    if isinstance(src, str) and ("\n" in src or not (src.endswith(".dl") or os.path.isfile(src))):
+        name = f"<text{index}>" if index else "<text>"
+        return _text_key(name, src), name, src
+    if isinstance(src, (str, os.PathLike)):
+        path = Path(src)
+        try:
+            st = path.stat()
+        except OSError as err:
+            raise RuleError([Diagnostic(str(path), 1, 1, f"cannot read rule file: {err.strerror}")])
+        return ("path", str(path.resolve()), st.st_mtime_ns, st.st_size), str(path), None
+    if isinstance(src, Traversable):
+        text = src.read_text(encoding="utf-8")
+        return _text_key(src.name, text), src.name, text
+    raise TypeError(f"unsupported rule source: {src!r}")
+
+
+def _parse_source(src: Source, index: int) -> ParsedFile:
+    key, name, text = _resolve_source(src, index)
+    cached = _cache_get(_file_cache, key)
+    if cached is not None:
+        return cached
+    if text is None:
+        try:
+            text = Path(src).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise RuleError([Diagnostic(name, 1, 1, f"cannot read rule file: {err}")])
+    parsed = parse_program(text, name)
+    _cache_put(_file_cache, key, parsed, _FILE_CACHE_SIZE)
+    return parsed
+
+
+def _package_rule_files() -> list[Traversable]:
+    root = files("tilemem.rules")
+    return sorted((f for f in root.iterdir() if f.name.endswith(".dl") and f.is_file()),
+                  key=lambda f: f.name)
+
+
+# ----------------------------------------------------------------------------- body planning
+
+
+def _vars(term) -> set[str]:
+    return {term.name} if isinstance(term, Var) and not term.is_anonymous else set()
+
+
+def literal_needs(lit: Literal) -> set[str]:
+    """Variables that must be bound before ``lit`` can run (for '=' see :func:`_ready`)."""
+    if isinstance(lit, Negation):
+        return set(v.name for v in lit.atom.variables())
+    if isinstance(lit, Comparison):
+        return _vars(lit.left) | _vars(lit.right)
+    if isinstance(lit, Arith):
+        return _vars(lit.left) | _vars(lit.right)
+    return set()
+
+
+def _ready(lit: Literal, bound: set[str]) -> bool:
+    if isinstance(lit, Comparison) and lit.op == "=":
+        # X = T binds X when T is bound (and vice versa)
+        return _vars(lit.left) <= bound or _vars(lit.right) <= bound
+    return literal_needs(lit) <= bound
+
+
+def _binds(lit: Literal) -> set[str]:
+    if isinstance(lit, Atom):
+        return set(v.name for v in lit.variables())
+    if isinstance(lit, Comparison) and lit.op == "=":
+        return _vars(lit.left) | _vars(lit.right)
+    if isinstance(lit, Arith):
+        return _vars(lit.target)
+    return set()
+
+
+def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], list[Literal]]:
+    """Order a rule body for left-to-right evaluation.
+
+    Positive atoms keep their written order; every other literal (negation,
+    comparison, arithmetic) is placed right after the literals that bind its
+    variables (literals that need nothing come first).  Returns the ordered body,
+    the set of variables bound at the end, and the literals that never became
+    ready (non-empty only for unsafe rules).
+    """
+    out: list[Literal] = []
+    bound: set[str] = set()
+    pending = [lit for lit in body if not isinstance(lit, Atom)]
+
+    def flush():
+        progress = True
+        while progress:
+            progress = False
+            for lit in list(pending):
+                if _ready(lit, bound):
+                    pending.remove(lit)
+                    out.append(lit)
+                    bound.update(_binds(lit))
+                    progress = True
+                    break          # restart: keep written order among ready literals
+
+    flush()
+    for lit in body:
+        if isinstance(lit, Atom):
+            out.append(lit)
+            bound.update(_binds(lit))
+            flush()
+    return tuple(out), bound, pending
+
+
+# ----------------------------------------------------------------------------- RuleSet
+
+
+class RuleSet:
+    """Parsed and validated rule files.  Build with :meth:`load` or :meth:`from_package`.
+
+    Attributes:
+        sources:    display names of the files, in load order
+        rules:      every rule with a body, in file order
+        facts:      every ground fact written in the files, in file order
+        decls:      name -> Decl
+        predicates: name -> :class:`PredicateInfo`
+        strata:     the strongly connected components of the predicate dependency
+                    graph, in evaluation (topological) order; each is a sorted tuple
+        graph:      networkx DiGraph, edge ``q -> p`` when a rule for p uses q
+                    (edge attribute ``negative`` is True if some use is negated)
+        warnings:   non-fatal diagnostics (singleton variables, empty predicates)
+    """
+
+    def __init__(self, parsed: Sequence[ParsedFile]):
+        self.sources: tuple[str, ...] = tuple(p.name for p in parsed)
+        errors: list[Diagnostic] = [e for p in parsed for e in p.errors]
+        warnings: list[Diagnostic] = []
+        items = [it for p in parsed for it in p.items]
+        self.items = tuple(items)
+        self.rules: tuple[Rule, ...] = tuple(i for i in items if isinstance(i, Rule) and i.body)
+        self.facts: tuple[Rule, ...] = tuple(i for i in items if isinstance(i, Rule) and not i.body)
+
+        def err(loc: Optional[Loc], msg: str):
+            errors.append(Diagnostic(loc.file, loc.line, loc.col, msg) if loc
+                          else Diagnostic("<rules>", 1, 1, msg))
+
+        def warn(loc: Loc, msg: str):
+            warnings.append(Diagnostic(loc.file, loc.line, loc.col, msg, "warning"))
+
+        # --- declarations
+        decls: dict[str, Decl] = {}
+        inputs: dict[str, Input] = {}
+        for it in items:
+            if isinstance(it, Decl):
+                if it.name in decls:
+                    err(it.loc, f"predicate '{it.name}' is declared twice "
+                                f"(first at {decls[it.name].loc})")
+                elif len(set(it.columns)) != len(it.columns):
+                    err(it.loc, f"duplicate column name in .decl {it.name}")
+                    decls[it.name] = it
+                else:
+                    decls[it.name] = it
+            elif isinstance(it, Input):
+                if it.name in inputs:
+                    err(it.loc, f"relation '{it.name}' is marked .input twice")
+                inputs.setdefault(it.name, it)
+        self.decls = decls
+        for name, inp in inputs.items():
+            if name not in decls:
+                err(inp.loc, f".input relation '{name}' has no .decl (its arity is unknown)")
+
+        # --- arity of every use
+        arity: dict[str, tuple[int, Loc, str]] = {n: (len(d.columns), d.loc, "declared")
+                                                  for n, d in decls.items()}
+        first_use: dict[str, Loc] = {}
+
+        def check_atom(atom: Atom, how: str):
+            first_use.setdefault(atom.pred, atom.loc)
+            known = arity.get(atom.pred)
+            if known is None:
+                arity[atom.pred] = (atom.arity, atom.loc, how)
+            elif known[0] != atom.arity:
+                err(atom.loc, f"predicate '{atom.pred}' has arity {known[0]} ({known[2]} at "
+                              f"{known[1]}) but is used here with {atom.arity} argument"
+                              f"{'s' if atom.arity != 1 else ''}")
+
+        defined: dict[str, Loc] = {}
+        for it in items:
+            if isinstance(it, Rule):
+                check_atom(it.head, "first used")
+                defined.setdefault(it.head.pred, it.loc)
+                for lit in it.body:
+                    if isinstance(lit, Atom):
+                        check_atom(lit, "first used")
+                    elif isinstance(lit, Negation):
+                        check_atom(lit.atom, "first used")
+
+        # --- undefined predicates
+        for it in self.rules:
+            for lit in it.body:
+                atom = lit if isinstance(lit, Atom) else lit.atom if isinstance(lit, Negation) else None
+                if atom is None:
+                    continue
+                p = atom.pred
+                if p not in decls and p not in defined and p not in inputs:
+                    err(atom.loc, f"undefined predicate '{p}' (no .decl, rule or fact defines it)")
+        for name, d in decls.items():
+            if name not in defined and name not in inputs:
+                warn(d.loc, f"predicate '{name}' is declared but no rule or fact defines it "
+                            f"(it is always empty)")
+
+        # --- facts must be ground
+        for f in self.facts:
+            for t in f.head.args:
+                if isinstance(t, Var):
+                    err(t.loc, f"fact '{f.head.pred}' must be ground: "
+                               f"{'anonymous variable' if t.is_anonymous else 'variable ' + t.name} "
+                               f"not allowed")
+
+        # --- safety, per rule
+        for r in self.rules:
+            self._check_safety(r, err, warn)
+
+        # --- dependency graph and stratification
+        g = nx.DiGraph()
+        names = set(arity) | set(decls) | set(inputs)
+        g.add_nodes_from(sorted(names))
+        neg_sites: dict[tuple[str, str], Loc] = {}
+        for r in self.rules:
+            h = r.head.pred
+            for lit in r.body:
+                if isinstance(lit, Atom):
+                    if not g.has_edge(lit.pred, h):
+                        g.add_edge(lit.pred, h, negative=False)
+                elif isinstance(lit, Negation):
+                    g.add_edge(lit.atom.pred, h, negative=True)
+                    neg_sites.setdefault((lit.atom.pred, h), lit.loc)
+        self.graph = g
+        comp_of: dict[str, int] = {}
+        sccs = [tuple(sorted(c)) for c in nx.strongly_connected_components(g)]
+        for i, c in enumerate(sccs):
+            for n in c:
+                comp_of[n] = i
+        for (q, p), loc in sorted(neg_sites.items(), key=lambda kv: (kv[1].file, kv[1].line, kv[1].col)):
+            if comp_of[q] == comp_of[p]:
+                err(loc, f"negation of '{q}' in a rule for '{p}' is inside a recursive cycle "
+                         f"(not stratifiable): {self._describe_cycle(g, p, q)}")
+        cond = nx.condensation(g, scc=[set(c) for c in sccs])
+        order = nx.lexicographical_topological_sort(cond, key=lambda n: min(cond.nodes[n]["members"]))
+        self.strata: tuple[tuple[str, ...], ...] = tuple(
+            tuple(sorted(cond.nodes[n]["members"])) for n in order)
+
+        errors.sort(key=lambda d: (self._file_rank(d.file), d.line, d.col))
+        if errors:
+            raise RuleError(errors)
+        self.warnings: tuple[Diagnostic, ...] = tuple(warnings)
+
+        # --- predicate infos
+        stratum_of = {n: i for i, comp in enumerate(self.strata) for n in comp}
+        rules_of: dict[str, list[Rule]] = {}
+        facts_of: dict[str, list[Rule]] = {}
+        for r in self.rules:
+            rules_of.setdefault(r.head.pred, []).append(r)
+        for f in self.facts:
+            facts_of.setdefault(f.head.pred, []).append(f)
+        preds: dict[str, PredicateInfo] = {}
+        for name in sorted(names):
+            d = decls.get(name)
+            recursive = len(self.strata[stratum_of[name]]) > 1 or g.has_edge(name, name)
+            preds[name] = PredicateInfo(
+                name=name, arity=arity[name][0], columns=d.columns if d else None,
+                doc=d.doc if d else "", is_input=name in inputs,
+                rules=tuple(rules_of.get(name, ())), facts=tuple(facts_of.get(name, ())),
+                loc=d.loc if d else defined.get(name, first_use.get(name)),
+                stratum=stratum_of[name], recursive=recursive)
+        self.predicates: dict[str, PredicateInfo] = preds
+
+    # ------------------------------------------------------------------ helpers
+
+    def _file_rank(self, name: str) -> int:
+        try:
+            return self.sources.index(name)
+        except ValueError:
+            return len(self.sources)
+
+    @staticmethod
+    def _describe_cycle(g: nx.DiGraph, p: str, q: str) -> str:
+        # edge q -> p is negative; a path p -> ... -> q closes the cycle
+        path = nx.shortest_path(g, p, q)
+        # say it in "depends on" order: p depends on !q, q depends on ..., ... depends on p
+        chain = list(reversed(path))          # q, ..., p
+        parts = [f"{p} depends on !{q}"]
+        for a, b in zip(chain, chain[1:]):
+            parts.append(f"{a} depends on {b}")
+        return ", ".join(parts)
+
+    @staticmethod
+    def _check_safety(r: Rule, err, warn):
+        def anon_error(term, where):
+            if isinstance(term, Var) and term.is_anonymous:
+                err(term.loc, f"anonymous variable '_' is not allowed {where}")
+
+        for t in r.head.args:
+            anon_error(t, "in a rule head")
+        for lit in r.body:
+            if isinstance(lit, Comparison):
+                anon_error(lit.left, "in a comparison")
+                anon_error(lit.right, "in a comparison")
+            elif isinstance(lit, Arith):
+                for t in (lit.target, lit.left, lit.right):
+                    anon_error(t, "in arithmetic")
+
+        ordered, bound, stuck = plan_body(r.body)
+        for lit in stuck:
+            if isinstance(lit, Negation):
+                terms, what = lit.atom.args, f"negation '!{lit.atom}'"
+            elif isinstance(lit, Arith):
+                terms, what = (lit.left, lit.right), f"arithmetic '{lit}'"
+            else:
+                terms, what = (lit.left, lit.right), f"comparison '{lit}'"
+            reported = False
+            for t in terms:
+                if isinstance(t, Var) and not t.is_anonymous and t.name not in bound:
+                    err(t.loc, f"unsafe rule: variable {t.name} in {what} is not bound by a "
+                               f"positive atom")
+                    reported = True
+            if not reported:           # only happens for X = Y with both sides unbound
+                t = lit.left if isinstance(lit.left, Var) else lit.right
+                err(t.loc, f"unsafe rule: variables in {what} are not bound by a positive atom")
+        for t in r.head.args:
+            if isinstance(t, Var) and not t.is_anonymous and t.name not in bound:
+                err(t.loc, f"unsafe rule: head variable {t.name} is not bound by a positive "
+                           f"atom in the body")
+        # singleton variables (a likely typo): warn, as Soufflé does
+        counts: dict[str, list[Var]] = {}
+        for t in r.head.args:
+            if isinstance(t, Var) and not t.is_anonymous:
+                counts.setdefault(t.name, []).append(t)
+        for lit in r.body:
+            terms = (lit.args if isinstance(lit, Atom) else lit.atom.args if isinstance(lit, Negation)
+                     else (lit.left, lit.right) if isinstance(lit, Comparison)
+                     else (lit.target, lit.left, lit.right))
+            for t in terms:
+                if isinstance(t, Var) and not t.is_anonymous:
+                    counts.setdefault(t.name, []).append(t)
+        for name, occ in counts.items():
+            if len(occ) == 1 and not name.startswith("_"):
+                warn(occ[0].loc, f"variable {name} occurs only once in this rule (use _ if "
+                                 f"that is intended)")
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def load(cls, sources: Union[Source, Iterable[Source]]) -> "RuleSet":
+        """Parse and validate rule files.
+
+        ``sources`` is one source or a list of them.  A source is a path
+        (``str``/``PathLike`` naming a ``.dl`` file or an existing file), an
+        ``importlib.resources`` Traversable, a ``(name, text)`` pair, or a string of
+        rule text (any other ``str``; it is named ``<text>``, ``<text1>``, ...).
+        Raises :class:`RuleError` listing every error as ``file:line:col: error: ...``.
+        """
+        if isinstance(sources, (str, os.PathLike, tuple)) or isinstance(sources, Traversable):
+            sources = [sources]
+        parsed = [_parse_source(src, i) for i, src in enumerate(sources)]
+        key = tuple(id(p) for p in parsed)   # parsed files are cached and immutable
+        cached = _cache_get(_ruleset_cache, key)
+        if cached is not None and all(a is b for a, b in zip(cached._parsed, parsed)):
+            return cached
+        rs = cls(parsed)
+        rs._parsed = tuple(parsed)
+        _cache_put(_ruleset_cache, key, rs, _RULESET_CACHE_SIZE)
+        return rs
+
+    @classmethod
+    def from_package(cls, extra: Iterable[Source] = ()) -> "RuleSet":
+        """All ``rules/*.dl`` shipped in ``tilemem.rules`` (sorted by file name),
+        followed by the ``extra`` sources (e.g. user rule files)."""
+        return cls.load([*_package_rule_files(), *extra])
+
+    @classmethod
+    def clear_cache(cls) -> None:
+        """Forget every cached parse and rule set (mostly for tests)."""
+        with _cache_lock:
+            _file_cache.clear()
+            _ruleset_cache.clear()
+
+    # ------------------------------------------------------------------ queries
+
+    def rules_for(self, pred: str) -> tuple[Rule, ...]:
+        return self.predicates[pred].rules
+
+    def __repr__(self) -> str:
+        return (f"RuleSet({len(self.sources)} files, {len(self.predicates)} predicates, "
+                f"{len(self.rules)} rules, {len(self.facts)} facts)")

@@ -1,0 +1,443 @@
+"""AST of tilemem's rule language and its lark parser.
+
+The grammar lives in ``grammar/datalog.lark`` (package data ``tilemem.grammar``).
+Every AST node is an immutable dataclass that carries its source location, so
+later layers (error messages, proof trees, the UI) can point back at the text.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from importlib.resources import files
+from typing import Optional, Union
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from .errors import Diagnostic
+
+__all__ = [
+    "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Literal",
+    "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query",
+    "format_value", "COMPARISON_OPS",
+]
+
+COMPARISON_OPS = ("=", "!=", "<", "<=", ">", ">=")
+
+
+# ----------------------------------------------------------------------------- AST
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source position (1-based line and column)."""
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable.  ``_`` is the anonymous variable (fresh at each occurrence)."""
+    name: str
+    loc: Optional[Loc] = None
+
+    @property
+    def is_anonymous(self) -> bool:
+        return self.name == "_"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant: a Python ``int`` or ``str``."""
+    value: Union[int, str]
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return format_value(self.value)
+
+
+Term = Union[Var, Const]
+
+
+@dataclass(frozen=True)
+class Atom:
+    pred: str
+    args: tuple[Term, ...]
+    loc: Optional[Loc] = None
+
+    @property
+    def arity(self) -> int:
+        return len(self.args)
+
+    def variables(self) -> list[Var]:
+        """Named (non-anonymous) variables, in order of occurrence (with repeats)."""
+        return [t for t in self.args if isinstance(t, Var) and not t.is_anonymous]
+
+    def __str__(self) -> str:
+        return f"{self.pred}({', '.join(str(a) for a in self.args)})"
+
+
+@dataclass(frozen=True)
+class Negation:
+    atom: Atom
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f"!{self.atom}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``left op right`` with op in ``= != < <= > >=``.  ``=`` binds a free variable."""
+    op: str
+    left: Term
+    right: Term
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f"{self.left} {self.op} {self.right}"
+
+
+@dataclass(frozen=True)
+class Arith:
+    """``target = left op right`` with op in ``+ -`` (integers only)."""
+    target: Term
+    left: Term
+    op: str
+    right: Term
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f"{self.target} = {self.left} {self.op} {self.right}"
+
+
+Literal = Union[Atom, Negation, Comparison, Arith]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule ``head :- body.``, or a ground fact ``head.`` (empty body).
+
+    ``doc`` is the comment block directly above the item (without the ``//``),
+    ``text`` the exact source text of the item.
+    """
+    head: Atom
+    body: tuple[Literal, ...]
+    doc: str = ""
+    loc: Optional[Loc] = None
+    text: str = ""
+
+    @property
+    def is_fact(self) -> bool:
+        return not self.body
+
+    @property
+    def file(self) -> Optional[str]:
+        return self.loc.file if self.loc else None
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.loc.line if self.loc else None
+
+    @property
+    def col(self) -> Optional[int]:
+        return self.loc.col if self.loc else None
+
+    def __str__(self) -> str:
+        if not self.body:
+            return f"{self.head}."
+        return f"{self.head} :- {', '.join(str(b) for b in self.body)}."
+
+
+@dataclass(frozen=True)
+class Decl:
+    name: str
+    columns: tuple[str, ...]
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".decl {self.name}({', '.join(self.columns)})"
+
+
+@dataclass(frozen=True)
+class Input:
+    name: str
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".input {self.name}"
+
+
+Item = Union[Decl, Input, Rule]
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """The items of one rule file, or the syntax errors that stopped its parse."""
+    name: str
+    items: tuple[Item, ...]
+    errors: tuple[Diagnostic, ...] = ()
+
+
+def format_value(value: Union[int, str]) -> str:
+    """Render a constant the way the rule language writes it."""
+    if isinstance(value, str):
+        out = value.replace("\\", "\\\\").replace('"', '\\"')
+        out = out.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
+        return f'"{out}"'
+    return str(value)
+
+
+# ----------------------------------------------------------------------------- parser
+
+_ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r"}
+_parser_lock = threading.Lock()
+_parser: Optional[Lark] = None
+
+# readable names of the grammar's regex terminals for syntax error messages
+# (terminals that are plain strings are shown as the string itself)
+_TERMINAL_NAMES = {
+    "NAME": "predicate name", "VAR": "variable", "STRING": "string", "INT": "integer",
+    "CMP": "comparison operator", "$END": "end of input",
+}
+
+
+def _get_parser() -> Lark:
+    global _parser
+    with _parser_lock:
+        if _parser is None:
+            text = files("tilemem.grammar").joinpath("datalog.lark").read_text(encoding="utf-8")
+            _parser = Lark(text, parser="lalr", start=["program", "query"],
+                           propagate_positions=True, maybe_placeholders=False)
+            for term in _parser.terminals:
+                if term.name not in _TERMINAL_NAMES and term.pattern.type == "str":
+                    _TERMINAL_NAMES[term.name] = repr(term.pattern.value)
+        return _parser
+
+
+def _decode_string(tok: Token) -> str:
+    raw = tok.value[1:-1]
+    if "\\" not in raw:
+        return raw
+    out = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\":
+            nxt = raw[i + 1]          # the lexer guarantees a following character
+            if nxt not in _ESCAPES:
+                raise _LocatedError(tok, i + 1, f"unknown escape sequence '\\{nxt}' in string")
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+class _LocatedError(Exception):
+    def __init__(self, tok: Token, offset: int, message: str):
+        super().__init__(message)
+        self.line = tok.line
+        self.col = tok.column + offset
+        self.message = message
+
+
+@v_args(meta=True)
+class _ToAst(Transformer):
+    def __init__(self, name: str, text: str, docs: dict[int, str]):
+        super().__init__()
+        self.name = name
+        self.text = text
+        self.docs = docs
+
+    def _loc(self, meta) -> Loc:
+        return Loc(self.name, meta.line, meta.column)
+
+    def _tloc(self, tok: Token) -> Loc:
+        return Loc(self.name, tok.line, tok.column)
+
+    # terms
+    def var(self, meta, children):
+        return Var(str(children[0]), self._tloc(children[0]))
+
+    def anon(self, meta, children):
+        return Var("_", self._tloc(children[0]))
+
+    def string(self, meta, children):
+        return Const(_decode_string(children[0]), self._tloc(children[0]))
+
+    def integer(self, meta, children):
+        return Const(int(children[0]), self._tloc(children[0]))
+
+    def neg_integer(self, meta, children):
+        return Const(-int(children[1]), self._tloc(children[0]))
+
+    # literals
+    def atom(self, meta, children):
+        name = children[0]
+        return Atom(str(name), tuple(children[1:]), self._tloc(name))
+
+    def negation(self, meta, children):
+        return Negation(children[0], self._loc(meta))
+
+    def comparison(self, meta, children):
+        left, op, right = children
+        return Comparison(str(op), left, right, self._tloc(op))
+
+    def arith(self, meta, children):
+        target, eq, left, op, right = children
+        return Arith(target, left, str(op), right, self._tloc(op))
+
+    # items
+    def _doc(self, meta) -> str:
+        return self.docs.get(meta.line, "")
+
+    def fact(self, meta, children):
+        return Rule(children[0], (), self._doc(meta), self._loc(meta),
+                    self.text[meta.start_pos:meta.end_pos])
+
+    def rule(self, meta, children):
+        head, *body = children
+        return Rule(head, tuple(body), self._doc(meta), self._loc(meta),
+                    self.text[meta.start_pos:meta.end_pos])
+
+    def column(self, meta, children):
+        return str(children[0])
+
+    def decl(self, meta, children):
+        name, *cols = children
+        return Decl(str(name), tuple(cols), self._doc(meta), self._loc(meta))
+
+    def input(self, meta, children):
+        return Input(str(children[0]), self._doc(meta), self._loc(meta))
+
+    def program(self, meta, children):
+        return tuple(children)
+
+    def query(self, meta, children):
+        return children[0]
+
+
+def _docs_from_comments(text: str, comments: list[Token]) -> dict[int, str]:
+    """Map line L -> the run of whole-line comments ending on line L-1."""
+    lines = text.split("\n")
+    comment_lines: dict[int, str] = {}
+    for tok in comments:
+        line_text = lines[tok.line - 1]
+        if line_text[: tok.column - 1].strip():
+            continue                   # a trailing comment after code: not documentation
+        body = tok.value[2:]
+        if body.startswith(" "):
+            body = body[1:]
+        comment_lines[tok.line] = body.rstrip()
+    docs: dict[int, str] = {}
+    for line in comment_lines:
+        if line + 1 in comment_lines:
+            continue                   # not the last line of its run
+        run = []
+        cur = line
+        while cur in comment_lines:
+            run.append(comment_lines[cur])
+            cur -= 1
+        docs[line + 1] = "\n".join(reversed(run))
+    return docs
+
+
+def _describe_expected(expected) -> str:
+    names = sorted({_TERMINAL_NAMES.get(e, e) for e in expected})
+    if not names:
+        return ""
+    if len(names) == 1:
+        return f", expected {names[0]}"
+    return ", expected one of: " + ", ".join(names)
+
+
+def _syntax_diagnostic(name: str, err: UnexpectedInput) -> Diagnostic:
+    if isinstance(err, UnexpectedCharacters):
+        ch = err.char if err.char not in ("\n", "\r") else "end of line"
+        return Diagnostic(name, err.line, err.column, f"syntax error: unexpected character {ch!r}")
+    if isinstance(err, UnexpectedEOF):
+        return Diagnostic(name, err.line if err.line > 0 else 1, max(err.column, 1),
+                          "syntax error: unexpected end of input" + _describe_expected(err.expected))
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        if tok.type == "$END":
+            what = "end of input"
+            line, col = err.line if err.line > 0 else 1, max(err.column, 1)
+        else:
+            what = repr(str(tok))
+            line, col = tok.line, tok.column
+        return Diagnostic(name, line, col,
+                          f"syntax error: unexpected {what}" + _describe_expected(err.expected))
+    return Diagnostic(name, getattr(err, "line", 1) or 1, getattr(err, "column", 1) or 1,
+                      f"syntax error: {err}")
+
+
+def parse_program(text: str, name: str = "<text>") -> ParsedFile:
+    """Parse a rule file.  Never raises for bad input: errors go in ``ParsedFile.errors``."""
+    try:
+        tree = _get_parser().parse(text, start="program")
+    except UnexpectedInput as err:
+        return ParsedFile(name, (), (_syntax_diagnostic(name, err),))
+    docs = _docs_from_comments(text, _scan_comments(text))
+    try:
+        items = _ToAst(name, text, docs).transform(tree)
+    except Exception as err:  # lark wraps transformer errors in VisitError
+        inner = getattr(err, "orig_exc", err)
+        if isinstance(inner, _LocatedError):
+            return ParsedFile(name, (), (Diagnostic(name, inner.line, inner.col, inner.message),))
+        raise
+    return ParsedFile(name, items)
+
+
+_COMMENT_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*', re.S)
+
+
+def _scan_comments(text: str) -> list[Token]:
+    """The ``//`` comments of a (syntactically valid) text, skipping string literals.
+
+    The parser ignores comments; this cheap second pass (same string rule as the
+    grammar's STRING terminal) recovers them with their positions, and keeps the
+    shared LALR parser free of per-call state, so it is safe to use from any thread.
+    """
+    out: list[Token] = []
+    if "//" not in text:
+        return out
+    for m in _COMMENT_SCAN.finditer(text):
+        if m.group().startswith("//"):
+            start = m.start()
+            line = text.count("\n", 0, start) + 1
+            col = start - (text.rfind("\n", 0, start) + 1) + 1
+            out.append(Token("COMMENT", m.group(), start, line, col))
+    return out
+
+
+def parse_query(text: str) -> Atom:
+    """Parse one atom typed by a user.  Raises :class:`QueryError` on bad input."""
+    from .errors import QueryError
+
+    if not isinstance(text, str):
+        raise QueryError(f"a query must be a string, not {type(text).__name__}")
+    try:
+        tree = _get_parser().parse(text, start="query")
+    except UnexpectedInput as err:
+        d = _syntax_diagnostic("<query>", err)
+        raise QueryError(d.message, d.col) from None
+    try:
+        return _ToAst("<query>", text, {}).transform(tree)
+    except Exception as err:
+        inner = getattr(err, "orig_exc", err)
+        if isinstance(inner, _LocatedError):
+            raise QueryError(inner.message, inner.col) from None
+        raise
