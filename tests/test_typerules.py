@@ -1,0 +1,712 @@
+"""Result-type rules (typerules.md worked examples W1-W34, tileview.md §5-§8).
+
+Inputs are built as the types the pass sees (after retyping / move insertion); every
+expected value is the exact LHS annotation PyPTO printed, written as an ``ir`` object.
+"""
+import pytest
+
+from tilemem import ir
+from tilemem import typerules as R
+from tilemem.typerules import ArgInfo, DeductionError, derive_result_type as derive
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def d(x):
+    if isinstance(x, ir.Expr):
+        return x
+    if isinstance(x, int):
+        return ir.IntConst(x)
+    return ir.Name(x)
+
+
+def dims(seq):
+    return tuple(d(x) for x in seq)
+
+
+def T(shape, dtype="FP32", space=None, memref=None, **view):
+    tv = None
+    if view:
+        kw = dict(view)
+        for k in ("valid_shape", "stride"):
+            if k in kw:
+                kw[k] = dims(kw[k])
+        tv = ir.TileView(**kw)
+    return ir.TileType(dims(shape), dtype, memref, space, tv)
+
+
+def L(*xs):
+    return ir.ListExpr(dims(xs))
+
+
+def mem(s):
+    return ir.Dotted(("pl", "Mem", s))
+
+
+def lay(s):
+    return ir.Dotted(("pl", "TileLayout", s))
+
+
+def pad(s):
+    return ir.Dotted(("pl", "PadValue", s))
+
+
+def dt(s):
+    return ir.Dotted(("pl", s))
+
+
+def pconst(v, t="INDEX"):
+    return ir.Call("pl.const", (ir.IntConst(v), ir.Dotted(("pl", t))))
+
+
+def pmin(a, b):
+    return ir.Call("pl.min", (a, b))
+
+
+def pmax(a, b):
+    return ir.Call("pl.max", (a, b))
+
+
+def move(src, target, lhs=None, **kw):
+    kwargs = {"target_memory": mem(target)}
+    kwargs.update({k: lay(v) for k, v in kw.items()})
+    return derive("tile.move", [src], kwargs, lhs_space=lhs or target)
+
+
+# common tiles (typerules.md §6 preamble)
+m = T([16, 128], "FP32", "Mat")
+mp = T([16, 128], "FP32", "Mat", valid_shape=[16, 100])
+t = T([16, 128], "FP32", "Vec")
+tp = T([16, 128], "FP32", "Vec", valid_shape=[16, 100])
+COLROW = dict(blayout="col_major", slayout="row_major")
+m_Vec = T([16, 128], "FP32", "Vec", **COLROW)
+
+
+# ----------------------------------------------------------------------------- move (tileview.md §6)
+
+
+def test_move_mat_to_vec_no_kwargs():
+    assert move(m, "Vec") == m_Vec
+    assert move(T([16, 128], "BF16", "Mat"), "Vec") == T([16, 128], "BF16", "Vec", **COLROW)
+
+
+def test_move_mat_to_vec_with_layout_kwargs():
+    assert move(T([16, 128], "BF16", "Mat"), "Vec", blayout="row_major", slayout="none_box") == \
+        T([16, 128], "BF16", "Vec")
+
+
+def test_move_vec_to_left_right():
+    v = T([16, 128], "BF16", "Vec")
+    assert move(v, "Left") == T([16, 128], "BF16", "Left")
+    assert move(v, "Right") == T([16, 128], "BF16", "Right")
+    assert move(T([128, 1], "BF16", "Vec"), "Right") == T([128, 1], "BF16", "Right", blayout="row_major")
+
+
+def test_move_acc_to_vec_pass_kwargs():
+    acc = T([16, 128], "FP32", "Acc")
+    kw = dict(R.move_kwargs("Vec", producer_space="Acc"))
+    assert derive("tile.move", [acc], kw, lhs_space="Vec") == T([16, 128], "FP32", "Vec")
+
+
+def test_move_w10_acc_valid_compact_not_carried():
+    c = T([16, 64], "FP32", "Acc", valid_shape=[10, 40], compact="normal")
+    c_vec = move(c, "Vec", blayout="row_major", slayout="none_box")
+    assert c_vec == T([16, 64], "FP32", "Vec", valid_shape=[10, 40])
+    assert derive("tile.exp", [c_vec], {}, lhs_space="Vec") == c_vec
+
+
+def test_move_w31_n1_mat_to_vec():
+    m1 = T([16, 1], "FP32", "Mat")
+    m1_vec = move(m1, "Vec")
+    assert m1_vec == T([16, 1], "FP32", "Vec", slayout="row_major")
+    assert derive("tile.row_expand_mul", [tp, m1_vec], {}, lhs_space="Vec") == tp
+
+
+def test_move_w32_bias_does_not_dictate():
+    assert move(m, "Bias") == T([16, 128], "FP32", "Bias", **COLROW)
+
+
+def test_move_w33_backend_first_consumer_exp():
+    kw = dict(R.move_kwargs("Vec", producer_space="Mat", consumer_op="tile.exp", arg_index=0, backend="Ascend950"))
+    assert list(kw) == ["target_memory", "blayout", "slayout"]
+    m_vec = derive("tile.move", [mp], kw, lhs_space="Vec")
+    assert m_vec == tp
+    assert derive("tile.exp", [m_vec], {}, lhs_space="Vec") == tp
+    assert derive("tile.row_sum", [m_vec, t], {}, lhs_space="Vec") == T([16, 1], "FP32", "Vec")
+    assert derive("tile.row_expand_sub", [m_vec, T([16, 1], "FP32", "Vec")], {}, lhs_space="Vec") == tp
+
+
+def test_move_backend_consumer_without_spec():
+    # tile.neg has no layout spec: the move keeps the Mat layout and consumers carry it
+    kw = dict(R.move_kwargs("Vec", producer_space="Mat", consumer_op="tile.neg", arg_index=0, backend="Ascend950"))
+    assert list(kw) == ["target_memory"]
+    m_vec = derive("tile.move", [m], kw, lhs_space="Vec")
+    assert m_vec == m_Vec
+    assert derive("tile.neg", [m_vec], {}, lhs_space="Vec") == m_Vec
+    assert derive("tile.exp", [m_vec], {}, lhs_space="Vec") == m_Vec
+
+
+def test_move_kwargs_rules():
+    k = R.move_kwargs("Left", producer_space="Mat", consumer_op="tile.matmul", arg_index=0, backend="Ascend910B")
+    assert k == (("target_memory", mem("Left")),)
+    k = R.move_kwargs("Vec", producer_space="Acc")
+    assert k == (("target_memory", mem("Vec")), ("blayout", lay("row_major")), ("slayout", lay("none_box")))
+    # backend layout for a non-Vec target: blayout only
+    k = R.move_kwargs("Mat", producer_space="Vec", consumer_op="tile.add", arg_index=1, backend="Ascend910B")
+    assert k == (("target_memory", mem("Mat")), ("blayout", lay("row_major")))
+    assert R.backend_input_layout("pl.tile.sel", 3) == "row_major"
+    assert R.backend_input_layout("tile.sel", 4) is None
+    assert R.backend_input_layout("tile.neg", 0) is None
+
+
+def test_move_requires_target():
+    with pytest.raises(DeductionError):
+        derive("tile.move", [m], {}, lhs_space="Vec")
+
+
+def test_move_to_scale_space():
+    s = T([16, 32], "UINT8", "Mat", blayout="row_major", slayout="row_major", fractal=32)
+    assert move(s, "LeftScale") == T([16, 32], "FP8E8M0", "LeftScale")
+    with pytest.raises(DeductionError):
+        move(T([16, 32], "FP32", "Mat"), "LeftScale")
+
+
+# ----------------------------------------------------------------------------- elementwise (W1, W2, W20, W30)
+
+
+def test_w1_w2_lhs_decides_layout():
+    assert derive("tile.add", [m_Vec, t], {}, lhs_space="Vec") == m_Vec
+    assert derive("tile.add", [t, m_Vec], {}, lhs_space="Vec") == t
+    assert derive("pl.tile.and_", [m_Vec, t], {}, lhs_space="Vec") == m_Vec
+
+
+def test_w20_broadcast_first_operand_shapes_view():
+    b = T([16, 1], "FP32", "Vec")
+    assert derive("tile.add", [b, tp], {}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=[16, 1], blayout="col_major")
+    assert derive("tile.add", [tp, b], {}, lhs_space="Vec") == tp
+    row = T([1, 128], "FP32", "Vec")
+    assert derive("tile.mul", [row, t], {}, lhs_space="Vec") == T([16, 128], "FP32", "Vec", valid_shape=[1, 128])
+
+
+def test_broadcast_error():
+    with pytest.raises(DeductionError):
+        derive("tile.add", [T([16, 128]), T([16, 64])], {}, lhs_space="Vec")
+
+
+def test_w30_dtype_promotion():
+    tb = T([16, 128], "BF16", "Vec")
+    h = T([16, 128], "FP16", "Vec")
+    two = ir.FloatConst("2.0")
+    assert derive("tile.addsc", [tb, two, tb], {}, lhs_space="Vec") == T([16, 128], "FP32", "Vec")
+    assert derive("tile.expands", [tb, ir.FloatConst("1.0")], {}, lhs_space="Vec") == T([16, 128], "FP32", "Vec")
+    assert derive("tile.adds", [tb, two], {}, lhs_space="Vec") == tb
+    assert derive("tile.add", [tb, h], {}, lhs_space="Vec") == tb
+    assert derive("tile.add", [h, tb], {}, lhs_space="Vec") == h
+    i16 = T([16, 128], "INT16", "Vec")
+    assert derive("tile.expands", [i16, ArgInfo(ir.Name("s"), ir.ScalarType("INT32"))], {}, lhs_space="Vec") == \
+        T([16, 128], "INT32", "Vec")
+    assert derive("tile.expands", [i16, pconst(1, "INT16")], {}, lhs_space="Vec") == i16
+
+
+def test_ternary_and_select_ops():
+    mask = T([16, 128], "UINT8", "Vec")
+    assert derive("tile.sel", [mask, m_Vec, t, t], {}, lhs_space="Vec") == m_Vec
+    assert derive("tile.sels", [mask, tp, t, ir.FloatConst("0.0")], {}, lhs_space="Vec") == tp
+    assert derive("tile.addc", [tp, t, t], {}, lhs_space="Vec") == tp
+    assert derive("tile.prelu", [tp, t, t], {}, lhs_space="Vec") == tp
+    assert derive("tile.rem", [m_Vec, t, t], {}, lhs_space="Vec") == m_Vec
+    i32 = T([16, 128], "INT32", "Vec")
+    assert derive("tile.shl", [i32, T([16, 128], "INT16", "Vec")], {}, lhs_space="Vec") == i32
+
+
+def test_tile_scalar_ops_ignore_scalar_dtype():
+    for op in ("tile.muls", "tile.adds", "tile.divs", "tile.maximums", "tile.minimums", "tile.subs", "tile.lrelu"):
+        assert derive(op, [tp, ir.FloatConst("2.0")], {}, lhs_space="Vec") == tp
+
+
+# ----------------------------------------------------------------------------- unary / cast (W3)
+
+
+def test_w3_cast_carries_layout():
+    kw = {"target_type": dt("BF16"), "mode": ir.StrConst("round")}
+    assert derive("tile.cast", [m_Vec], kw, lhs_space="Vec") == T([16, 128], "BF16", "Vec", **COLROW)
+    with pytest.raises(DeductionError):
+        derive("tile.cast", [t], {"target_type": dt("FP32")}, lhs_space="Vec")
+
+
+@pytest.mark.parametrize("op", ["tile.neg", "tile.exp", "tile.sqrt", "tile.abs", "tile.relu", "tile.recip",
+                                "tile.log", "tile.sin", "tile.cos", "tile.rsqrt"])
+def test_unary_keeps_input_view(op):
+    assert derive(op, [mp.__class__(mp.shape, "FP32", None, "Vec", mp.view)], {}, lhs_space="Vec") == tp
+    assert derive(op, [m_Vec], {}, lhs_space="Vec") == m_Vec
+
+
+def test_unary_fillpad_pad_is_inherited():
+    x = T([32, 128], "FP32", "Vec", pad="min")
+    assert derive("tile.exp", [x], {}, lhs_space="Vec") == x
+    assert derive("tile.cast", [x], {"target_type": dt("BF16")}, lhs_space="Vec") == T([32, 128], "BF16", "Vec", pad="min")
+
+
+# ----------------------------------------------------------------------------- reductions (W4, W16, W18)
+
+
+def test_w4_row_sum_and_row_expand():
+    assert derive("tile.row_sum", [m_Vec, t], {}, lhs_space="Vec") == T([16, 1], "FP32", "Vec")
+    s = T([16, 1], "FP32", "Vec")
+    assert derive("tile.row_expand_mul", [m_Vec, s], {}, lhs_space="Vec") == m_Vec
+
+
+def test_w16_reductions():
+    a = derive("tile.slice", [tp, L(1, 128), L(0, 0)], {}, lhs_space="Vec")
+    assert a == T([1, 128], "FP32", "Vec", valid_shape=[1, 100])
+    assert derive("tile.row_sum", [a, a], {}, lhs_space="Vec") == T([1, 1], "FP32", "Vec", blayout="col_major")
+    assert derive("tile.col_sum", [tp], {}, lhs_space="Vec") == T([1, 128], "FP32", "Vec", valid_shape=[1, 100])
+    assert derive("tile.row_argmax", [tp, tp], {}, lhs_space="Vec") == T([16, 1], "INT32", "Vec")
+    assert derive("tile.col_argmax", [tp, tp], {}, lhs_space="Vec") == T([1, 128], "INT32", "Vec", valid_shape=[1, 100])
+
+
+def test_w18_symbolic_valid():
+    tn = T([16, 128], "FP32", "Vec", valid_shape=["n", "n"])
+    packed = ir.BinOp("//", ir.BinOp("+", ir.Name("n"), pconst(7)), pconst(8))
+    assert derive("tile.cmps", [tn, ir.FloatConst("0.0")], {"cmp_type": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([16, 32], "UINT8", "Vec", valid_shape=["n", packed])
+    assert derive("tile.row_sum", [tn, tn], {}, lhs_space="Vec") == T([16, 1], "FP32", "Vec", valid_shape=["n", 1])
+
+
+def test_row_reduction_layout_errors():
+    with pytest.raises(DeductionError):
+        derive("tile.row_min", [m_Vec, m_Vec], {}, lhs_space="Vec")
+    with pytest.raises(DeductionError):
+        derive("tile.row_expand_add", [m_Vec, T([16, 1], "FP32", "Vec")], {}, lhs_space="Vec")
+    assert derive("tile.row_expand_add", [tp, T([16, 1], "FP32", "Vec")], {}, lhs_space="Vec") == tp
+
+
+def test_col_expand():
+    c = T([1, 128], "FP32", "Vec")
+    assert derive("tile.col_expand_mul", [m_Vec, c], {}, lhs_space="Vec") == m_Vec
+    assert derive("tile.col_expand", [tp, c], {}, lhs_space="Vec") == tp
+
+
+# ----------------------------------------------------------------------------- compare (W17)
+
+
+def test_w17_cmp_packed():
+    mp_vec = move(mp, "Vec")
+    assert mp_vec == T([16, 128], "FP32", "Vec", valid_shape=[16, 100], **COLROW)
+    assert derive("tile.cmp", [mp_vec, tp], {"cmp_type": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([16, 32], "UINT8", "Vec", valid_shape=[16, 13], **COLROW)
+    assert derive("tile.cmps", [tp, ir.FloatConst("0.0")], {"cmp_type": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([16, 32], "UINT8", "Vec", valid_shape=[16, 13])
+
+
+# ----------------------------------------------------------------------------- slice / views (W5-W8, W25, W27, W28, W34)
+
+
+def test_w5_slice_of_mat():
+    assert derive("tile.slice", [m, L(16, 64), L(0, 0)], {}, lhs_space="Mat") == T([16, 64], "FP32", "Mat")
+    assert derive("tile.slice", [m, L(16, 64), L(0, 0), L(16, 50)], {}, lhs_space="Mat") == \
+        T([16, 64], "FP32", "Mat", valid_shape=[16, 50], blayout="row_major", slayout="none_box")
+
+
+def test_w6_slice_window_read():
+    assert derive("tile.slice", [mp, L(16, 64), L(0, 64)], {}, lhs_space="Mat") == \
+        T([16, 64], "FP32", "Mat", valid_shape=[16, 36])
+    assert derive("tile.slice", [mp, L(16, 64), L(0, 0)], {}, lhs_space="Mat") == T([16, 64], "FP32", "Mat")
+
+
+def test_slice_symbolic_offset_window_read():
+    # typerules.md §2.1 verified example
+    got = derive("tile.slice", [tp, L(16, 64), L(0, "n")], {}, lhs_space="Vec")
+    want = pmin(pmax(ir.BinOp("-", pconst(100), ir.Name("n")), pconst(0)), pconst(64))
+    assert got == T([16, 64], "FP32", "Vec", valid_shape=[16, want])
+
+
+def test_slice_symbolic_source_valid():
+    # corpus: slice of valid [cs_rows, 16] at row offset lv, window/request [1, 16]
+    src = T([8, 16], "FP32", "Vec", valid_shape=["cs_rows", 16])
+    got = derive("tile.slice", [src, L(1, 16), L("lv", 0), L(1, 16)], {}, lhs_space="Vec")
+    want = pmin(pmax(ir.BinOp("-", ir.Name("cs_rows"), ir.Name("lv")), pconst(0)), pconst(1))
+    assert got == T([1, 16], "FP32", "Vec", valid_shape=[want, 16])
+    # symbolic valid, zero offset: min(rows, window)
+    src = T([16, 512], "BF16", "Mat", valid_shape=["x_rows", 512])
+    got = derive("tile.extract", [src, ir.IntConst(0), ir.Name("ko"), L(16, 256)], {"target_memory": mem("Left")},
+                 lhs_space="Left")
+    assert got == T([16, 256], "BF16", "Left", valid_shape=[pmin(ir.Name("x_rows"), pconst(16)), 256],
+                    blayout="row_major", compact="normal")
+
+
+def test_w7_transpose_view():
+    assert derive("tile.transpose_view", [m], {}, lhs_space="Mat") == \
+        T([128, 16], "FP32", "Mat", blayout="row_major", slayout="col_major")
+    bf = T([16, 128], "BF16", "Mat")
+    assert derive("tile.transpose_view", [bf], {}, lhs_space="Mat") == \
+        T([128, 16], "BF16", "Mat", blayout="row_major", slayout="col_major")
+
+
+def test_w8_transpose_reshape_mat():
+    assert derive("tile.transpose", [m, ir.IntConst(0), ir.IntConst(1)], {}, lhs_space="Mat") == \
+        T([128, 16], "FP32", "Mat")
+    assert derive("tile.reshape", [m, L(32, 64)], {}, lhs_space="Mat") == T([32, 64], "FP32", "Mat")
+    with pytest.raises(DeductionError):
+        derive("tile.reshape", [T([16, 128], "FP32", "Mat", valid_shape=[8, 128]), L(32, 64)], {}, lhs_space="Mat")
+
+
+def test_w25_transpose_of_row_vector():
+    cv = T([1, 128], "FP32", "Vec")
+    assert derive("tile.transpose", [cv, ir.IntConst(0), ir.IntConst(1)], {}, lhs_space="Vec") == \
+        T([128, 1], "FP32", "Vec", blayout="row_major")
+    assert derive("tile.transpose_view", [cv], {}, lhs_space="Vec") == T([128, 1], "FP32", "Vec")
+    assert derive("tile.transpose", [tp, ir.IntConst(0), ir.IntConst(1)], {}, lhs_space="Vec") == \
+        T([128, 16], "FP32", "Vec")
+
+
+def test_w27_slice_reshape_of_acc():
+    c = T([16, 64], "FP32", "Acc")
+    assert derive("tile.slice", [c, L(16, 32), L(0, 32), L(8, 32)], {}, lhs_space="Acc") == \
+        T([16, 32], "FP32", "Acc", valid_shape=[8, 32], blayout="row_major", slayout="none_box", fractal=512)
+    assert derive("tile.slice", [c, L(16, 32), L(0, 0)], {}, lhs_space="Acc") == T([16, 32], "FP32", "Acc")
+    assert derive("tile.reshape", [c, L(32, 32)], {}, lhs_space="Acc") == T([32, 32], "FP32", "Acc")
+
+
+def test_w28_reshape_and_slice_of_partial_vec():
+    t8 = T([16, 128], "FP32", "Vec", valid_shape=[8, 128])
+    assert derive("tile.reshape", [t8, L(32, 64)], {}, lhs_space="Vec") == \
+        T([32, 64], "FP32", "Vec", valid_shape=[16, 64])
+    assert derive("tile.reshape", [t8, L(1, 16, 128)], {}, lhs_space="Vec") == \
+        T([1, 16, 128], "FP32", "Vec", valid_shape=[1, 8, 128])
+    assert derive("tile.reshape", [t8, L(2048, 1)], {}, lhs_space="Vec") == \
+        T([2048, 1], "FP32", "Vec", valid_shape=[1024, 1])        # blayout from the new shape
+    assert derive("tile.slice", [t8, L(16, 64), L(0, 64)], {"pad_value": pad("zero")}, lhs_space="Vec") == \
+        T([16, 64], "FP32", "Vec", valid_shape=[8, 64], pad="zero")
+    assert derive("tile.slice", [t8, L(1, 128), L(0, 0)], {"drop_dims": L(0)}, lhs_space="Vec") == \
+        T([1, 128], "FP32", "Vec")
+    assert derive("tile.slice", [t8, L(1, 128), L(0, 0), L(1, 128), L(0)], {}, lhs_space="Vec") == \
+        T([1, 128], "FP32", "Vec")
+
+
+def test_w34_slice_of_left_and_right():
+    al = move(T([16, 128], "BF16", "Mat"), "Left")
+    assert al == T([16, 128], "BF16", "Left")
+    br = move(T([128, 64], "BF16", "Mat"), "Right")
+    assert br == T([128, 64], "BF16", "Right")
+    sl = derive("tile.slice", [al, L(16, 64), L(0, 0), L(16, 40)], {}, lhs_space="Left")
+    assert sl == T([16, 64], "BF16", "Left", valid_shape=[16, 40], blayout="row_major", slayout="none_box")
+    sr = derive("tile.slice", [br, L(64, 64), L(0, 0), L(64, 40)], {}, lhs_space="Right")
+    assert sr == T([64, 64], "BF16", "Right", valid_shape=[64, 40], slayout="none_box")
+    assert derive("tile.matmul", [sl, sr], {}, lhs_space="Acc") == T([16, 64], "FP32", "Acc", valid_shape=[16, 40])
+
+
+def test_slice_keeps_stored_view_layout():
+    # a stored view's layout (incl. a moved Vec tile's col/row) is copied
+    assert derive("tile.slice", [m_Vec, L(16, 64), L(0, 0)], {}, lhs_space="Vec") == \
+        T([16, 64], "FP32", "Vec", **COLROW)
+
+
+# ----------------------------------------------------------------------------- matmul family (W9-W11, W26, W29)
+
+
+def test_w9_matmul_and_set_validshape():
+    a, b = T([16, 128], "BF16", "Left"), T([128, 64], "BF16", "Right")
+    c = derive("tile.matmul", [a, b], {}, lhs_space="Acc")
+    assert c == T([16, 64], "FP32", "Acc")
+    assert derive("tile.set_validshape", [c, ir.IntConst(8), ir.IntConst(32)], {}, lhs_space="Acc") == \
+        T([16, 64], "FP32", "Acc", valid_shape=[8, 32])
+
+
+def test_w10_partial_matmul_compact():
+    a = T([16, 128], "BF16", "Left", valid_shape=[10, 128])
+    b = T([128, 64], "BF16", "Right", valid_shape=[128, 40])
+    assert derive("tile.matmul", [a, b], {}, lhs_space="Acc") == \
+        T([16, 64], "FP32", "Acc", valid_shape=[10, 40], compact="normal")
+    # full rows, partial cols: no compact
+    a = T([16, 128], "BF16", "Left")
+    assert derive("tile.matmul", [a, b], {}, lhs_space="Acc") == T([16, 64], "FP32", "Acc", valid_shape=[16, 40])
+
+
+def test_w11_symbolic_rows_matmul_acc():
+    a = T([16, 128], "BF16", "Left", valid_shape=["n", 128])
+    b = T([128, 64], "BF16", "Right")
+    want = T([16, 64], "FP32", "Acc", valid_shape=["n", 64], compact="normal")
+    c = derive("tile.matmul", [a, b], {}, lhs_space="Acc")
+    assert c == want
+    assert derive("tile.matmul_acc", [c, a, b], {}, lhs_space="Acc") == want
+    assert derive("tile.matmul_bias", [a, b, T([1, 64], "FP32", "Bias")], {}, lhs_space="Acc") == want
+
+
+def test_matmul_int8():
+    a, b = T([16, 32], "INT8", "Left"), T([32, 16], "INT8", "Right")
+    assert derive("tile.matmul", [a, b], {}, lhs_space="Acc") == T([16, 16], "INT32", "Acc")
+
+
+def test_w26_gemv():
+    a = T([1, 128], "BF16", "Left")
+    b = T([128, 64], "BF16", "Right", valid_shape=[128, 40])
+    r = derive("tile.gemv", [a, b], {}, lhs_space="Acc")
+    assert r == T([16, 64], "FP32", "Acc", valid_shape=[1, 40])
+    assert derive("tile.gemv_acc", [r, a, b], {}, lhs_space="Acc") == r
+
+
+def test_w29_matmul_mx():
+    lhs = T([16, 64], "FP8E4M3FN", "Left", valid_shape=[10, 64])
+    rhs = T([64, 32], "FP8E4M3FN", "Right")
+    ls, rs = T([16, 2], "FP8E8M0", "LeftScale"), T([2, 32], "FP8E8M0", "RightScale")
+    assert derive("tile.matmul_mx", [lhs, ls, rhs, rs], {}, lhs_space="Acc") == \
+        T([16, 32], "FP32", "Acc", valid_shape=[10, 32], compact="normal")
+
+
+def test_batch_matmul():
+    a, b = T([4, 16, 32], "BF16", "Left"), T([32, 16], "BF16", "Right")
+    assert derive("tile.batch_matmul", [T([16, 32], "BF16", "Left", valid_shape=[8, 32]), b], {}, lhs_space="Acc") == \
+        T([16, 16], "FP32", "Acc")
+    with pytest.raises(DeductionError):
+        derive("tile.matmul", [a, b], {}, lhs_space="Acc")
+
+
+# ----------------------------------------------------------------------------- extract (W12, W13)
+
+
+def test_w12_extract():
+    a, b = T([16, 128], "BF16", "Mat"), T([128, 64], "BF16", "Mat")
+    z = ir.IntConst(0)
+    assert derive("tile.extract", [a, z, z, L(16, 64)], {"target_memory": mem("Left")}, lhs_space="Left") == \
+        T([16, 64], "BF16", "Left", blayout="row_major")
+    assert derive("tile.extract", [b, z, z, L(64, 64)], {"target_memory": mem("Right")}, lhs_space="Right") == \
+        T([64, 64], "BF16", "Right")
+
+
+def test_w13_extract_partial():
+    a = T([16, 128], "BF16", "Mat", valid_shape=[10, 128])
+    b = T([128, 64], "BF16", "Mat", valid_shape=[128, 40])
+    z = ir.IntConst(0)
+    assert derive("tile.extract", [a, z, z, L(16, 64)], {"target_memory": mem("Left")}, lhs_space="Left") == \
+        T([16, 64], "BF16", "Left", valid_shape=[10, 64], blayout="row_major", compact="normal")
+    assert derive("tile.extract", [b, z, z, L(64, 64)], {"target_memory": mem("Right")}, lhs_space="Right") == \
+        T([64, 64], "BF16", "Right", valid_shape=[64, 40], compact="normal")
+    assert derive("tile.extract", [a, z, ir.IntConst(64), L(16, 64)], {"target_memory": mem("Vec")},
+                  lhs_space="Vec") == T([16, 64], "BF16", "Vec", valid_shape=[10, 64])
+    # default target Vec
+    assert derive("tile.extract", [a, z, ir.IntConst(64), L(16, 64)], {}, lhs_space="Vec") == \
+        T([16, 64], "BF16", "Vec", valid_shape=[10, 64])
+
+
+# ----------------------------------------------------------------------------- fillpad (W14), set_validshape (W15)
+
+
+def test_w14_fillpad():
+    mp_vec = move(mp, "Vec")
+    assert derive("tile.fillpad", [mp_vec], {"pad_value": pad("max")}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", pad="max", **COLROW)
+    assert derive("tile.fillpad", [tp], {}, lhs_space="Vec") == T([16, 128], "FP32", "Vec", pad="zero")
+    assert derive("tile.fillpad_expand", [tp, L(32, 128)], {"pad_value": pad("min")}, lhs_space="Vec") == \
+        T([32, 128], "FP32", "Vec", pad="min")
+    with pytest.raises(DeductionError):
+        derive("tile.fillpad", [tp], {"pad_value": pad("null")}, lhs_space="Vec")
+
+
+def test_fillpad_keeps_input_memref():
+    mr = ir.Subscript(ir.Call("pl.MemRef", (ir.StrConst("mem_vec_0", '"'),)), (ir.IntConst(0),))
+    x = T([16, 128], "FP32", "Vec", memref=mr, valid_shape=[16, 100])
+    assert derive("tile.fillpad", [x], {}, lhs_space="Vec") == T([16, 128], "FP32", "Vec", memref=mr, pad="zero")
+
+
+def test_w15_set_validshape():
+    assert derive("tile.set_validshape", [tp, ir.Name("n"), ir.IntConst(64)], {}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=["n", 64])
+
+
+# ----------------------------------------------------------------------------- creation (W19), concat
+
+
+def test_w19_full_and_concat():
+    assert derive("tile.full", [L(16, 1)], {"dtype": dt("FP32"), "value": ir.FloatConst("0.0")}, lhs_space="Vec") == \
+        T([16, 1], "FP32", "Vec", blayout="row_major")
+    assert derive("tile.full", [L(16, 128)], {"dtype": dt("FP32"), "value": ir.FloatConst("0.0")}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec")
+    assert derive("tile.concat", [tp, tp], {}, lhs_space="Vec") == T([16, 256], "FP32", "Vec")
+
+
+def test_tri_random_ci():
+    assert derive("tile.tri", [ir.IntConst(0), L(16, 16), L(8, 16)], {"dtype": dt("FP32")}, lhs_space="Vec") == \
+        T([16, 16], "FP32", "Vec", valid_shape=[8, 16])
+    assert derive("tile.ci", [ir.IntConst(0), L(1, 128)], {"dtype": dt("INT32")}, lhs_space="Vec") == \
+        T([1, 128], "INT32", "Vec")
+
+
+# ----------------------------------------------------------------------------- gather family (W21, W22, W27b)
+
+
+def test_w21_gather_compare_tuple():
+    tmp = T([16, 128], "FP32", "Vec")
+    got = derive("tile.gather_compare", [m_Vec, ir.FloatConst("0.0"), tmp],
+                 {"cmp_mode": ir.IntConst(1), "offset": ir.IntConst(0), "out_cols": ir.IntConst(32)},
+                 lhs_space=None)
+    assert got == ir.TupleType((T([16, 32], "INT32", "Vec", **COLROW), T([1, 16], "INT32", "Vec")))
+
+
+def test_w22_gatherb():
+    o = T([16, 16], "UINT32", "Vec", valid_shape=[8, 8])
+    assert derive("tile.gatherb", [tp, o], {}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=[8, 64])
+
+
+def test_w27b_mgather():
+    xf = ir.TensorType(dims([1024, 128]), "FP32")
+    ix = T([16, 1], "INT32", "Vec", valid_shape=[10, 1])
+    assert derive("tile.mgather", [ArgInfo(ir.Name("xf"), xf), ix], {}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=[10, 128])
+    assert derive("tile.mgather", [ArgInfo(ir.Name("xf"), xf), ix], {"coalesce": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([16, 1], "FP32", "Vec", valid_shape=[10, 1], blayout="row_major")
+
+
+def test_gather_mask_sort():
+    src = T([16, 64], "FP32", "Vec", valid_shape=[8, 64])
+    assert derive("tile.gather_mask", [src], {"mask_pattern": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([16, 32], "FP32", "Vec")
+    assert derive("tile.gather_mask", [src], {"mask_pattern": ir.IntConst(3), "output_dtype": dt("INT32")},
+                  lhs_space="Vec") == T([16, 16], "INT32", "Vec")
+    assert derive("tile.sort32", [T([1, 32], "FP32", "Vec"), T([1, 32], "UINT32", "Vec")], {}, lhs_space="Vec") == \
+        T([1, 64], "FP32", "Vec")
+    assert derive("tile.mrgsort_format1", [src, ir.IntConst(64)], {}, lhs_space="Vec") == T([16, 64], "FP32", "Vec")
+    idx = T([4, 8], "INT32", "Vec")
+    assert derive("tile.gather", [src, idx, idx], {}, lhs_space="Vec") == T([4, 8], "FP32", "Vec")
+
+
+def test_scatter_keeps_dst_view():
+    dst = T([16, 128], "FP32", "Vec", valid_shape=[16, 100], stride=[128, 1])
+    assert derive("tile.scatter_mask", [dst, t], {"mask_pattern": ir.IntConst(1)}, lhs_space="Vec") == dst
+    assert derive("tile.scatter_update", [dst, t, t], {}, lhs_space="Vec") == dst
+
+
+# ----------------------------------------------------------------------------- reinterpret / cross-core (W23, W24)
+
+
+def test_w23_reinterpret_and_aiv_shard():
+    assert derive("tile.reinterpret_view", [tp], {"dtype": dt("FP16")}, lhs_space="Vec") == \
+        T([16, 256], "FP16", "Vec", valid_shape=[16, 200])
+    assert derive("tile.aiv_shard", [tp], {"split": ir.IntConst(1)}, lhs_space="Vec") == \
+        T([8, 128], "FP32", "Vec", valid_shape=[8, 100])
+    assert derive("tile.aiv_shard", [T([64, 256], "FP32", "Acc")], {"split": ir.Dotted(("pl", "SplitMode", "UP_DOWN"))},
+                  lhs_space="Vec") == T([32, 256], "FP32", "Vec")
+    with pytest.raises(DeductionError):
+        derive("tile.reinterpret_view", [m_Vec], {"dtype": dt("FP16")}, lhs_space="Vec")
+
+
+def test_w24_aic_gather():
+    assert derive("tile.aic_gather", [tp], {"split": ir.IntConst(1)}, lhs_space="Mat") == \
+        T([32, 128], "FP32", "Mat", valid_shape=[32, 100], blayout="row_major", slayout="none_box")
+
+
+def test_tpush_tpop_not_derived():
+    assert derive("tile.tpush_to_aic", [t], {"split": ir.IntConst(0)}, lhs_space=None) is None
+    assert derive("tile.tpop_from_aic", [], {}, lhs_space="Vec") is None
+
+
+# ----------------------------------------------------------------------------- assemble (§2.2), write, gather_row
+
+
+def test_assemble_write_union():
+    tgt = T([16, 128], "FP32", "Vec", valid_shape=[16, 64])
+    src = T([16, 32], "FP32", "Vec")
+    assert derive("tile.assemble", [tgt, src, L(0, 64)], {}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=[16, 96])
+    assert derive("tile.assemble", [tgt, src, L(0, 32)], {}, lhs_space="Vec") == tgt
+    assert derive("tile.assemble", [tgt, src, L(0, 0)], {}, lhs_space="Vec") == tgt
+    # fully valid target: unchanged; Mat layout kept (E(target))
+    assert derive("tile.assemble", [m, src, L(0, 0)], {}, lhs_space="Mat") == m
+
+
+def test_write_and_gather_row_return_arg0():
+    x = T([16, 128], "FP32", "Vec", valid_shape=[16, 100])
+    assert derive("tile.write", [x, L(0, 0), ir.FloatConst("1.0")], {}, lhs_space="Vec") == x
+    assert derive("tile.gather_row", [x, t, ir.IntConst(0), ir.IntConst(0), L(1, 128)], {}, lhs_space="Vec") == x
+
+
+# ----------------------------------------------------------------------------- load / create / retarget (TV §5, §7, §8)
+
+
+def test_retargeted_load_collapses_view():
+    written = T([16, 128], "FP32", "Vec", valid_shape=[16, 100])
+    assert R.retargeted_type(written, "Vec") == T([16, 128], "FP32", "Vec")
+    assert R.retargeted_type(T([16, 128], "BF16"), "pl.Mem.Mat") == T([16, 128], "BF16", "Mat")
+
+
+def test_load_rule():
+    a = ArgInfo(ir.Name("a"), ir.TensorType(dims([64, 128]), "FP32"))
+    assert derive("tile.load", [a, L(0, 0), L(16, 128), L(16, 100)], {"target_memory": mem("Vec")}, lhs_space="Vec") == \
+        T([16, 128], "FP32", "Vec", valid_shape=[16, 100])
+    assert derive("tile.load", [a, L(0, 0), L(16, 128), L(16, 128)], {"target_memory": mem("Mat")}, lhs_space="Mat") == \
+        T([16, 128], "FP32", "Mat")
+    assert derive("tile.load", [a, L(0, 0), L(1, 128), L(1, 128)], {"target_memory": mem("Mat")}, lhs_space="Mat") == \
+        T([1, 128], "FP32", "Mat", blayout="row_major", slayout="none_box")
+    assert derive("tile.load", [a, L(0, 0), L(16, 1), L(16, 1)], {"target_memory": mem("Vec")}, lhs_space="Vec") == \
+        T([16, 1], "FP32", "Vec")
+    dn = ir.Call("pl.TensorView", (), (("stride", L(1, 64)), ("layout", ir.Dotted(("pl", "TensorLayout", "DN")))))
+    b = ArgInfo(ir.Name("b"), ir.TensorType(dims([64, 128]), "FP32", dn))
+    assert derive("tile.load", [b, L(0, 0), L(16, 128), L(16, 128)], {"target_memory": mem("Mat")}, lhs_space="Mat") == \
+        T([16, 128], "FP32", "Mat", blayout="row_major", slayout="col_major")
+
+
+def test_load_partial_source_clamps():
+    pv = ir.Call("pl.TensorView", (), (("valid_shape", L(64, 100)), ("stride", L(128, 1)),
+                                        ("layout", ir.Dotted(("pl", "TensorLayout", "ND")))))
+    a = ArgInfo(ir.Name("a"), ir.TensorType(dims([64, 128]), "FP32", pv))
+    assert derive("tile.load", [a, L(0, 64), L(16, 64), L(16, 64)], {"target_memory": mem("Vec")}, lhs_space="Vec") == \
+        T([16, 64], "FP32", "Vec", valid_shape=[16, 36])
+
+
+def test_create_rule():
+    kw = {"dtype": dt("FP32"), "target_memory": mem("Acc")}
+    assert derive("tile.create", [L(16, 16)], kw, lhs_space="Acc") == T([16, 16], "FP32", "Acc")
+    kw = {"dtype": dt("FP32"), "target_memory": mem("Vec")}
+    assert derive("tile.create", [L(16, 1)], kw, lhs_space="Vec") == T([16, 1], "FP32", "Vec")
+    kw = {"dtype": dt("BF16"), "target_memory": mem("Mat"), "transpose": ir.BoolConst(True)}
+    assert derive("tile.create", [L(16, 128)], kw, lhs_space="Mat") == \
+        T([16, 128], "BF16", "Mat", blayout="row_major", slayout="col_major")
+    kw = {"dtype": dt("BF16"), "target_memory": mem("Mat"), "flat_layout": ir.BoolConst(True)}
+    assert derive("tile.create", [L(16, 128)], kw, lhs_space="Mat") == \
+        T([16, 128], "BF16", "Mat", blayout="row_major", slayout="none_box")
+
+
+# ----------------------------------------------------------------------------- API conventions
+
+
+def test_non_tile_and_unknown_ops_return_none():
+    assert derive("tile.store", [t, L(0, 0), ArgInfo(ir.Name("out"), ir.TensorType(dims([16, 128]), "FP32"))], {}) is None
+    assert derive("tile.read", [t, L(0, 0)], {}) is None
+    assert derive("tile.no_such_op", [t], {}) is None
+    assert derive("tensor.add", [t, t], {}) is None
+    # missing arg type -> cannot derive
+    assert derive("tile.add", [ArgInfo(ir.Name("x"), None), t], {}, lhs_space="Vec") is None
+
+
+def test_derive_call_type():
+    call = ir.Call("pl.tile.add", (ir.Name("a"), ir.Name("b")))
+    types = {"a": m_Vec, "b": t}
+    assert R.derive_call_type(call, types.get, lhs_space="Vec") == m_Vec
+    call = ir.Call("pl.tile.cast", (ir.Name("a"),), (("target_type", dt("BF16")), ("mode", ir.StrConst("round")),
+                                                     ("attrs", ir.DictExpr(()))))
+    assert R.derive_call_type(call, types.get, lhs_space="Vec") == T([16, 128], "BF16", "Vec", **COLROW)
+
+
+def test_lhs_space_resync_and_memref():
+    # call stamped Vec but the LHS resolved elsewhere: canonicalised against the LHS space
+    assert derive("tile.add", [m_Vec, t], {}, lhs_space="Mat") == T([16, 128], "FP32", "Mat")
+    mr = ir.Name("mr")
+    assert derive("tile.add", [t, t], {}, lhs_space="Vec", lhs_memref=mr) == T([16, 128], "FP32", "Vec", memref=mr)
+
+
+# ----------------------------------------------------------------------------- symbolic helpers
+
+
+def test_symbolic_simplifier():
+    n = ir.Name("n")
+    assert R.s_sub(R.s_max(ir.IntConst(100), ir.IntConst(64)), ir.IntConst(64)) == ir.IntConst(36)
+    assert R.s_add(R.s_add(n, ir.IntConst(3)), ir.IntConst(4)) == ir.BinOp("+", n, ir.IntConst(7))
+    assert R.s_min(R.s_min(n, ir.IntConst(16)), ir.IntConst(64)) == ir.Call("pl.min", (n, ir.IntConst(16)))
+    assert R.prove_le(ir.Call("pl.min", (n, ir.IntConst(16))), ir.IntConst(16))
+    assert not R.prove_le(n, ir.IntConst(16))
+    assert R.prove_le(R.s_add(n, ir.IntConst(1)), R.s_add(n, ir.IntConst(2)))
+    assert R.finalize_expr(ir.BinOp("+", n, ir.IntConst(7))) == ir.BinOp("+", n, pconst(7))
+    assert R.finalize_expr(pconst(7)) == ir.IntConst(7)

@@ -1,0 +1,1527 @@
+"""Result-type rules of the ``tile.*`` ops (spec: typerules.md, tileview.md §5-§8).
+
+After InferTileMemorySpace retypes a var or swaps an argument for a moved copy, PyPTO
+re-creates the consumer Call through ``OpRegistry::Create``: the op's deducer computes a
+TileType from the arguments' NEW types, the registry stamps the memory space, and the pass
+syncs the LHS annotation to that type (keeping the LHS's resolved space).  This module
+re-derives that final LHS annotation.
+
+Entry points
+------------
+``derive_result_type(op, args, kwargs, lhs_space=None, lhs_memref=None)``
+    The LHS annotation of ``lhs = op(args..., **kwargs)`` after re-deduction, or None when the
+    op's result is not a tile derived here (caller keeps the written type).  ``args`` is the
+    list of positional arguments, each an ``ArgInfo(expr, type)`` (or a bare ``ir.TileType`` /
+    ``ir.Type`` / ``ir.Expr``, wrapped automatically).  ``kwargs`` maps keyword name -> ir.Expr
+    (``attrs`` is ignored).  Raises ``DeductionError`` where PyPTO's deducer throws.
+``derive_call_type(call, type_of, lhs_space=None, lhs_memref=None)``
+    Same for an ``ir.Call``; ``type_of(name) -> ir.Type | None`` resolves Name arguments.
+``retargeted_type(written, new_space, lhs_space=None)``
+    LHS type of a retargeted ``tile.load`` / ``tile.create`` (result collapses to the
+    implicit view of the new space).
+``move_kwargs(target, producer_space=None, consumer_op=None, arg_index=None, backend=None)``
+    The kwargs the pass puts on an inserted ``tile.move`` (tileview.md §6).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Optional, Sequence, Union
+
+from . import ir
+from .views import (
+    EffectiveView, build_result_type, const_value, effective_view, exprs_equal,
+    expr_lists_equal, fresh_view, implicit_layout, implicit_view, index_const, is_float,
+    norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,
+    valid_shape_of, view_from_printed, dtype_bits, dtype_bytes, implicit_type, canonicalize_view,
+    printed_view,
+)
+
+__all__ = [
+    "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
+    "move_kwargs", "move_result_type", "BACKEND_INPUT_LAYOUTS", "backend_input_layout",
+    "UNDERIVED_OPS", "NON_TILE_OPS", "normalize_op",
+    # symbolic helpers
+    "s_add", "s_sub", "s_mul", "s_floordiv", "s_min", "s_max", "prove_le", "prove_eq",
+    "finalize_expr", "window_read", "write_union", "reshape_valid",
+]
+
+
+class DeductionError(ValueError):
+    """PyPTO's deducer would throw for these inputs (typerules.md §7)."""
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """One positional argument of a call.
+
+    ``expr``: the argument as written (Name, constant, ListExpr of dims, ...).
+    ``type``: its type when known — the (already retyped) ``ir.TileType`` of a tile var or
+    moved var, a ``TensorType``, or a ``ScalarType`` for a scalar var.  Constants need no
+    type (their dtype is read from the expression).
+    """
+    expr: Optional[ir.Expr] = None
+    type: Optional[ir.Type] = None
+
+    @property
+    def tile(self) -> Optional[ir.TileType]:
+        return self.type if isinstance(self.type, ir.TileType) else None
+
+
+def _wrap(a) -> ArgInfo:
+    if isinstance(a, ArgInfo):
+        return a
+    if isinstance(a, ir.Type):
+        return ArgInfo(None, a)
+    if isinstance(a, ir.Expr):
+        return ArgInfo(a, None)
+    if isinstance(a, (list, tuple)):
+        return ArgInfo(ir.ListExpr(tuple(_as_expr(x) for x in a)), None)
+    if isinstance(a, (int, float)):
+        return ArgInfo(_as_expr(a), None)
+    if a is None:
+        return ArgInfo(None, None)
+    raise TypeError(f"bad argument {a!r}")
+
+
+def _as_expr(x) -> ir.Expr:
+    if isinstance(x, ir.Expr):
+        return x
+    if isinstance(x, bool):
+        return ir.BoolConst(x)
+    if isinstance(x, int):
+        return ir.IntConst(x)
+    if isinstance(x, float):
+        return ir.FloatConst(repr(x))
+    raise TypeError(x)
+
+
+# ============================================================================ symbolic arithmetic
+#
+# Integer expressions are ir exprs.  While computing, integer leaves are plain IntConst;
+# ``finalize_expr`` turns a result into printed form (top-level constant -> IntConst,
+# integer leaves of composite exprs -> ``pl.const(v, pl.INDEX)``).  Variables are unbounded
+# (PyPTO's deducers use a fresh analyzer without bindings).
+
+_INF = float("inf")
+
+
+def _c(v: int) -> ir.IntConst:
+    return ir.IntConst(int(v))
+
+
+def _is_call(e, name) -> bool:
+    return isinstance(e, ir.Call) and e.func == name and len(e.args) == 2 and not e.kwargs
+
+
+def s_add(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return _c(ca + cb)
+    if ca is not None:                       # constant on the right
+        a, b, ca, cb = b, a, cb, ca
+    if cb == 0:
+        return a
+    if cb is not None and isinstance(a, ir.BinOp) and a.op in "+-" and const_value(a.right) is not None:
+        k = const_value(a.right) if a.op == "+" else -const_value(a.right)
+        return s_add(a.left, _c(k + cb))
+    if cb is not None and cb < 0:
+        return ir.BinOp("-", a, _c(-cb))
+    return ir.BinOp("+", a, b)
+
+
+def s_sub(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return _c(ca - cb)
+    if cb == 0:
+        return a
+    if exprs_equal(a, b):
+        return _c(0)
+    # max(x, b) - b -> max(x - b, 0);  max(b, y) - b -> max(y - b, 0)
+    if _is_call(a, "pl.max"):
+        x, y = a.args
+        if exprs_equal(y, b):
+            return s_max(s_sub(x, b), _c(0))
+        if exprs_equal(x, b):
+            return s_max(s_sub(y, b), _c(0))
+    # min(x, b) - b -> min(x - b, 0)
+    if _is_call(a, "pl.min"):
+        x, y = a.args
+        if exprs_equal(y, b):
+            return s_min(s_sub(x, b), _c(0))
+        if exprs_equal(x, b):
+            return s_min(s_sub(y, b), _c(0))
+    # (x + y) - y -> x ; (x + y) - x -> y
+    if isinstance(a, ir.BinOp) and a.op == "+":
+        if exprs_equal(a.right, b):
+            return a.left
+        if exprs_equal(a.left, b):
+            return a.right
+    if cb is not None:
+        return s_add(a, _c(-cb))
+    return ir.BinOp("-", a, b)
+
+
+def s_mul(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return _c(ca * cb)
+    if ca is not None:
+        a, b, ca, cb = b, a, cb, ca
+    if cb == 1:
+        return a
+    if cb == 0:
+        return _c(0)
+    return ir.BinOp("*", a, b)
+
+
+def s_floordiv(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None and cb != 0:
+        return _c(ca // cb)
+    if cb == 1:
+        return a
+    return ir.BinOp("//", a, b)
+
+
+def s_ceildiv(a, k: int):
+    ca = const_value(a)
+    if ca is not None:
+        return _c(-(-ca // k))
+    return s_floordiv(s_add(a, _c(k - 1)), _c(k))
+
+
+def s_min(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return _c(min(ca, cb))
+    if prove_le(a, b):
+        return a
+    if prove_le(b, a):
+        return b
+    return ir.Call("pl.min", (a, b))
+
+
+def s_max(a, b):
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return _c(max(ca, cb))
+    if prove_le(b, a):
+        return a
+    if prove_le(a, b):
+        return b
+    return ir.Call("pl.max", (a, b))
+
+
+def _key(e) -> str:
+    return repr(finalize_expr(e))
+
+
+def _linear(e, coef: int = 1, acc: Optional[dict] = None):
+    """Decompose into sum(coef * atom) + const.  Returns (atoms: key -> [coef, expr], const)."""
+    if acc is None:
+        acc = {}
+    c = const_value(e)
+    if c is not None:
+        return acc, coef * c
+    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+        acc, k1 = _linear(e.left, coef, acc)
+        acc, k2 = _linear(e.right, coef if e.op == "+" else -coef, acc)
+        return acc, k1 + k2
+    if isinstance(e, ir.BinOp) and e.op == "*":
+        cl, cr = const_value(e.left), const_value(e.right)
+        if cr is not None:
+            return _linear(e.left, coef * cr, acc)
+        if cl is not None:
+            return _linear(e.right, coef * cl, acc)
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        return _linear(e.operand, -coef, acc)
+    k = _key(e)
+    if k in acc:
+        acc[k][0] += coef
+    else:
+        acc[k] = [coef, e]
+    return acc, 0
+
+
+def _bounds(e):
+    """Constant interval [lo, hi] of an integer expr (vars unbounded)."""
+    c = const_value(e)
+    if c is not None:
+        return (c, c)
+    if isinstance(e, ir.BinOp):
+        l, r = _bounds(e.left), _bounds(e.right)
+        if e.op == "+":
+            return (l[0] + r[0], l[1] + r[1])
+        if e.op == "-":
+            return (l[0] - r[1], l[1] - r[0])
+        if e.op == "*":
+            cands = [x * y for x in l for y in r if not ((x in (_INF, -_INF) and y == 0) or (y in (_INF, -_INF) and x == 0))]
+            return (min(cands), max(cands)) if cands else (-_INF, _INF)
+        if e.op == "//":
+            k = const_value(e.right)
+            if k is not None and k > 0:
+                f = lambda x: x if x in (_INF, -_INF) else x // k
+                return (f(l[0]), f(l[1]))
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        lo, hi = _bounds(e.operand)
+        return (-hi, -lo)
+    if _is_call(e, "pl.min"):
+        a, b = _bounds(e.args[0]), _bounds(e.args[1])
+        return (min(a[0], b[0]), min(a[1], b[1]))
+    if _is_call(e, "pl.max"):
+        a, b = _bounds(e.args[0]), _bounds(e.args[1])
+        return (max(a[0], b[0]), max(a[1], b[1]))
+    return (-_INF, _INF)
+
+
+def _diff_bounds(a, b):
+    """Interval of a - b, cancelling common atoms first."""
+    la, ka = _linear(a)
+    lb, kb = _linear(b)
+    terms = {k: [v[0], v[1]] for k, v in la.items()}
+    for k, (cf, ex) in lb.items():
+        if k in terms:
+            terms[k][0] -= cf
+        else:
+            terms[k] = [-cf, ex]
+    lo = hi = ka - kb
+    for cf, ex in terms.values():
+        if cf == 0:
+            continue
+        blo, bhi = _bounds(ex)
+        if cf > 0:
+            lo, hi = lo + cf * blo, hi + cf * bhi
+        else:
+            lo, hi = lo + cf * bhi, hi + cf * blo
+    return lo, hi
+
+
+def prove_le(a, b) -> bool:
+    """Can the analyzer prove ``a <= b``?"""
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None:
+        return ca <= cb
+    if exprs_equal(a, b):
+        return True
+    if _bounds(a)[1] <= _bounds(b)[0]:
+        return True
+    # min(x, y) <= b if x <= b or y <= b ; a <= max(x, y) if a <= x or a <= y
+    if _is_call(a, "pl.min") and (prove_le(a.args[0], b) or prove_le(a.args[1], b)):
+        return True
+    if _is_call(b, "pl.max") and (prove_le(a, b.args[0]) or prove_le(a, b.args[1])):
+        return True
+    if _is_call(a, "pl.max") and prove_le(a.args[0], b) and prove_le(a.args[1], b):
+        return True
+    if _is_call(b, "pl.min") and prove_le(a, b.args[0]) and prove_le(a, b.args[1]):
+        return True
+    return _diff_bounds(a, b)[1] <= 0
+
+
+def prove_eq(a, b) -> bool:
+    return exprs_equal(a, b) or (prove_le(a, b) and prove_le(b, a))
+
+
+def prove_zero(e) -> bool:
+    return const_value(e) == 0
+
+
+def finalize_expr(e):
+    """Printed form: a constant -> IntConst; in a composite expr every IntConst leaf becomes
+    ``pl.const(v, pl.INDEX)`` (printer.md §3 dims)."""
+    c = const_value(e)
+    if c is not None:
+        return _c(c)
+    return _leafify(e)
+
+
+def _leafify(e):
+    if isinstance(e, ir.IntConst):
+        return index_const(e.value)
+    if isinstance(e, ir.BinOp):
+        return ir.BinOp(e.op, _leafify(e.left), _leafify(e.right))
+    if isinstance(e, ir.UnaryOp):
+        return ir.UnaryOp(e.op, _leafify(e.operand))
+    if isinstance(e, ir.Call) and e.func in ("pl.min", "pl.max"):
+        return ir.Call(e.func, tuple(_leafify(a) for a in e.args), e.kwargs)
+    return e
+
+
+def _fin(dims) -> tuple:
+    return tuple(finalize_expr(d) for d in dims)
+
+
+# ============================================================================ shared sub-rules
+
+
+def bcast(a: Sequence, b: Sequence) -> tuple:
+    """Right-aligned NumPy broadcast (type_inference.cpp:43-106)."""
+    out = []
+    n = max(len(a), len(b))
+    for i in range(1, n + 1):
+        da = a[-i] if i <= len(a) else None
+        db = b[-i] if i <= len(b) else None
+        if da is None:
+            out.append(db)
+        elif db is None:
+            out.append(da)
+        elif exprs_equal(da, db) or prove_eq(da, db):
+            out.append(da)
+        elif const_value(da) == 1:
+            out.append(db)
+        elif const_value(db) == 1:
+            out.append(da)
+        else:
+            raise DeductionError(f"cannot broadcast {da!r} with {db!r}")
+    return tuple(reversed(out))
+
+
+def window_read(phys: Sequence, src_valid: Sequence, offsets: Sequence, window: Sequence,
+                request: Optional[Sequence] = None) -> tuple:
+    """typerules.md §2.1 (slice, extract).  Returns the valid shape (computation form)."""
+    out = []
+    for i, w in enumerate(window):
+        if i >= len(phys):
+            out.append(request[i] if request is not None else w)
+            continue
+        sv, p = src_valid[i], phys[i]
+        o = offsets[i] if i < len(offsets) else _c(0)
+        if exprs_equal(sv, p):
+            avail = w
+        else:
+            rem = sv if prove_zero(o) else s_sub(s_max(sv, o), o)
+            if prove_le(rem, w):
+                avail = rem
+            elif prove_le(w, rem):
+                avail = w
+            else:
+                avail = s_min(rem, w)
+        if request is None:
+            out.append(avail)
+        else:
+            r = request[i]
+            out.append(avail if (not exprs_equal(avail, w) and prove_le(avail, r)) else r)
+    return tuple(out)
+
+
+def write_union(phys: Sequence, tgt_valid: Sequence, src_valid: Sequence, offsets: Sequence) -> tuple:
+    """typerules.md §2.2 (assemble)."""
+    T, S, o, P = list(tgt_valid), list(src_valid), list(offsets), list(phys)
+    if any(prove_le(s, _c(0)) for s in S):
+        return tuple(T)
+    if any(prove_le(t, _c(0)) for t in T):
+        return tuple(S)
+    if expr_lists_equal(T, P):
+        return tuple(T)
+    if len(S) != len(T) or len(o) != len(T):
+        return tuple(T)
+    growing = [i for i in range(len(T)) if not prove_le(s_add(o[i], S[i]), T[i])]
+    if not growing:
+        return tuple(T)
+    if all(prove_zero(x) for x in o) and all(prove_le(T[i], S[i]) for i in range(len(T))):
+        return tuple(S)
+    if len(growing) != 1:
+        raise DeductionError("assemble: write union grows more than one dim")
+    d = growing[0]
+    for i in range(len(T)):
+        if i != d and not (prove_zero(o[i]) and prove_eq(S[i], T[i])):
+            raise DeductionError("assemble: write union is not a rectangle")
+    T[d] = s_min(s_max(T[d], s_add(o[d], S[d])), P[d])
+    return tuple(T)
+
+
+def _prod(dims) -> Optional[int]:
+    v = 1
+    for d in dims:
+        c = const_value(d)
+        if c is None:
+            return None
+        v *= c
+    return v
+
+
+def reshape_valid(src_shape: Sequence, src_valid: Sequence, new_shape: Sequence, row_major: bool) -> tuple:
+    """typerules.md §2.3."""
+    if expr_lists_equal(src_valid, src_shape):
+        return tuple(new_shape)
+    if any(prove_zero(v) for v in src_valid):
+        return tuple(_c(0) for _ in new_shape)
+    # pure rank change over full unit axes
+    s_non = [i for i, d in enumerate(src_shape) if const_value(d) != 1]
+    n_non = [i for i, d in enumerate(new_shape) if const_value(d) != 1]
+    if (len(s_non) == len(n_non) and all(exprs_equal(src_shape[i], new_shape[j]) for i, j in zip(s_non, n_non))
+            and all(const_value(src_valid[i]) == 1 for i, d in enumerate(src_shape) if const_value(d) == 1)):
+        out = [_c(1)] * len(new_shape)
+        for i, j in zip(s_non, n_non):
+            out[j] = src_valid[i]
+        return tuple(out)
+    if not row_major:
+        raise DeductionError("reshape: partially valid source is not row-major")
+    f = 0
+    while f < len(src_valid) and const_value(src_valid[f]) == 1:
+        f += 1
+    if f == len(src_valid):
+        return tuple(_c(1) for _ in new_shape)
+    for i in range(f + 1, len(src_valid)):
+        if not exprs_equal(src_valid[i], src_shape[i]):
+            raise DeductionError("reshape: valid region is not a row-major prefix")
+    trail = _prod(src_shape[f + 1:])
+    if trail is None:
+        raise DeductionError("reshape: symbolic source shape")
+    vf = const_value(src_valid[f])
+    if vf is None:
+        for i in range(len(new_shape)):
+            t = _prod(new_shape[i + 1:])
+            if t == trail:
+                return tuple([_c(1)] * i + [src_valid[f]] + list(new_shape[i + 1:]))
+        raise DeductionError("reshape: symbolic valid extent cannot be mapped")
+    prefix = vf * trail
+    for i in range(len(new_shape)):
+        t = _prod(new_shape[i + 1:])
+        si = const_value(new_shape[i])
+        if t is None or si is None or t == 0:
+            continue
+        if prefix % t == 0 and prefix // t <= si:
+            return tuple([_c(1)] * i + [_c(prefix // t)] + list(new_shape[i + 1:]))
+    raise DeductionError("reshape: valid prefix cannot be mapped")
+
+
+def acc_compact(valid_rows, rows) -> str:
+    """typerules.md §2.4: compact normal iff valid rows are not provably equal to rows
+    (constants only; a symbolic extent counts as unproven)."""
+    a, b = const_value(valid_rows), const_value(rows)
+    return "null" if (a is not None and b is not None and a == b) else "normal"
+
+
+# ============================================================================ op tables
+
+# Output memory rule of each tile op (ops.json "output"): ("fixed", S) | ("kwarg", K, default)
+# | ("inherit",) | ("none",)
+def _output_rule(op: str):
+    name = op[5:]
+    if name in _FIXED_ACC:
+        return ("fixed", "Acc")
+    if name == "aic_gather":
+        return ("fixed", "Mat")
+    if name in ("move", "mgather", "extract"):
+        return ("kwarg", "target_memory", "Vec")
+    if name in ("load", "create"):
+        return ("kwarg", "target_memory", None)
+    if name in ("slice", "reshape", "reinterpret_view", "transpose", "transpose_view", "assemble",
+                "set_validshape", "tget_scale_addr"):
+        return ("inherit",)
+    if name in ("store", "mscatter", "read", "alloc", "get_block_idx", "get_subblock_idx",
+                "get_block_num", "tpush_to_aiv", "tpush_to_aic", "tpop_from_aic", "tpop_from_aiv",
+                "gather_row"):
+        return ("none",)
+    return ("fixed", "Vec")
+
+
+_FIXED_ACC = {"matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul",
+              "batch_matmul_acc", "matmul_mx", "matmul_mx_acc", "matmul_mx_bias"}
+
+_BINARY = {"add", "sub", "mul", "maximum", "minimum", "part_add", "part_mul", "part_max", "part_min",
+           "fmod", "and", "or", "rem", "xor"}
+_TILE_SCALAR = {"muls", "adds", "divs", "fmods", "maximums", "minimums", "lrelu", "subs", "shls", "shrs",
+                "ands", "ors", "xors"}
+_UNARY = {"neg", "exp", "sqrt", "abs", "relu", "recip", "log", "sin", "cos", "rsqrt", "not"}
+_ROW_EXPAND = {"row_expand", "row_expand_sub", "row_expand_div", "row_expand_mul", "row_expand_max",
+               "row_expand_min", "row_expand_expdif"}
+_COL_EXPAND = {"col_expand", "col_expand_mul", "col_expand_add", "col_expand_div", "col_expand_sub",
+               "col_expand_max", "col_expand_min", "col_expand_expdif"}
+_ROW_RED = {"row_sum", "row_max", "row_min", "row_prod", "row_argmax", "row_argmin"}
+_COL_RED = {"col_sum", "col_max", "col_min", "col_prod", "col_argmax", "col_argmin"}
+
+#: ops whose result is not a TileType (the caller keeps the written annotation)
+NON_TILE_OPS = frozenset({"tile.store", "tile.mscatter", "tile.read", "tile.alloc", "tile.get_block_idx",
+                          "tile.get_subblock_idx", "tile.get_block_num", "tile.tpush_to_aiv",
+                          "tile.tpush_to_aic", "tile.tpop_from_aic", "tile.tpop_from_aiv"})
+
+#: tile-result ops this module does not derive (None is returned)
+UNDERIVED_OPS = frozenset()
+
+# Backend tile layout specs (backend.md §2; identical for Ascend910B and Ascend950):
+# op -> number of input slots, every slot row_major.
+_BACKEND_ARITY = {
+    "abs": 1, "add": 2, "adds": 2, "addsc": 3, "and": 2, "cast": 1, "cmps": 1, "div": 2, "divs": 2,
+    "exp": 1, "fmod": 2, "fmods": 2, "full": 0, "gatherb": 2, "log": 1, "lrelu": 2, "maximum": 2,
+    "maximums": 2, "minimum": 2, "mrgsort_format1": 1, "mrgsort_format2": 4, "mscatter": 2, "mul": 2,
+    "muls": 2, "not": 1, "or": 2, "part_add": 2, "part_max": 2, "part_min": 2, "part_mul": 2,
+    "prelu": 3, "random": 0, "recip": 1, "relu": 1, "rem": 3, "rsqrt": 2, "sel": 4, "sels": 4,
+    "shl": 2, "shr": 2, "sort32": 2, "sqrt": 1, "sub": 2, "subs": 2, "subsc": 3, "tri": 0, "xor": 3,
+}
+BACKEND_INPUT_LAYOUTS = {"tile." + k: ("row_major",) * v for k, v in _BACKEND_ARITY.items()}
+
+
+def backend_input_layout(op: str, index: int) -> Optional[str]:
+    """``GetTileLayoutSpec(op).input_layouts[index]`` (None if no spec / no entry)."""
+    lays = BACKEND_INPUT_LAYOUTS.get(normalize_op(op))
+    if lays is None or index >= len(lays):
+        return None
+    return lays[index]
+
+
+def normalize_op(op: str) -> str:
+    """``pl.tile.and_`` / ``tile.and`` / ``and`` -> ``tile.and``."""
+    if op.startswith("pl."):
+        op = op[3:]
+    if "." not in op:
+        op = "tile." + op
+    head, _, last = op.rpartition(".")
+    if last.endswith("_") and last[:-1] in ("and", "or", "not", "xor", "in", "is"):
+        op = head + "." + last[:-1]
+    return op
+
+
+# ============================================================================ argument helpers
+
+
+def _list_items(e) -> Optional[tuple]:
+    if isinstance(e, (ir.ListExpr, ir.TupleExpr)):
+        return tuple(e.items)
+    return None
+
+
+def _dims(e, what="shape") -> tuple:
+    items = _list_items(e)
+    if items is None:
+        if isinstance(e, ir.Expr) and e is not None:
+            return (e,)
+        raise DeductionError(f"expected a {what} tuple, got {e!r}")
+    return tuple(_norm_dim(d) for d in items)
+
+
+def _norm_dim(d):
+    c = const_value(d)
+    if c is not None and isinstance(d, ir.IntConst):
+        return d
+    if c is not None and isinstance(d, ir.Call):
+        # pl.const(v, pl.INDEX) written as a dim: a ConstInt
+        return _c(c)
+    return d
+
+
+def _kw_int(kwargs, key, default=None) -> Optional[int]:
+    v = kwargs.get(key)
+    if v is None:
+        return default
+    if isinstance(v, ir.BoolConst):
+        return int(v.value)
+    c = const_value(v)
+    if c is not None:
+        return c
+    return default
+
+
+def _kw_bool(kwargs, key, default=False) -> bool:
+    v = kwargs.get(key)
+    if v is None:
+        return default
+    if isinstance(v, ir.BoolConst):
+        return v.value
+    c = const_value(v)
+    return bool(c) if c is not None else default
+
+
+def _kw_enum(kwargs, key) -> Optional[str]:
+    v = kwargs.get(key)
+    if v is None or isinstance(v, ir.NoneConst):
+        return None
+    if isinstance(v, (ir.Dotted, ir.Name, ir.StrConst)):
+        return v.parts[-1] if isinstance(v, ir.Dotted) else (v.id if isinstance(v, ir.Name) else v.value)
+    return None
+
+
+def _scalar_dtype(a: ArgInfo) -> Optional[str]:
+    """dtype of a scalar operand (typerules.md §0)."""
+    if isinstance(a.type, ir.ScalarType):
+        return norm_dtype(a.type.dtype)
+    e = a.expr
+    if isinstance(e, ir.FloatConst):
+        return "FP32"
+    if isinstance(e, ir.BoolConst):
+        return "BOOL"
+    if isinstance(e, ir.IntConst):
+        return "INDEX"
+    if isinstance(e, ir.UnaryOp) and e.op == "-":
+        return _scalar_dtype(ArgInfo(e.operand, None))
+    if isinstance(e, ir.Call) and e.func == "pl.const" and len(e.args) == 2:
+        return norm_dtype(e.args[1])
+    if isinstance(e, ir.Call) and e.func == "pl.cast" and len(e.args) == 2:
+        return norm_dtype(e.args[1])
+    return None
+
+
+def _need_tile(args, i, op) -> ir.TileType:
+    if i >= len(args) or args[i].tile is None:
+        raise _Unknown(f"{op}: argument {i} is not a tile with a known type")
+    return args[i].tile
+
+
+class _Unknown(Exception):
+    """Not enough information to derive (derive_result_type returns None)."""
+
+
+def _lay(t: ir.TileType, valid=None) -> EffectiveView:
+    """FRESH view with valid = VS(t) (or ``valid``) and LAY(t) (blayout/slayout/pad/compact
+    of E(t); fractal 512)."""
+    e = effective_view(t)
+    return fresh_view(valid if valid is not None else valid_shape_of(t),
+                      blayout=e.blayout, slayout=e.slayout, pad=e.pad, compact=e.compact)
+
+
+def _first_space(args) -> Optional[str]:
+    for a in args:
+        if a.tile is not None and a.tile.space is not None:
+            return norm_space(a.tile.space)
+    return None
+
+
+# ============================================================================ main entry
+
+
+def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir.Expr]] = None,
+                       lhs_space=None, lhs_memref=None, backend_layout=None) -> Optional[ir.Type]:
+    """Re-derive the LHS annotation of ``lhs = op(*args, **kwargs)`` (typerules.md §1 steps 1-4).
+
+    ``op``: registered name (``tile.add``; ``pl.tile.add`` / ``pl.tile.and_`` accepted).
+    ``args``: positional args as ``ArgInfo`` (or TileType / Type / Expr, auto-wrapped).
+    ``kwargs``: keyword args as written (ir exprs), ``attrs`` ignored.  For tile.move the
+    layout kwargs the pass chose (see ``move_kwargs``) must be included.  For
+    aiv_shard/aic_gather inside ``pl.split_aiv`` (where the printer suppresses ``split=``)
+    pass the scope's mode as ``split``.
+    ``lhs_space``: the LHS Var's resolved space (the final canonicalisation is against it;
+    None = keep the call's space).  ``lhs_memref``: the LHS's memref, used when the deduced
+    type has none.  ``backend_layout`` is accepted for API symmetry and ignored (layout
+    kwargs arrive on the move call itself).
+
+    Returns an ``ir.TileType`` (``ir.TupleType`` for gather_compare), or None when the op's
+    result is not a tile (store, read, tpop, ...) or cannot be derived (unknown op, missing
+    argument types).  Raises ``DeductionError`` where PyPTO's deducer throws.
+    """
+    op = normalize_op(op)
+    args = [_wrap(a) for a in args]
+    kwargs = {k: v for k, v in (kwargs or {}).items() if k != "attrs"}
+    if op in NON_TILE_OPS or not op.startswith("tile."):
+        return None
+    fn = _RULES.get(op[5:])
+    if fn is None:
+        return None
+    try:
+        res = fn(op, args, kwargs)
+    except _Unknown:
+        return None
+    if res is None:
+        return None
+    if isinstance(res, ir.TupleType):
+        return res
+    return _finish(op, args, kwargs, res, lhs_space, lhs_memref)
+
+
+@dataclass
+class _Res:
+    shape: tuple
+    dtype: str
+    view: Optional[EffectiveView]
+    space: Optional[str] = None          # deducer space (None = unset)
+    memref: Optional[ir.Expr] = None
+    stamp: Optional[str] = "<registry>"  # override of the registry stamp ("<registry>" = by rule)
+
+
+def _stamp(op, args, kwargs) -> Optional[str]:
+    rule = _output_rule(op)
+    if rule[0] == "fixed":
+        return rule[1]
+    if rule[0] == "kwarg":
+        v = kwargs.get(rule[1])
+        if v is not None and not isinstance(v, ir.NoneConst):
+            return norm_space(v)
+        if rule[2] is not None:
+            return rule[2]
+        return _first_space(args)
+    if rule[0] == "inherit":
+        return _first_space(args)
+    return None
+
+
+def _finish(op, args, kwargs, r: _Res, lhs_space, lhs_memref) -> ir.TileType:
+    stamp = _stamp(op, args, kwargs) if r.stamp == "<registry>" else r.stamp
+    return build_result_type(_fin(r.shape), r.dtype, _fin_view(r.view), deducer_space=r.space,
+                             stamped_space=stamp, lhs_space=lhs_space, memref=r.memref,
+                             lhs_memref=lhs_memref)
+
+
+def _fin_view(v: Optional[EffectiveView]) -> Optional[EffectiveView]:
+    if v is None:
+        return None
+    return replace(v, valid_shape=_fin(v.valid_shape), stride=_fin(v.stride),
+                   start_offset=finalize_expr(v.start_offset) if v.start_offset is not None else None)
+
+
+def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None,
+                     lhs_memref=None) -> Optional[ir.Type]:
+    """``derive_result_type`` for an ``ir.Call``: Name args are typed by ``type_of(name)``."""
+    op = call.op
+    if op is None:
+        return None
+    args = []
+    for a in call.args:
+        t = type_of(a.id) if isinstance(a, ir.Name) else None
+        args.append(ArgInfo(a, t))
+    return derive_result_type(op, args, dict(call.kwargs), lhs_space=lhs_space, lhs_memref=lhs_memref)
+
+
+def retargeted_type(written: ir.TileType, new_space, lhs_space=None) -> ir.TileType:
+    """LHS type of a retargetable producer (tile.load / tile.create) whose ``target_memory``
+    kwarg the pass sets to ``new_space`` (tileview.md §5): the call result is
+    ``TileType(shape, dtype, memref, implicit view of new_space, new_space)`` and the LHS is
+    synced to it (any partial valid_shape or layout of the written type is discarded)."""
+    sp = norm_space(lhs_space) if lhs_space is not None else norm_space(new_space)
+    return implicit_type(written.shape, written.dtype, written.memref, sp)
+
+
+# ============================================================================ rules
+
+_RULES: dict[str, Callable] = {}
+
+
+def _rule(*names):
+    def deco(fn):
+        for n in names:
+            _RULES[n] = fn
+        return fn
+    return deco
+
+
+# ---------------------------------------------------------------- 3.1 elementwise tile (+) tile
+
+@_rule(*_BINARY, "shl", "shr", "div", "addc", "subc", "sel", "prelu")
+def _r_binary(op, args, kwargs):
+    name = op[5:]
+    if name == "sel":
+        lhs, rhs = _need_tile(args, 1, op), _need_tile(args, 2, op)
+    else:
+        lhs = _need_tile(args, 0, op)
+        rhs = _need_tile(args, 1, op) if name != "prelu" else lhs
+    if name in ("div", "prelu"):
+        shape, dtype = tuple(lhs.shape), norm_dtype(lhs.dtype)
+    elif name in ("shl", "shr"):
+        shape, dtype = bcast(lhs.shape, rhs.shape), norm_dtype(lhs.dtype)
+    elif name in ("addc", "subc"):
+        third = _need_tile(args, 2, op)
+        shape = bcast(bcast(lhs.shape, rhs.shape), third.shape)
+        dtype = promote_dtype(promote_dtype(lhs.dtype, rhs.dtype), third.dtype)
+    else:
+        shape, dtype = bcast(lhs.shape, rhs.shape), promote_dtype(lhs.dtype, rhs.dtype)
+    return _Res(shape, dtype, _lay(lhs))
+
+
+# ---------------------------------------------------------------- 3.2 tile (+) scalar
+
+@_rule(*_TILE_SCALAR)
+def _r_tile_scalar(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+
+
+@_rule("addsc", "subsc", "rems")
+def _r_addsc(op, args, kwargs):
+    t1 = _need_tile(args, 0, op)
+    t2 = _need_tile(args, 2, op)
+    sd = _scalar_dtype(args[1]) if len(args) > 1 else None
+    if sd is None:
+        raise _Unknown("scalar dtype unknown")
+    dtype = promote_dtype(promote_dtype(t1.dtype, sd), t2.dtype)
+    return _Res(bcast(t1.shape, t2.shape), dtype, _lay(t1))
+
+
+@_rule("sels")
+def _r_sels(op, args, kwargs):
+    src = _need_tile(args, 1, op)
+    return _Res(tuple(src.shape), norm_dtype(src.dtype), _lay(src))
+
+
+@_rule("expands")
+def _r_expands(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    sd = _scalar_dtype(args[1]) if len(args) > 1 else None
+    if sd is None:
+        raise _Unknown("scalar dtype unknown")
+    return _Res(tuple(t.shape), promote_dtype(t.dtype, sd), _lay(t))
+
+
+# ---------------------------------------------------------------- 3.3 compare (packed predicate, 2.5)
+
+def _roundup(x, k: int):
+    c = const_value(x)
+    if c is not None:
+        return _c(-(-c // k) * k)
+    return s_mul(s_floordiv(s_add(x, _c(k - 1)), _c(k)), _c(k))
+
+
+@_rule("cmp", "cmps")
+def _r_cmp(op, args, kwargs):
+    lhs = _need_tile(args, 0, op)
+    if op == "tile.cmp":
+        rhs = _need_tile(args, 1, op)
+        logical = bcast(lhs.shape, rhs.shape)
+    else:
+        logical = tuple(lhs.shape)
+    shape = logical[:-1] + (_roundup(s_ceildiv(logical[-1], 8), 32),)
+    vs = valid_shape_of(lhs)
+    valid = vs[:-1] + (s_ceildiv(vs[-1], 8),)
+    return _Res(shape, "UINT8", _lay(lhs, valid))
+
+
+# ---------------------------------------------------------------- 3.4 unary, cast
+
+@_rule(*_UNARY)
+def _r_unary(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+
+
+@_rule("cast")
+def _r_cast(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    tt = kwargs.get("target_type")
+    if tt is None:
+        raise _Unknown("cast without target_type")
+    dtype = norm_dtype(tt)
+    if dtype == norm_dtype(t.dtype):
+        raise DeductionError("cast to the same dtype")
+    return _Res(tuple(t.shape), dtype, _lay(t))
+
+
+# ---------------------------------------------------------------- 3.5 row / col expand
+
+@_rule(*_ROW_EXPAND, *_COL_EXPAND)
+def _r_expand(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    other = _need_tile(args, 1, op)
+    return _Res(tuple(t.shape), promote_dtype(t.dtype, other.dtype), _lay(t))
+
+
+@_rule("row_expand_add")
+def _r_row_expand_add(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    if effective_view(t).blayout != "row_major":
+        raise DeductionError("row_expand_add: tile must be row_major")
+    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+
+
+# ---------------------------------------------------------------- 3.6 reductions
+
+@_rule(*_ROW_RED)
+def _r_row_red(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    if op == "tile.row_min":
+        e = effective_view(x)
+        if e.blayout != "row_major" or e.slayout != "none_box":
+            raise DeductionError("row_min: input must be row_major/none_box")
+    vs = valid_shape_of(x)
+    if any(prove_zero(v) for v in vs):
+        raise DeductionError("reduction of an empty tile")
+    dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
+    return _Res(tuple(x.shape[:-1]) + (_c(1),), dtype,
+                fresh_view(tuple(vs[:-1]) + (_c(1),), blayout="col_major"))
+
+
+@_rule(*_COL_RED)
+def _r_col_red(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    vs = valid_shape_of(x)
+    if any(prove_zero(v) for v in vs):
+        raise DeductionError("reduction of an empty tile")
+    dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
+    return _Res((_c(1),) + tuple(x.shape[1:]), dtype,
+                fresh_view((_c(1),) + tuple(vs[1:]), blayout="row_major"))
+
+
+# ---------------------------------------------------------------- 3.7 matmul family
+
+def _acc_dtype(a, b) -> str:
+    return "FP32" if (is_float(a) and is_float(b)) else "INT32"
+
+
+def _acc_view(valid, compact="null") -> EffectiveView:
+    return fresh_view(valid, blayout="col_major", slayout="row_major", fractal=1024, compact=compact)
+
+
+def _product(lhs: ir.TileType, rhs: ir.TileType):
+    if len(lhs.shape) != 2 or len(rhs.shape) != 2:
+        raise DeductionError("matmul operands must be 2-D")
+    shape = (lhs.shape[0], rhs.shape[1])
+    valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[1])
+    return shape, valid
+
+
+@_rule("matmul", "matmul_bias")
+def _r_matmul(op, args, kwargs):
+    lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    shape, valid = _product(lhs, rhs)
+    view = _acc_view(valid, acc_compact(valid[0], shape[0]))
+    return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), view, space="Acc")
+
+
+@_rule("matmul_acc")
+def _r_matmul_acc(op, args, kwargs):
+    acc = _need_tile(args, 0, op)
+    view = _acc_view(valid_shape_of(acc), effective_view(acc).compact)
+    return _Res(tuple(acc.shape), norm_dtype(acc.dtype), view, space="Acc")
+
+
+@_rule("gemv", "gemv_bias", "gemv_acc")
+def _r_gemv(op, args, kwargs):
+    k = 1 if op == "tile.gemv_acc" else 0
+    lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
+    dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
+    shape = (_c(16), rhs.shape[-1])
+    valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
+    return _Res(shape, dtype, _acc_view(valid))
+
+
+@_rule("batch_matmul")
+def _r_batch_matmul(op, args, kwargs):
+    lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    batch = bcast(lhs.shape[:-2], rhs.shape[:-2]) if (len(lhs.shape) > 2 or len(rhs.shape) > 2) else ()
+    shape = tuple(batch) + (lhs.shape[-2], rhs.shape[-1])
+    return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), _acc_view(shape), space="Acc")
+
+
+@_rule("batch_matmul_acc")
+def _r_batch_matmul_acc(op, args, kwargs):
+    acc = _need_tile(args, 0, op)
+    return _Res(tuple(acc.shape), norm_dtype(acc.dtype), _acc_view(tuple(acc.shape)), space="Acc")
+
+
+@_rule("matmul_mx", "matmul_mx_acc", "matmul_mx_bias")
+def _r_matmul_mx(op, args, kwargs):
+    k = 1 if op == "tile.matmul_mx_acc" else 0
+    lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 2, op)
+    shape, valid = _product(lhs, rhs)
+    return _Res(shape, "FP32", _acc_view(valid, acc_compact(valid[0], shape[0])))
+
+
+@_rule("tget_scale_addr")
+def _r_tget_scale_addr(op, args, kwargs):
+    dst = _need_tile(args, 0, op)
+    return _Res(tuple(dst.shape), norm_dtype(dst.dtype), stored_view(dst),
+                space=norm_space(dst.space))
+
+
+# ---------------------------------------------------------------- 3.8 memory / creation
+
+def move_result_type(src: ir.TileType, target, blayout=None, slayout=None) -> tuple[tuple, str, EffectiveView]:
+    """(shape, dtype, raw view) of ``tile.move(src, target_memory=target[, blayout][, slayout])``
+    (tileview.md §6)."""
+    target = norm_space(target)
+    shape = tuple(src.shape)
+    v = effective_view(src)
+    dst = implicit_layout(shape, target)
+    dictates = dst != implicit_layout(shape, None)
+    view = fresh_view().with_layout(dst)
+    if not dictates:
+        view = replace(view, blayout=v.blayout, slayout=v.slayout)
+    if target == "Right":
+        view = replace(view, blayout="row_major")
+    if blayout is not None:
+        bl = norm_layout(blayout)
+        if target in ("LeftScale", "RightScale") and bl != view.blayout:
+            raise DeductionError("move: layout kwarg conflicts with the scale space layout")
+        view = replace(view, blayout=bl)
+    if slayout is not None:
+        sl = norm_layout(slayout)
+        if target in ("LeftScale", "RightScale") and sl != view.slayout:
+            raise DeductionError("move: layout kwarg conflicts with the scale space layout")
+        view = replace(view, slayout=sl)
+    view = replace(view, valid_shape=tuple(v.valid_shape) or shape, pad=v.pad)
+    dtype = norm_dtype(src.dtype)
+    if target in ("LeftScale", "RightScale"):
+        if dtype not in ("UINT8", "FP8E8M0"):
+            raise DeductionError("move to a scale space needs UINT8/FP8E8M0")
+        dtype = "FP8E8M0"
+    return shape, dtype, view
+
+
+@_rule("move")
+def _r_move(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    tm = kwargs.get("target_memory")
+    if tm is None:
+        raise DeductionError("tile.move requires target_memory")
+    target = norm_space(tm)
+    shape, dtype, view = move_result_type(src, target, kwargs.get("blayout"), kwargs.get("slayout"))
+    return _Res(shape, dtype, view, space=target)
+
+
+def move_kwargs(target, producer_space=None, consumer_op: Optional[str] = None,
+                arg_index: Optional[int] = None, backend: Optional[str] = None):
+    """Kwargs of a move the pass inserts (pass.cpp:805-848): ``target_memory=S``; with a
+    backend and a consumer layout spec for ``arg_index``: ``blayout=<L>`` (+ ``slayout=none_box``
+    when S is Vec); an Acc producer moved to Vec always gets ``blayout=row_major,
+    slayout=none_box``.  Returns a tuple of (key, ir.Expr) in print order."""
+    target = norm_space(target)
+    bl = sl = None
+    if backend and consumer_op is not None and arg_index is not None:
+        lay = backend_input_layout(consumer_op, arg_index)
+        if lay is not None:
+            bl = lay
+            if target == "Vec":
+                sl = "none_box"
+    if norm_space(producer_space) == "Acc" and target == "Vec":
+        bl, sl = "row_major", "none_box"
+    out = [("target_memory", ir.Dotted(("pl", "Mem", target)))]
+    if bl is not None:
+        out.append(("blayout", ir.Dotted(("pl", "TileLayout", bl))))
+    if sl is not None:
+        out.append(("slayout", ir.Dotted(("pl", "TileLayout", sl))))
+    return tuple(out)
+
+
+def _tensor_view_fields(t: ir.TensorType):
+    """(layout, valid_shape or None) of a tensor's ``pl.TensorView(...)``."""
+    layout, valid = "ND", None
+    v = t.view
+    if isinstance(v, ir.Call):
+        lay = v.kwarg("layout")
+        if lay is not None:
+            layout = _kw_enum({"l": lay}, "l") or "ND"
+        vs = v.kwarg("valid_shape")
+        if vs is not None:
+            valid = _list_items(vs)
+    return layout, valid
+
+
+@_rule("load")
+def _r_load(op, args, kwargs):
+    if not args or not isinstance(args[0].type, ir.TensorType):
+        raise _Unknown("load source tensor type unknown")
+    ten: ir.TensorType = args[0].type
+    offs = _dims(args[1].expr, "offsets") if len(args) > 1 else ()
+    shapes = _dims(args[2].expr, "shapes") if len(args) > 2 else ()
+    req = _dims(args[3].expr, "valid_shape") if len(args) > 3 and args[3].expr is not None else shapes
+    tm = kwargs.get("target_memory")
+    target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else None
+    clamp = _kw_bool(kwargs, "clamp")
+    layout, tvalid = _tensor_view_fields(ten)
+    dtype = norm_dtype(ten.dtype)
+    view = fresh_view()
+    if layout in ("MX_A_ZZ", "MX_B_NN"):
+        lay = ("row_major", "row_major") if layout == "MX_A_ZZ" else ("col_major", "col_major")
+        view = replace(view, blayout=lay[0], slayout=lay[1], fractal=32)
+    elif target == "Mat":
+        bl, sl = "col_major", "row_major"
+        if layout == "DN":
+            bl, sl = sl, bl
+        if len(shapes) == 2 and const_value(shapes[1 if layout == "DN" else 0]) == 1:
+            bl, sl = "row_major", "none_box"
+        view = replace(view, blayout=bl, slayout=sl)
+    elif target is not None:
+        if shapes and const_value(shapes[-1]) == 1:
+            view = replace(view, blayout="col_major")
+    if len(shapes) == len(ten.shape):
+        sv = tuple(tvalid) if tvalid is not None else tuple(ten.shape)
+        valid = []
+        for i, w in enumerate(shapes):
+            full = exprs_equal(sv[i], ten.shape[i])
+            if full and not clamp:
+                avail = w
+            else:
+                avail = s_min(s_max(s_sub(sv[i], offs[i]), _c(0)), w)
+            r = req[i]
+            valid.append(avail if (not exprs_equal(avail, w) and prove_le(avail, r)) else r)
+    else:
+        valid = list(req)
+    view = replace(view, valid_shape=tuple(valid))
+    return _Res(shapes, dtype, view, space=target)
+
+
+@_rule("create")
+def _r_create(op, args, kwargs):
+    if not args:
+        raise _Unknown("create without shape")
+    shape = _dims(args[0].expr)
+    dt = kwargs.get("dtype")
+    if dt is None:
+        raise _Unknown("create without dtype")
+    tm = kwargs.get("target_memory")
+    target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else None
+    transpose, flat = _kw_bool(kwargs, "transpose"), _kw_bool(kwargs, "flat_layout")
+    if target in ("LeftScale", "RightScale"):
+        raise DeductionError("create: scale spaces rejected")
+    space = None
+    if flat:
+        view, space = fresh_view(shape), "Mat"
+    elif target == "Acc":
+        view, space = fresh_view(shape).with_layout(implicit_layout(shape, "Acc")), "Acc"
+    elif transpose:
+        view = fresh_view(shape, blayout="row_major", slayout="col_major")
+    else:
+        view = fresh_view(shape, blayout=shape_layout(shape))
+    return _Res(shape, norm_dtype(dt), view, space=space)
+
+
+@_rule("write")
+def _r_write(op, args, kwargs):
+    t = _need_tile(args, 0, op)
+    return _Res(tuple(t.shape), norm_dtype(t.dtype), stored_view(t), space=norm_space(t.space),
+                memref=t.memref)
+
+
+@_rule("gather_row")
+def _r_gather_row(op, args, kwargs):
+    return _r_write(op, args, kwargs)
+
+
+def _value_shape(args, kwargs, idx, key="shape"):
+    if len(args) > idx and args[idx].expr is not None:
+        return _dims(args[idx].expr)
+    if key in kwargs:
+        return _dims(kwargs[key])
+    raise _Unknown("missing shape")
+
+
+def _opt_valid(args, kwargs, idx):
+    if len(args) > idx and args[idx].expr is not None and not isinstance(args[idx].expr, ir.NoneConst):
+        return _dims(args[idx].expr)
+    v = kwargs.get("valid_shape")
+    if v is not None and not isinstance(v, ir.NoneConst):
+        return _dims(v)
+    return None
+
+
+@_rule("full", "ci", "tri", "random")
+def _r_full(op, args, kwargs):
+    name = op[5:]
+    sidx = {"full": 0, "ci": 1, "tri": 1, "random": 6}[name]
+    shape = _value_shape(args, kwargs, sidx)
+    dt = kwargs.get("dtype")
+    if dt is None:
+        raise _Unknown("missing dtype")
+    valid = shape
+    if name in ("tri", "random"):
+        v = _opt_valid(args, kwargs, sidx + 1)
+        if v is not None:
+            valid = v
+    return _Res(shape, norm_dtype(dt), fresh_view(valid))
+
+
+@_rule("mgather")
+def _r_mgather(op, args, kwargs):
+    if not args or args[0].type is None:
+        raise _Unknown("mgather source type unknown")
+    mem = args[0].type
+    idx = _need_tile(args, 1, op)
+    tm = kwargs.get("target_memory")
+    target = norm_space(tm) if tm is not None else "Vec"
+    elem = _kw_int(kwargs, "coalesce", 0) != 0
+    mem_last = mem.shape[-1]
+    if target == "Mat":
+        shape = tuple(idx.shape) if elem else (idx.shape[-1], mem_last)
+        valid = _opt_valid(args, kwargs, 3) or shape
+        view = fresh_view(valid, blayout="col_major", slayout="row_major")
+    else:
+        ev = effective_view(idx)
+        if elem:
+            shape, valid = tuple(idx.shape), tuple(ev.valid_shape)
+        else:
+            d = 1 if (len(idx.shape) == 2 and const_value(idx.shape[0]) == 1) else 0
+            shape = (idx.shape[d], mem_last)
+            valid = (ev.valid_shape[d], mem_last)
+        view = fresh_view(valid, blayout="row_major")
+    return _Res(shape, norm_dtype(mem.dtype), view)
+
+
+# ---------------------------------------------------------------- 3.9 views and transforms
+
+def _drop(dims: tuple, axes) -> tuple:
+    out = tuple(d for i, d in enumerate(dims) if i not in axes)
+    while len(out) < 2:
+        out = (_c(1),) + out
+    return out
+
+
+@_rule("slice")
+def _r_slice(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    shape = _value_shape(args, kwargs, 1)
+    offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
+    req = _opt_valid(args, kwargs, 3)
+    dd = None
+    if len(args) > 4 and args[4].expr is not None and not isinstance(args[4].expr, ir.NoneConst):
+        dd = args[4].expr
+    elif kwargs.get("drop_dims") is not None:
+        dd = kwargs["drop_dims"]
+    drop = set()
+    if dd is not None:
+        for a in _list_items(dd) or ():
+            c = const_value(a)
+            drop.add(c % len(shape) if c is not None and c < 0 else c)
+    valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
+    if drop:
+        shape, valid = _drop(shape, drop), _drop(valid, drop)
+    sv = stored_view(x)
+    if sv is not None:
+        view = fresh_view(valid, blayout=sv.blayout, slayout=sv.slayout, fractal=sv.fractal,
+                          pad=sv.pad, compact=sv.compact)
+    else:
+        view = fresh_view(valid, blayout=shape_layout(shape))
+    pv = kwargs.get("pad_value")
+    if pv is not None and not isinstance(pv, ir.NoneConst):
+        view = replace(view, pad=norm_pad(pv))
+    return _Res(shape, norm_dtype(x.dtype), view)
+
+
+@_rule("reshape")
+def _r_reshape(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    new_shape = _value_shape(args, kwargs, 1)
+    e = effective_view(x)
+    valid = reshape_valid(x.shape, valid_shape_of(x), new_shape, e.blayout == "row_major")
+    view = fresh_view(valid, blayout=shape_layout(new_shape), pad=e.pad, compact=e.compact)
+    return _Res(new_shape, norm_dtype(x.dtype), view)
+
+
+@_rule("transpose")
+def _r_transpose(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    a1 = const_value(args[1].expr) if len(args) > 1 else _kw_int(kwargs, "axis1")
+    a2 = const_value(args[2].expr) if len(args) > 2 else _kw_int(kwargs, "axis2")
+    if a1 is None or a2 is None:
+        raise _Unknown("transpose axes unknown")
+    n = len(x.shape)
+    a1, a2 = a1 % n, a2 % n
+    shape = list(x.shape)
+    shape[a1], shape[a2] = shape[a2], shape[a1]
+    return _Res(tuple(shape), norm_dtype(x.dtype), fresh_view(tuple(shape)))
+
+
+_FLIP = {"row_major": "col_major", "col_major": "row_major", "none_box": "none_box"}
+
+
+@_rule("transpose_view")
+def _r_transpose_view(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    e = effective_view(x)
+    shape = tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2])
+    vs = tuple(e.valid_shape)
+    valid = vs[:-2] + (vs[-1], vs[-2])
+    view = fresh_view(valid, blayout=_FLIP[e.blayout], slayout=_FLIP[e.slayout], fractal=e.fractal,
+                      pad=e.pad, compact=e.compact)
+    return _Res(shape, norm_dtype(x.dtype), view, space=norm_space(x.space))
+
+
+@_rule("reinterpret_view")
+def _r_reinterpret_view(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    dt = kwargs.get("dtype")
+    new_dtype = norm_dtype(dt) if dt is not None else norm_dtype(x.dtype)
+    e = effective_view(x)
+    if e.slayout != "none_box":
+        raise DeductionError("reinterpret_view of a boxed tile")
+    ob, nb = dtype_bits(x.dtype), dtype_bits(new_dtype)
+    axis = len(x.shape) - 1
+    if e.blayout == "col_major" and len(x.shape) >= 2:
+        axis = len(x.shape) - 2
+
+    def scale(d):
+        return s_floordiv(s_mul(d, _c(ob)), _c(nb)) if (const_value(d) is None or (const_value(d) * ob) % nb) else _c(const_value(d) * ob // nb)
+
+    explicit = None
+    if len(args) > 1 and args[1].expr is not None:
+        explicit = _dims(args[1].expr)
+    elif kwargs.get("shape") is not None:
+        explicit = _dims(kwargs["shape"])
+    if explicit is not None:
+        shape = explicit
+    else:
+        shape = tuple(scale(d) if i == axis else d for i, d in enumerate(x.shape))
+    vs = valid_shape_of(x)
+    if expr_lists_equal(vs, x.shape):
+        valid = shape
+    else:
+        valid = tuple(scale(d) if i == axis else d for i, d in enumerate(vs))
+    view = replace(e, valid_shape=tuple(valid), stride=(), start_offset=None,
+                   pad=e.pad if e.pad == "zero" else "null")
+    return _Res(shape, new_dtype, view, space=norm_space(x.space))
+
+
+@_rule("set_validshape")
+def _r_set_validshape(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    if len(args) < 3:
+        raise _Unknown("set_validshape needs rows, cols")
+    rows, cols = _norm_dim(args[1].expr), _norm_dim(args[2].expr)
+    view = replace(effective_view(x), valid_shape=(rows, cols))
+    return _Res(tuple(x.shape), norm_dtype(x.dtype), view)
+
+
+@_rule("assemble")
+def _r_assemble(op, args, kwargs):
+    tgt, src = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
+    valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs)
+    view = replace(effective_view(tgt), valid_shape=tuple(valid))
+    return _Res(tuple(tgt.shape), norm_dtype(tgt.dtype), view, space=norm_space(tgt.space))
+
+
+@_rule("extract")
+def _r_extract(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    if len(args) < 4:
+        raise _Unknown("extract needs (src, row, col, shape)")
+    offs = (args[1].expr, args[2].expr)
+    shape = _dims(args[3].expr)
+    tm = kwargs.get("target_memory")
+    target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else "Vec"
+    valid = window_read(src.shape, valid_shape_of(src), offs, shape)
+    view = fresh_view(valid).with_layout(implicit_layout(shape, target))
+    if target == "Left":
+        view = replace(view, blayout="row_major", slayout="row_major")
+    elif target == "Right":
+        view = replace(view, blayout="row_major", slayout="col_major")
+    if target in ("Left", "Right") and not expr_lists_equal(_fin(valid), shape):
+        view = replace(view, compact="normal")
+    return _Res(shape, norm_dtype(src.dtype), view, space=target)
+
+
+def _in0_or_vec(t: ir.TileType) -> Optional[str]:
+    return norm_space(t.space)
+
+
+@_rule("scatter_update", "scatter", "scatter_mask")
+def _r_scatter(op, args, kwargs):
+    dst = _need_tile(args, 0, op)
+    view = replace(effective_view(dst), valid_shape=valid_shape_of(dst))
+    return _Res(tuple(dst.shape), norm_dtype(dst.dtype), view, space=_in0_or_vec(dst))
+
+
+@_rule("concat")
+def _r_concat(op, args, kwargs):
+    a, b = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    ca, cb = const_value(a.shape[1]), const_value(b.shape[1])
+    cols = _c(ca + cb) if ca is not None and cb is not None else ir.BinOp("+", a.shape[1], b.shape[1])
+    shape = (a.shape[0], cols)
+    return _Res(shape, norm_dtype(a.dtype), fresh_view(shape))
+
+
+# ---------------------------------------------------------------- 3.10 fill-pad
+
+@_rule("fillpad", "fillpad_inplace", "fillpad_expand")
+def _r_fillpad(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    pad = norm_pad(kwargs.get("pad_value")) if kwargs.get("pad_value") is not None else "zero"
+    if pad == "null":
+        raise DeductionError("fillpad: pad_value null rejected")
+    shape = _value_shape(args, kwargs, 1) if op == "tile.fillpad_expand" else tuple(x.shape)
+    e = effective_view(x)
+    view = fresh_view(shape, blayout=e.blayout, slayout=e.slayout, pad=pad, compact=e.compact)
+    return _Res(shape, norm_dtype(x.dtype), view, space=norm_space(x.space), memref=x.memref)
+
+
+# ---------------------------------------------------------------- 3.11 gather / scatter / sort
+
+@_rule("gather")
+def _r_gather(op, args, kwargs):
+    src, idx = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    return _Res(tuple(idx.shape), norm_dtype(src.dtype), _lay(src, tuple(idx.shape)))
+
+
+@_rule("gatherb")
+def _r_gatherb(op, args, kwargs):
+    src, off = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    od = kwargs.get("output_dtype")
+    out = norm_dtype(od) if od is not None and not isinstance(od, ir.NoneConst) else norm_dtype(src.dtype)
+    k = 32 // dtype_bytes(out)
+    ev = effective_view(off).valid_shape
+    shape = (off.shape[0], s_mul(off.shape[1], _c(k)))
+    valid = (ev[0], s_mul(ev[1], _c(k)))
+    return _Res(shape, out, fresh_view(valid, blayout="row_major"))
+
+
+@_rule("gather_mask")
+def _r_gather_mask(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    p = _kw_int(kwargs, "mask_pattern")
+    if p is None:
+        raise _Unknown("gather_mask without mask_pattern")
+    od = kwargs.get("output_dtype")
+    out = norm_dtype(od) if od is not None and not isinstance(od, ir.NoneConst) else norm_dtype(src.dtype)
+    c = src.shape[1]
+    if p in (1, 2):
+        c = s_floordiv(c, _c(2))
+    elif 3 <= p <= 6:
+        c = s_floordiv(c, _c(4))
+    shape = (src.shape[0], c)
+    return _Res(shape, out, _lay(src, shape))
+
+
+@_rule("gather_compare")
+def _r_gather_compare(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    oc = kwargs.get("out_cols")
+    if oc is None:
+        raise _Unknown("gather_compare without out_cols")
+    rows = src.shape[0]
+    dst_shape = (rows, _norm_dim(oc))
+    cd = kwargs.get("count_dtype")
+    cdt = norm_dtype(cd) if cd is not None and not isinstance(cd, ir.NoneConst) else "INT32"
+    cdst_shape = (_c(1), rows)
+    dst = build_result_type(_fin(dst_shape), "INT32", _lay(src, dst_shape), stamped_space="Vec")
+    cdst = build_result_type(_fin(cdst_shape), cdt, fresh_view(cdst_shape), stamped_space="Vec")
+    return ir.TupleType((dst, cdst))
+
+
+@_rule("sort32")
+def _r_sort32(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    shape = tuple(src.shape[:-1]) + (s_mul(src.shape[-1], _c(2)),)
+    return _Res(shape, norm_dtype(src.dtype), _lay(src, shape))
+
+
+@_rule("mrgsort_format2")
+def _r_mrgsort2(op, args, kwargs):
+    src0 = _need_tile(args, 0, op)
+    tmp = _need_tile(args, len(args) - 1, op)
+    return _Res(tuple(tmp.shape), norm_dtype(src0.dtype), _lay(src0, tuple(tmp.shape)))
+
+
+@_rule("mrgsort_format1")
+def _r_mrgsort1(op, args, kwargs):
+    src = _need_tile(args, 0, op)
+    return _Res(tuple(src.shape), norm_dtype(src.dtype), _lay(src, tuple(src.shape)))
+
+
+# ---------------------------------------------------------------- 3.12 cross-core
+
+_SPLIT = {"NONE": 0, "UP_DOWN": 1, "LEFT_RIGHT": 2}
+
+
+def _split_mode(kwargs) -> int:
+    v = kwargs.get("split")
+    if v is None:
+        return 0
+    c = const_value(v)
+    if c is not None:
+        return c
+    name = _kw_enum(kwargs, "split")
+    if name in _SPLIT:
+        return _SPLIT[name]
+    raise _Unknown(f"split mode {v!r}")
+
+
+@_rule("aiv_shard", "aic_gather")
+def _r_shard(op, args, kwargs):
+    x = _need_tile(args, 0, op)
+    split = _split_mode(kwargs)
+    shape, valid = list(x.shape), list(valid_shape_of(x))
+    if split in (1, 2):
+        ax = 0 if split == 1 else 1
+        if op == "tile.aiv_shard":
+            shape[ax] = s_ceildiv(shape[ax], 2) if const_value(shape[ax]) is not None else s_floordiv(shape[ax], _c(2))
+            valid[ax] = s_ceildiv(valid[ax], 2) if const_value(valid[ax]) is not None else s_floordiv(s_add(valid[ax], _c(1)), _c(2))
+        else:
+            shape[ax] = s_mul(shape[ax], _c(2))
+            valid[ax] = s_mul(valid[ax], _c(2))
+    return _Res(tuple(shape), norm_dtype(x.dtype), fresh_view(tuple(valid)))
