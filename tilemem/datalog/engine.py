@@ -29,7 +29,7 @@ from .errors import EvaluationError
 from .program import RuleSet, plan_body
 from .syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
 
-__all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_relaxed"]
+__all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_paused"]
 
 #: A lookup pattern element: ``("const", value)`` or ``("var", name)`` (name None = anonymous).
 PatternTerm = tuple
@@ -61,39 +61,41 @@ class Engine(ABC):
     def close(self) -> None: ...
 
 
-# ----------------------------------------------------------------------------- GC relaxation
+# ----------------------------------------------------------------------------- GC pause
 
 _gc_lock = threading.Lock()
 _gc_users = 0
-_gc_saved: Optional[tuple] = None
-_GC_GEN0 = 100_000
+_gc_was_enabled = False
 
 
 @contextmanager
-def gc_relaxed():
-    """Raise the cyclic GC's generation-0 threshold while pyDatalog runs.
+def gc_paused():
+    """Pause Python's cyclic garbage collector while pyDatalog runs.
 
-    pyDatalog allocates millions of small objects (clauses, literals, subgoals); with
-    the default threshold (700) the collector runs constantly and evaluation is about
-    2-3x slower.  The threshold is process-wide, so nested and concurrent users are
-    reference-counted and the original thresholds are restored by the last one out.
-    Collection still happens (just less often), so cyclic garbage cannot pile up.
+    pyDatalog allocates millions of small objects (clauses, literals, subgoals) while
+    answering a query; the collector keeps re-traversing them and evaluation is 2-3x
+    slower with the default thresholds (about 1.6x slower even with a gen-0 threshold
+    of 100,000).  The cycles pyDatalog creates (its subgoal graph) only become garbage
+    when a query ends, so pausing costs little memory: everything allocated during the
+    pause stays in generation 0 and is examined by the first collection afterwards.
+
+    ``gc.disable()`` is process-wide, so nested and concurrent users (threads) are
+    reference-counted: the collector is re-enabled by the last one out, and only if it
+    was enabled when the first one came in.
     """
-    global _gc_users, _gc_saved
+    global _gc_users, _gc_was_enabled
     with _gc_lock:
         if _gc_users == 0:
-            _gc_saved = gc.get_threshold()
-            if _gc_saved[0] and _gc_saved[0] < _GC_GEN0:
-                gc.set_threshold(_GC_GEN0, *_gc_saved[1:])
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
         _gc_users += 1
     try:
         yield
     finally:
         with _gc_lock:
             _gc_users -= 1
-            if _gc_users == 0 and _gc_saved is not None:
-                gc.set_threshold(*_gc_saved)
-                _gc_saved = None
+            if _gc_users == 0 and _gc_was_enabled:
+                gc.enable()
 
 
 # ----------------------------------------------------------------------------- pyDatalog engine
@@ -166,6 +168,11 @@ class PyDatalogEngine(Engine):
                 E.insert(p)               # known (possibly empty) predicate
                 self._preds[name] = p
             self._neg_preds = {}
+            self._unasserted: dict[str, list] = {}   # solved, not yet asserted as facts
+            # predicates read by some rule of another component must be asserted as facts
+            # right after they are solved; the others only if a lookup needs them
+            self._read_later = {q for q, p in rules.graph.edges
+                                if rules.predicates[q].stratum != rules.predicates[p].stratum}
             self._rule_clauses: dict[str, list] = {}
             for rule in rules.rules:
                 clause = self._translate_rule(rule)
@@ -300,7 +307,7 @@ class PyDatalogEngine(Engine):
 
     def add_facts(self, pred: str, rows: Sequence[tuple]) -> None:
         p = self._preds[pred]
-        with self._active(), gc_relaxed():
+        with self._active(), gc_paused():
             for row in rows:
                 self._assert_row(p, row)
 
@@ -322,7 +329,7 @@ class PyDatalogEngine(Engine):
 
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         out: dict[str, list[tuple]] = {}
-        with self._active(), gc_relaxed():
+        with self._active(), gc_paused():
             for pred in component:
                 p = self._preds[pred]
                 rows = self._ask(pred, [E.Var(f"A{i}") for i in range(p.arity)])
@@ -334,8 +341,11 @@ class PyDatalogEngine(Engine):
                 for clause in self._rule_clauses.pop(pred, ()):
                     E.retract(clause)
                 p.recursive = False
-                for row in rows:
-                    self._assert_row(p, row)
+                if pred in self._read_later or len(component) > 1:
+                    for row in rows:
+                        self._assert_row(p, row)
+                else:
+                    self._unasserted[pred] = rows
         return out
 
     def lookup(self, pred: str, pattern: Sequence[PatternTerm]) -> list[tuple]:
@@ -349,7 +359,12 @@ class PyDatalogEngine(Engine):
                 terms.append(E.Var(f"_{anon}"))
             else:
                 terms.append(E.Var(value))
-        with self._active(), gc_relaxed():
+        with self._active(), gc_paused():
+            rows = self._unasserted.pop(pred, None)
+            if rows is not None:
+                p = self._preds[pred]
+                for row in rows:
+                    self._assert_row(p, row)
             return self._ask(pred, terms)
 
     def close(self) -> None:
@@ -373,5 +388,6 @@ class PyDatalogEngine(Engine):
             self._preds = {}
             self._neg_preds = {}
             self._rule_clauses = {}
+            self._unasserted = {}
             self._consts = {}
             self._logic = None

@@ -259,9 +259,6 @@ class RuleSet:
                     err(it.loc, f"relation '{it.name}' is marked .input twice")
                 inputs.setdefault(it.name, it)
         self.decls = decls
-        for name, inp in inputs.items():
-            if name not in decls:
-                err(inp.loc, f".input relation '{name}' has no .decl (its arity is unknown)")
 
         # --- arity of every use
         arity: dict[str, tuple[int, Loc, str]] = {n: (len(d.columns), d.loc, "declared")
@@ -288,6 +285,11 @@ class RuleSet:
                         check_atom(lit, "first used")
                     elif isinstance(lit, Negation):
                         check_atom(lit.atom, "first used")
+
+        for name, inp in inputs.items():
+            if name not in arity:
+                err(inp.loc, f".input relation '{name}' has no .decl and no rule uses it, "
+                             f"so its arity is unknown (add a .decl)")
 
         # --- undefined predicates
         for it in self.rules:

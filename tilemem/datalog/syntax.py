@@ -293,11 +293,11 @@ class _ToAst(Transformer):
 
     def comparison(self, meta, children):
         left, op, right = children
-        return Comparison(str(op), left, right, self._tloc(op))
+        return Comparison(str(op), left, right, self._loc(meta))
 
     def arith(self, meta, children):
         target, eq, left, op, right = children
-        return Arith(target, left, str(op), right, self._tloc(op))
+        return Arith(target, left, str(op), right, self._loc(meta))
 
     # items
     def _doc(self, meta) -> str:
@@ -363,18 +363,26 @@ def _describe_expected(expected) -> str:
     return ", expected one of: " + ", ".join(names)
 
 
-def _syntax_diagnostic(name: str, err: UnexpectedInput) -> Diagnostic:
+def _end_position(text: str) -> tuple[int, int]:
+    """The position just after the last non-blank character (where input 'ended')."""
+    body = text.rstrip()
+    line = body.count("\n") + 1
+    return line, len(body) - (body.rfind("\n") + 1) + 1
+
+
+def _syntax_diagnostic(name: str, err: UnexpectedInput, text: str) -> Diagnostic:
     if isinstance(err, UnexpectedCharacters):
         ch = err.char if err.char not in ("\n", "\r") else "end of line"
         return Diagnostic(name, err.line, err.column, f"syntax error: unexpected character {ch!r}")
     if isinstance(err, UnexpectedEOF):
-        return Diagnostic(name, err.line if err.line > 0 else 1, max(err.column, 1),
+        line, col = _end_position(text)
+        return Diagnostic(name, line, col,
                           "syntax error: unexpected end of input" + _describe_expected(err.expected))
     if isinstance(err, UnexpectedToken):
         tok = err.token
         if tok.type == "$END":
             what = "end of input"
-            line, col = err.line if err.line > 0 else 1, max(err.column, 1)
+            line, col = _end_position(text)
         else:
             what = repr(str(tok))
             line, col = tok.line, tok.column
@@ -389,7 +397,7 @@ def parse_program(text: str, name: str = "<text>") -> ParsedFile:
     try:
         tree = _get_parser().parse(text, start="program")
     except UnexpectedInput as err:
-        return ParsedFile(name, (), (_syntax_diagnostic(name, err),))
+        return ParsedFile(name, (), (_syntax_diagnostic(name, err, text),))
     docs = _docs_from_comments(text, _scan_comments(text))
     try:
         items = _ToAst(name, text, docs).transform(tree)
@@ -432,7 +440,7 @@ def parse_query(text: str) -> Atom:
     try:
         tree = _get_parser().parse(text, start="query")
     except UnexpectedInput as err:
-        d = _syntax_diagnostic("<query>", err)
+        d = _syntax_diagnostic("<query>", err, text)
         raise QueryError(d.message, d.col) from None
     try:
         return _ToAst("<query>", text, {}).transform(tree)

@@ -1,0 +1,138 @@
+"""Benchmark of tilemem's Datalog engine layer (tilemem.datalog on pyDatalog).
+
+Times fact loading and evaluation of the rule patterns the tilemem rules use, at
+several input sizes:
+
+* join      -- a 3-way join over call/arg facts with a constant argument position
+* tc        -- left-recursive transitive closure over chains of statements
+* lastwrite -- stratified negation: "latest write of V before read position P"
+* chain     -- a chain over ordered argument positions (arithmetic successor)
+
+Usage:  python bench/bench_engine.py [--sizes 1000,10000,100000] [--patterns join,tc,...]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import resource
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from tilemem.datalog import Database, RuleSet  # noqa: E402
+
+RULES = {
+    "join": """
+.decl call(stmt, op)
+.input call
+.decl arg(stmt, slot, var)
+.input arg
+.decl op_vec(op)
+.input op_vec
+// first argument of every call to an op that wants Vec
+first_vec(V, S) :- call(S, Op), op_vec(Op), arg(S, 0, V).
+""",
+    "tc": """
+.decl next(a, b)
+.input next
+// left-recursive transitive closure
+reach(X, Y) :- next(X, Y).
+reach(X, Z) :- reach(X, Y), next(Y, Z).
+""",
+    "lastwrite": """
+.decl read_at(var, pos)
+.input read_at
+.decl write_site(var, pos)
+.input write_site
+later_write(V, P, Q) :- read_at(V, P), write_site(V, Q), write_site(V, Q2), Q < Q2, Q2 < P.
+last_write(V, P, Q) :- read_at(V, P), write_site(V, Q), Q < P, !later_write(V, P, Q).
+""",
+    "chain": """
+.decl arg(stmt, slot, var)
+.input arg
+.decl nargs(stmt, n)
+.input nargs
+// arguments linked in slot order: slot I is followed by slot I + 1
+arg_next(S, V, W) :- arg(S, I, V), J = I + 1, arg(S, J, W).
+// the chain from slot 0 to the last slot, as a reachability relation
+arg_chain(S, V) :- arg(S, 0, V).
+arg_chain(S, W) :- arg_chain(S, V), arg_next(S, V, W).
+complete(S) :- nargs(S, N), L = N - 1, arg(S, L, V), arg_chain(S, V).
+""",
+}
+
+
+def facts_for(pattern: str, n: int) -> dict[str, list[tuple]]:
+    """About n input facts for a pattern, shaped like per-function compiler facts."""
+    if pattern == "join":
+        calls = n // 4
+        ops = [f"tile.op{i}" for i in range(50)]
+        return {
+            "call": [(s, ops[s % 50]) for s in range(calls)],
+            "arg": [(s, i, f"v{s}_{i}") for s in range(calls) for i in range(3)][: n - calls - 25],
+            "op_vec": [(op,) for op in ops[:25]],
+        }
+    if pattern == "tc":
+        # chains of 20 statements (bodies of straight-line blocks)
+        return {"next": [(i, i + 1) for i in range(n) if (i + 1) % 20]}
+    if pattern == "lastwrite":
+        # each variable is written 4 times and read 4 times, interleaved
+        nvars = max(1, n // 8)
+        writes, reads = [], []
+        for v in range(nvars):
+            for k in range(4):
+                writes.append((f"v{v}", 10 * k))
+                reads.append((f"v{v}", 10 * k + 5))
+        return {"write_site": writes, "read_at": reads}
+    if pattern == "chain":
+        stmts = max(1, n // 5)
+        return {
+            "arg": [(s, i, f"v{s}_{i}") for s in range(stmts) for i in range(4)],
+            "nargs": [(s, 4) for s in range(stmts)],
+        }
+    raise ValueError(pattern)
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run(pattern: str, n: int) -> dict:
+    rules = RuleSet.load((f"<{pattern}>", RULES[pattern]))
+    facts = facts_for(pattern, n)
+    nfacts = sum(len(v) for v in facts.values())
+    gc.collect()
+    t0 = time.perf_counter()
+    db = Database(rules)
+    for rel, rows in facts.items():
+        db.add_facts(rel, rows)
+    t1 = time.perf_counter()
+    db.evaluate()
+    t2 = time.perf_counter()
+    derived = sum(len(db.relation(p)) for p, info in rules.predicates.items() if info.is_derived)
+    t3 = time.perf_counter()
+    db.close()
+    return {"pattern": pattern, "facts": nfacts, "derived": derived, "load": t1 - t0,
+            "eval": t2 - t1, "read": t3 - t2, "maxrss_mb": rss_mb()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--patterns", default=",".join(RULES))
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"{'pattern':<10} {'facts':>8} {'derived':>9} {'load s':>8} {'eval s':>8} "
+          f"{'us/derived':>10} {'maxrss MB':>9}")
+    for pattern in args.patterns.split(","):
+        for n in sizes:
+            r = run(pattern, n)
+            per = 1e6 * r["eval"] / max(1, r["derived"])
+            print(f"{r['pattern']:<10} {r['facts']:>8} {r['derived']:>9} {r['load']:>8.3f} "
+                  f"{r['eval']:>8.3f} {per:>10.1f} {r['maxrss_mb']:>9.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
