@@ -1,2 +1,27 @@
-"""tilemem: PyPTO's InferTileMemorySpace pass re-implemented as a Datalog constraint solver."""
+"""tilemem: PyPTO's InferTileMemorySpace pass re-implemented as a Datalog constraint solver.
+
+Library use::
+
+    import tilemem
+    sol = tilemem.solve(open("kernel.pto").read(), backend="910B")
+    print(sol.text)          # the annotated program, as PyPTO prints it
+    sol.spaces               # {function: {var: space}}
+    sol.moves                # the inserted tile.move statements
+"""
 __version__ = "0.1.0"
+
+__all__ = ["solve", "parse", "print_program", "Solution", "TilememError", "__version__"]
+
+
+def __getattr__(name):
+    # Import lazily so that `tilemem --version` and `tilemem fmt` stay fast.
+    if name in ("solve", "parse", "Solution"):
+        from . import api
+        return getattr(api, name)
+    if name == "print_program":
+        from .printer import print_program
+        return print_program
+    if name == "TilememError":
+        from .errors import TilememError
+        return TilememError
+    raise AttributeError(f"module 'tilemem' has no attribute '{name}'")

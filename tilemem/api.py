@@ -1,0 +1,82 @@
+"""The library front: ``tilemem.solve``, ``tilemem.parse``, ``tilemem.print_program``."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
+
+from . import ir
+from .backends import normalize_backend
+from .emitter import MoveRecord, Solution3, emit
+from .errors import TilememError, read_source
+from .parser import parse as _parse
+from .printer import print_program
+from .solver import derive
+from .wellformed import check_program
+
+
+def parse(text: str, path: str = "<input>") -> ir.Program:
+    """Parse PyPTO program text into tilemem's IR (raises TilememError on bad input)."""
+    return _parse(text, path)
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and len(s) < 4096 and os.path.exists(s)
+
+
+@dataclass
+class Solution:
+    """The result of solving one program.
+
+    ``text``: the annotated program as PyPTO prints it; ``program``: the rewritten IR;
+    ``spaces``: function -> var -> space; ``moves``: the inserted moves.
+    """
+    text: str
+    program: ir.Program
+    spaces: dict[str, dict[str, str]]
+    moves: list[MoveRecord]
+    backend: Optional[str]
+    source: ir.Program
+    path: str = "<input>"
+    extra_rules: tuple[str, ...] = ()
+    _derived: object = field(default=None, repr=False)
+
+    def query(self, pattern: str):
+        """Rows of a Datalog pattern over the program's facts and derived relations.
+
+        Returns ``(columns, rows)``; e.g. ``query('space(V, "Acc")')``.
+        """
+        _, db = derive(self.source, self.backend, self.extra_rules, keep_db=True)
+        try:
+            return db.query(pattern)
+        finally:
+            db.close()
+
+
+def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
+          path: Optional[str] = None) -> Solution:
+    """Infer the memory space of every tile of every InCore function.
+
+    ``text_or_path`` is program text, or the path of a file holding it.
+    ``backend``: None/"none", "910B"/"Ascend910B", "950"/"Ascend950".
+    ``rules``: extra rule files (e.g. the op table entries of your own ops).
+    """
+    if path is None and _looks_like_path(text_or_path):
+        path = text_or_path
+        text = read_source(path)
+    else:
+        text = text_or_path
+    path = path or "<input>"
+    backend = normalize_backend(backend)
+    program = _parse(text, path)
+    check_program(program, path)
+    derived, _ = derive(program, backend, tuple(rules))
+    sol3 = Solution3.from_relations(derived.rel)
+    out, moves = emit(program, derived.facts, sol3)
+    spaces: dict[str, dict[str, str]] = {}
+    for vid, space in sorted(sol3.space.items()):
+        fn, name = vid.split(":", 1)
+        spaces.setdefault(fn, {})[name] = space
+    return Solution(text=print_program(out), program=out, spaces=spaces, moves=moves,
+                    backend=backend, source=program, path=path, extra_rules=tuple(rules),
+                    _derived=derived)

@@ -1,0 +1,335 @@
+"""Phase 3 — apply a derived solution to the IR.
+
+The rules have decided everything: each var's space (``space``), where each move
+goes and which argument slots read it (``move_at``, ``move_use``, ``move_slot``),
+the moves' layout kwargs (``move_blayout``, ``move_slayout``), which producers are
+retargeted (``retarget``) and which calls get their result type re-derived
+(``rederive``).  The emitter only rebuilds the text: new annotations (through
+``tilemem.views``/``tilemem.typerules``), inserted ``tile.move`` statements,
+substituted arguments and remapped var lists in call attrs.
+"""
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+from . import ir
+from .facts import Facts, FOR_KINDS, last_yield
+from . import typerules
+from .views import retype
+from .wellformed import names_in
+
+# Call attrs that list vars; they follow argument substitution (dump_vars entries
+# are expanded to every replacement used for that var).
+_VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
+                   "arg_direction_overrides_vars")
+
+BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
+
+
+@dataclass
+class Solution3:
+    """The phase-0..3 results the emitter reads, indexed for lookup."""
+    space: dict[str, str]
+    resolved: set[str]
+    move_at: dict[int, list[tuple[str, str]]]
+    move_use: dict[tuple[int, int], tuple[str, str]]
+    move_slot: dict[tuple[int, str, str], int]
+    blayout: dict[tuple[int, str, str], str]
+    slayout: dict[tuple[int, str, str], str]
+    retarget: dict[int, tuple[str, str]]
+    rederive: set[int]
+
+    @classmethod
+    def from_relations(cls, rel) -> "Solution3":
+        move_at = defaultdict(list)
+        for p, v, t in rel("move_at"):
+            move_at[p].append((v, t))
+        return cls(
+            space={v: s for v, s in rel("space")},
+            resolved={f for (f,) in rel("resolved_function")},
+            move_at=dict(move_at),
+            move_use={(p, i): (v, t) for p, i, v, t in rel("move_use")},
+            move_slot={(p, v, t): i for p, v, t, i in rel("move_slot")},
+            blayout={(p, v, t): l for p, v, t, l in rel("move_blayout")},
+            slayout={(p, v, t): l for p, v, t, l in rel("move_slayout")},
+            retarget={p: (k, s) for p, k, s in rel("retarget")},
+            rederive={p for (p,) in rel("rederive")},
+        )
+
+
+@dataclass
+class MoveRecord:
+    function: str
+    consumer_line: Optional[int]
+    producer: str
+    target: str
+    name: str
+
+
+class _FunctionRewriter:
+    def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int]):
+        self.fn = fn
+        self.sol = sol
+        self.pos_of = pos_of
+        self.declared: dict[str, ir.Type] = {}      # plain name -> type as written
+        self.env: dict[str, ir.Type] = {}           # plain name -> type after the rewrite
+        self.used_names: set[str] = set()
+        self.moves: list[MoveRecord] = []
+        self._collect(fn)
+
+    # -- names and types ----------------------------------------------------
+    def vid(self, name: str) -> str:
+        return f"{self.fn.name}:{name}"
+
+    def _collect(self, fn: ir.Function):
+        for p in fn.params:
+            self.declared[p.name] = p.type
+            self.used_names.add(p.name)
+        inits: dict[str, str] = {}
+
+        def walk(stmts):
+            for s in stmts:
+                if isinstance(s, ir.Assign):
+                    for t in s.targets:
+                        self.used_names.add(t)
+                    if len(s.targets) == 1 and s.type is not None:
+                        self.declared.setdefault(s.targets[0], s.type)
+                elif isinstance(s, ir.Yield):
+                    for i, t in enumerate(s.targets):
+                        self.used_names.add(t)
+                        ty = s.target_types[i] if i < len(s.target_types) else None
+                        if ty is not None:
+                            self.declared.setdefault(t, ty)
+                elif isinstance(s, ir.For):
+                    if s.loop_var:
+                        self.used_names.add(s.loop_var)
+                    for i, ia in enumerate(s.iter_args or []):
+                        self.used_names.add(ia)
+                        init = s.init_values[i] if i < len(s.init_values) else None
+                        if isinstance(init, ir.Name):
+                            inits[ia] = init.id
+                    walk(s.body)
+                    y = last_yield(s.body)
+                    if y is not None:
+                        for i, t in enumerate(y.targets):
+                            if t not in self.declared and i < len(s.iter_args or []):
+                                inits.setdefault(t, (s.iter_args or [])[i])
+                elif isinstance(s, ir.If):
+                    walk(s.then_body)
+                    walk(s.else_body or [])
+                elif isinstance(s, (ir.While, ir.With)):
+                    if isinstance(s, ir.With) and s.as_name:
+                        self.used_names.add(s.as_name)
+                    walk(s.body)
+
+        walk(fn.body)
+        # iter-args (and unannotated loop return vars) have the type of what seeds them
+        for _ in range(len(inits) + 1):
+            changed = False
+            for ia, src in inits.items():
+                if ia not in self.declared and src in self.declared:
+                    self.declared[ia] = self.declared[src]
+                    changed = True
+            if not changed:
+                break
+
+    def space_of(self, name: str) -> Optional[str]:
+        return self.sol.space.get(self.vid(name))
+
+    def new_type(self, name: str) -> Optional[ir.Type]:
+        """The var's type after the pass: as rewritten at its definition, else retyped."""
+        if name in self.env:
+            return self.env[name]
+        t = self.declared.get(name)
+        s = self.space_of(name)
+        if isinstance(t, ir.TileType) and s is not None:
+            t = retype(t, s)
+            self.env[name] = t
+        return t
+
+    def fresh_name(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.used_names:
+            k += 1
+            name = f"{base}_{k}"
+        self.used_names.add(name)
+        return name
+
+    # -- statements -----------------------------------------------------------
+    def rewrite_body(self, stmts: list[ir.Stmt], scope: dict) -> list[ir.Stmt]:
+        local = dict(scope)            # moves made here are visible in nested lists only
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            p = self.pos_of.get(id(s))
+            if p is not None:
+                keys = self.sol.move_at.get(p, [])
+                for v, t in sorted(keys, key=lambda k: (self.sol.move_slot.get((p, k[0], k[1]), 0), k)):
+                    out.append(self.make_move(p, s, v, t, local))
+            out.append(self.rewrite_stmt(s, p, local))
+        return out
+
+    def make_move(self, p: int, consumer: ir.Stmt, v: str, t: str, local: dict) -> ir.Assign:
+        src = v.split(":", 1)[1]
+        name = self.fresh_name(f"{src}_{t}")
+        kwargs = [("target_memory", ir.Dotted(("pl", "Mem", t)))]
+        if (p, v, t) in self.sol.blayout:
+            kwargs.append(("blayout", ir.Dotted(("pl", "TileLayout", self.sol.blayout[(p, v, t)]))))
+        if (p, v, t) in self.sol.slayout:
+            kwargs.append(("slayout", ir.Dotted(("pl", "TileLayout", self.sol.slayout[(p, v, t)]))))
+        call = ir.Call("pl.tile.move", (ir.Name(src),), tuple(kwargs))
+        mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t)
+        self.env[name] = mtype
+        local[(v, t)] = name
+        self.moves.append(MoveRecord(self.fn.name, getattr(consumer, "line", None), src, t, name))
+        return ir.Assign([name], mtype, call, line=getattr(consumer, "line", None))
+
+    def rewrite_call(self, p: Optional[int], call: ir.Call, local: dict) -> ir.Call:
+        args = list(call.args)
+        replaced: dict[str, list[str]] = defaultdict(list)
+        for i, a in enumerate(args):
+            key = self.sol.move_use.get((p, i)) if p is not None else None
+            if key is not None and key in local and isinstance(a, ir.Name):
+                args[i] = ir.Name(local[key])
+            if isinstance(a, ir.Name):
+                new = args[i].id
+                if new not in replaced[a.id]:
+                    replaced[a.id].append(new)
+        kwargs = list(call.kwargs)
+        for j, (k, val) in enumerate(kwargs):
+            if k == "attrs" and isinstance(val, ir.DictExpr):
+                kwargs[j] = (k, self.remap_attrs(val, replaced))
+        return replace(call, args=tuple(args), kwargs=tuple(kwargs))
+
+    def remap_attrs(self, d: ir.DictExpr, replaced: dict[str, list[str]]) -> ir.DictExpr:
+        items = []
+        for key, val in d.items:
+            if isinstance(key, ir.StrConst) and key.value in _VAR_LIST_ATTRS and isinstance(val, ir.ListExpr):
+                new_items = []
+                for e in val.items:
+                    if isinstance(e, ir.Name) and e.id in replaced:
+                        subs = replaced[e.id] if key.value == "dump_vars" else replaced[e.id][:1]
+                        new_items.extend(ir.Name(n) for n in subs)
+                    else:
+                        new_items.append(e)
+                val = replace(val, items=tuple(new_items))
+            items.append((key, val))
+        return replace(d, items=tuple(items))
+
+    def rewrite_stmt(self, s: ir.Stmt, p: Optional[int], local: dict) -> ir.Stmt:
+        if isinstance(s, ir.Assign):
+            value = s.value
+            if isinstance(value, ir.Call):
+                value = self.rewrite_call(p, value, local)
+            typ = s.type
+            if len(s.targets) == 1 and isinstance(typ, ir.TileType):
+                name = s.targets[0]
+                space = self.space_of(name)
+                if space is not None:
+                    typ, value = self.retype_definition(p, typ, value, space)
+                    self.env[name] = typ
+            comments = [] if self.rebuilt(s.targets, s.value) else s.comments
+            return replace(s, value=value, type=typ, comments=comments)
+        if isinstance(s, ir.EvalStmt):
+            comments = [] if self.rebuilt([], s.expr) else s.comments
+            if isinstance(s.expr, ir.Call):
+                return replace(s, expr=self.rewrite_call(p, s.expr, local), comments=comments)
+            return replace(s, comments=comments)
+        if isinstance(s, ir.For):
+            new = replace(s, body=self.rewrite_body(s.body, local))
+            return new
+        if isinstance(s, ir.If):
+            return replace(s, then_body=self.rewrite_body(s.then_body, local),
+                           else_body=None if s.else_body is None else self.rewrite_body(s.else_body, local))
+        if isinstance(s, (ir.While, ir.With)):
+            return replace(s, body=self.rewrite_body(s.body, local))
+        if isinstance(s, ir.Yield):
+            types = list(s.target_types)
+            for i, t in enumerate(s.targets):
+                if i < len(types) and isinstance(types[i], ir.TileType):
+                    space = self.space_of(t)
+                    if space is not None:
+                        types[i] = retype(types[i], space)
+                        self.env[t] = types[i]
+            return replace(s, target_types=types)
+        return s
+
+    def rebuilt(self, targets: list[str], value: ir.Expr) -> bool:
+        """PyPTO rebuilds a statement that defines or reads a var the pass rebuilt (every
+        resolved var is replaced by a new one); a rebuilt statement loses its comments."""
+        if any(self.space_of(t) is not None for t in targets):
+            return True
+        return any(self.space_of(n.id) is not None for n in names_in(value))
+
+    def retype_definition(self, p, typ: ir.TileType, value: ir.Expr, space: str):
+        """The LHS annotation of a resolved tile definition (and its possibly retargeted call)."""
+        if not isinstance(value, ir.Call):
+            return retype(typ, space), value
+        retarget = self.sol.retarget.get(p) if p is not None else None
+        if retarget is not None:
+            kwarg, target = retarget
+            value = value.with_kwarg(kwarg, ir.Dotted(("pl", "Mem", target)))
+            return typerules.retargeted_type(typ, target, space), value
+        if p is not None and p in self.sol.rederive:
+            try:
+                derived = typerules.derive_call_type(value, self.new_type, lhs_space=space,
+                                                     lhs_memref=typ.memref)
+            except typerules.DeductionError:
+                derived = None      # PyPTO would reject the program; keep the written view
+            if isinstance(derived, ir.TileType):
+                return derived, value
+        return retype(typ, space), value
+
+    def run(self) -> ir.Function:
+        body = self.rewrite_body(self.fn.body, {})
+        return replace(self.fn, body=body)
+
+
+def _strip_bridge(e: ir.Expr) -> ir.Expr:
+    """Remove the residency bridge mark from every call attrs dict inside e."""
+    if isinstance(e, ir.Call):
+        kwargs = []
+        for k, v in e.kwargs:
+            if k == "attrs" and isinstance(v, ir.DictExpr):
+                items = tuple((a, b) for a, b in v.items
+                              if not (isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR))
+                if not items:
+                    continue
+                v = replace(v, items=items)
+            kwargs.append((k, _strip_bridge(v)))
+        return replace(e, args=tuple(_strip_bridge(a) for a in e.args), kwargs=tuple(kwargs))
+    return e
+
+
+def strip_bridge_marks(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            s = replace(s, value=_strip_bridge(s.value))
+        elif isinstance(s, ir.EvalStmt):
+            s = replace(s, expr=_strip_bridge(s.expr))
+        elif isinstance(s, ir.For):
+            s = replace(s, body=strip_bridge_marks(s.body))
+        elif isinstance(s, ir.If):
+            s = replace(s, then_body=strip_bridge_marks(s.then_body),
+                        else_body=None if s.else_body is None else strip_bridge_marks(s.else_body))
+        elif isinstance(s, (ir.While, ir.With)):
+            s = replace(s, body=strip_bridge_marks(s.body))
+        out.append(s)
+    return out
+
+
+def emit(program: ir.Program, facts: Facts, sol: Solution3):
+    """The rewritten program and the list of inserted moves."""
+    pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+    functions = []
+    moves: list[MoveRecord] = []
+    for fn in program.functions:
+        if fn.is_incore and fn.name in sol.resolved:
+            rw = _FunctionRewriter(fn, sol, pos_of)
+            fn = rw.run()
+            moves.extend(rw.moves)
+        functions.append(replace(fn, body=strip_bridge_marks(fn.body)))
+    return replace(program, functions=functions), moves

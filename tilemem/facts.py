@@ -1,0 +1,320 @@
+"""IR -> Datalog facts.
+
+This module only *describes* the program: which statement sits where, what it
+defines and reads, how loops and branches are wired.  It decides nothing about
+memory spaces — that is the rules' job (``rules/*.dl``).
+
+Identifiers
+  * statements are numbered by a pre-order walk over every InCore function
+    (``pos``); a compound statement also gets an ``end`` number, allocated after
+    its last nested statement, at which its loop-exit / branch-merge effects happen;
+  * statement lists (function bodies, loop and branch bodies) get their own ids;
+  * a var is ``<function>:<name>`` so that one database can hold a whole program.
+
+Every fact is also recorded with the source line it comes from (``origin``), so
+that explanations can point at the user's text.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from . import ir
+
+# The input relations, with their column names (the rules declare them with .input).
+SCHEMA: dict[str, tuple[str, ...]] = {
+    "incore": ("func",),
+    "func_kind": ("func", "type"),
+    "stmt": ("pos", "func", "kind"),
+    "stmt_end": ("pos", "end"),
+    "stmt_in_list": ("pos", "list"),
+    "list_in_stmt": ("list", "pos"),
+    "var": ("var", "func", "name"),
+    "var_kind": ("var", "kind"),
+    "declared": ("var", "typekind"),
+    "declared_space": ("var", "space"),
+    "param": ("func", "index", "var", "direction"),
+    "assign": ("pos", "var"),
+    "call": ("pos", "op"),
+    "call_tile": ("pos",),
+    "arg_pos": ("pos", "index"),
+    "arg": ("pos", "index", "var"),
+    "arg_other": ("pos", "index"),
+    "nargs": ("pos", "n"),
+    "kwarg": ("pos", "key", "value"),
+    "has_kwarg": ("pos", "key"),
+    "alias": ("pos", "var", "src"),
+    "loop": ("pos", "kind"),
+    "loop_iter": ("pos", "index", "iter_arg"),
+    "loop_init": ("pos", "index", "var"),
+    "loop_return": ("pos", "index", "var"),
+    "loop_yield": ("pos", "index", "var"),
+    "branch": ("pos",),
+    "branch_return": ("pos", "index", "var"),
+    "branch_yield": ("pos", "arm", "index", "var"),
+    "backend": ("name",),
+}
+
+# Enum namespaces whose last component is a memory space.
+_SPACE_ENUMS = {("pl", "Mem"), ("pl", "MemorySpace")}
+
+
+def space_of_expr(e: ir.Expr) -> Optional[str]:
+    """``pl.Mem.Mat`` / ``pl.MemorySpace.Mat`` -> ``"Mat"``."""
+    if isinstance(e, ir.Dotted) and len(e.parts) == 3 and tuple(e.parts[:2]) in _SPACE_ENUMS:
+        return e.parts[2]
+    return None
+
+
+def type_kind(t: Optional[ir.Type]) -> Optional[str]:
+    if t is None:
+        return None
+    if isinstance(t, ir.TileType):
+        return "tile"
+    if isinstance(t, ir.TensorType):
+        return "tensor"
+    if isinstance(t, ir.ScalarType):
+        return "scalar"
+    if isinstance(t, ir.TupleType):
+        return "tuple"
+    return "other"
+
+
+def last_yield(body: list[ir.Stmt]) -> Optional[ir.Yield]:
+    """The yield that ends a body, looking through trailing runtime / split-aiv scopes."""
+    while body:
+        last = body[-1]
+        if isinstance(last, ir.Yield):
+            return last
+        if isinstance(last, ir.With) and isinstance(last.item, ir.Call) and last.item.func.endswith(".scope"):
+            body = last.body
+            continue
+        if isinstance(last, ir.For) and last.kind == "split_aiv":
+            body = last.body
+            continue
+        return None
+    return None
+
+
+# Loop kinds that PyPTO models as ForStmt (iter-args seeded and promoted); pl.while_
+# is a WhileStmt, pl.spmd / pl.split_aiv are scopes.
+FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
+
+
+@dataclass
+class Facts:
+    rows: dict[str, list[tuple]] = field(default_factory=lambda: defaultdict(list))
+    # pos -> (function name, statement) for source mapping and the emitter
+    stmts: dict[int, tuple[str, ir.Stmt]] = field(default_factory=dict)
+    # pos -> statement list it belongs to, and that list's index within it
+    # var id -> (function name, plain name)
+    vars: dict[str, tuple[str, str]] = field(default_factory=dict)
+    origin: dict[tuple, int] = field(default_factory=dict)   # (pred, row) -> source line
+
+    def add(self, pred: str, *row, line: Optional[int] = None):
+        assert pred in SCHEMA, pred
+        self.rows[pred].append(row)
+        if line is not None:
+            self.origin.setdefault((pred, row), line)
+
+    def items(self) -> Iterable[tuple[str, list[tuple]]]:
+        for pred in SCHEMA:
+            yield pred, self.rows.get(pred, [])
+
+
+class _Extractor:
+    def __init__(self, facts: Facts):
+        self.f = facts
+        self.pos = 0
+        self.list_id = 0
+
+    def _next(self) -> int:
+        p = self.pos
+        self.pos += 1
+        return p
+
+    # -- vars ---------------------------------------------------------------
+    def vid(self, func: str, name: str) -> str:
+        return f"{func}:{name}"
+
+    def declare(self, func: str, name: str, kind: str, typ: Optional[ir.Type], line=None):
+        v = self.vid(func, name)
+        if v not in self.f.vars:
+            self.f.vars[v] = (func, name)
+            self.f.add("var", v, func, name, line=line)
+            self.f.add("var_kind", v, kind, line=line)
+        tk = type_kind(typ)
+        if tk is not None and (v, tk) not in self._declared:
+            self._declared.add((v, tk))
+            self.f.add("declared", v, tk, line=line)
+            if isinstance(typ, ir.TileType) and typ.space is not None:
+                self.f.add("declared_space", v, typ.space, line=line)
+        return v
+
+    # -- functions ----------------------------------------------------------
+    def function(self, fn: ir.Function):
+        self._declared: set = set()
+        self.fn = fn
+        self.names: dict[str, str] = {}     # plain name -> kind (for classifying uses)
+        name = fn.name
+        self.f.add("incore", name, line=fn.line)
+        for i, p in enumerate(fn.params):
+            v = self.declare(name, p.name, "param", p.type, line=p.line)
+            self.f.add("param", name, i, v, p.direction, line=p.line)
+            self.names[p.name] = "param"
+        self._collect_kinds(fn.body)
+        self.body(fn.body, owner=None)
+
+    def _collect_kinds(self, body: list[ir.Stmt]):
+        """Which names are loop iter-args (the rules treat them differently from plain vars)."""
+        for s in body:
+            if isinstance(s, ir.For):
+                if s.loop_var:
+                    self.names.setdefault(s.loop_var, "loop_var")
+                for ia in s.iter_args or []:
+                    self.names[ia] = "iter_arg"
+                self._collect_kinds(s.body)
+            elif isinstance(s, ir.If):
+                self._collect_kinds(s.then_body)
+                self._collect_kinds(s.else_body or [])
+            elif isinstance(s, (ir.While, ir.With)):
+                self._collect_kinds(s.body)
+
+    def kind_of(self, name: str) -> str:
+        return self.names.get(name, "plain")
+
+    # -- statements ---------------------------------------------------------
+    def body(self, stmts: list[ir.Stmt], owner: Optional[int]) -> int:
+        lid = self.list_id
+        self.list_id += 1
+        if owner is not None:
+            self.f.add("list_in_stmt", lid, owner)
+        for s in stmts:
+            p = self.stmt(s, lid)
+        return lid
+
+    def stmt(self, s: ir.Stmt, lid: int) -> int:
+        fname = self.fn.name
+        p = self._next()
+        line = getattr(s, "line", None)
+        self.f.stmts[p] = (fname, s)
+        self.f.add("stmt_in_list", p, lid, line=line)
+        if isinstance(s, ir.Assign):
+            self.f.add("stmt", p, fname, "assign", line=line)
+            if len(s.targets) == 1:
+                v = self.declare(fname, s.targets[0], self.kind_of(s.targets[0]), s.type, line=line)
+                self.f.add("assign", p, v, line=line)
+                if isinstance(s.value, ir.Name):
+                    self.f.add("alias", p, v, self.vid(fname, s.value.id), line=line)
+            else:
+                for t in s.targets:
+                    self.declare(fname, t, self.kind_of(t), None, line=line)
+            self.value(p, s.value, line)
+        elif isinstance(s, ir.EvalStmt):
+            self.f.add("stmt", p, fname, "eval", line=line)
+            self.value(p, s.expr, line)
+        elif isinstance(s, ir.For):
+            self.loop(p, s, lid, line)
+        elif isinstance(s, ir.If):
+            self.branch(p, s, line)
+        elif isinstance(s, (ir.While, ir.With)):
+            self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", line=line)
+            if isinstance(s, ir.With) and s.as_name:
+                self.declare(fname, s.as_name, "plain", None, line=line)
+            self.body(s.body, p)
+            self.f.add("stmt_end", p, self._next(), line=line)
+        elif isinstance(s, ir.Yield):
+            self.f.add("stmt", p, fname, "yield", line=line)
+        elif isinstance(s, ir.Return):
+            self.f.add("stmt", p, fname, "return", line=line)
+        else:
+            self.f.add("stmt", p, fname, type(s).__name__.lower(), line=line)
+        return p
+
+    def value(self, p: int, e: ir.Expr, line):
+        """Facts about a statement's call: op, positional args, simple kwargs."""
+        if not isinstance(e, ir.Call):
+            return
+        fname = self.fn.name
+        op = e.op or e.func
+        self.f.add("call", p, op, line=line)
+        if op.startswith("tile."):
+            self.f.add("call_tile", p, line=line)
+        self.f.add("nargs", p, len(e.args), line=line)
+        for i, a in enumerate(e.args):
+            self.f.add("arg_pos", p, i, line=line)
+            if isinstance(a, ir.Name):
+                self.f.add("arg", p, i, self.vid(fname, a.id), line=line)
+            else:
+                self.f.add("arg_other", p, i, line=line)
+        for k, val in e.kwargs:
+            if k == "attrs":
+                continue
+            self.f.add("has_kwarg", p, k, line=line)
+            sp = space_of_expr(val)
+            if sp is not None:
+                self.f.add("kwarg", p, k, sp, line=line)
+
+    def loop(self, p: int, s: ir.For, lid: int, line):
+        fname = self.fn.name
+        self.f.add("stmt", p, fname, "for", line=line)
+        if s.loop_var:
+            self.declare(fname, s.loop_var, "loop_var", None, line=line)
+        is_for = s.kind in FOR_KINDS
+        if is_for:
+            self.f.add("loop", p, s.kind, line=line)
+        inits = s.init_values
+        y = last_yield(s.body)
+        for i, ia in enumerate(s.iter_args or []):
+            v = self.declare(fname, ia, "iter_arg", None, line=line)
+            if is_for:
+                self.f.add("loop_iter", p, i, v, line=line)
+                if i < len(inits) and isinstance(inits[i], ir.Name):
+                    self.f.add("loop_init", p, i, self.vid(fname, inits[i].id), line=line)
+        if y is not None:
+            for i, t in enumerate(y.targets):
+                ty = y.target_types[i] if i < len(y.target_types) else None
+                v = self.declare(fname, t, "plain", ty, line=y.line)
+                if is_for:
+                    self.f.add("loop_return", p, i, v, line=y.line)
+                    if i < len(y.values) and isinstance(y.values[i], ir.Name):
+                        self.f.add("loop_yield", p, i, self.vid(fname, y.values[i].id), line=y.line)
+        self.body(s.body, p)
+        self.f.add("stmt_end", p, self._next(), line=line)
+
+    def branch(self, p: int, s: ir.If, line):
+        fname = self.fn.name
+        self.f.add("stmt", p, fname, "if", line=line)
+        self.f.add("branch", p, line=line)
+        for arm, body in (("then", s.then_body), ("else", s.else_body or [])):
+            y = last_yield(body)
+            if y is None:
+                continue
+            for i, t in enumerate(y.targets):
+                ty = y.target_types[i] if i < len(y.target_types) else None
+                v = self.declare(fname, t, "plain", ty, line=y.line)
+                self.f.add("branch_return", p, i, v, line=y.line)
+                if i < len(y.values) and isinstance(y.values[i], ir.Name):
+                    self.f.add("branch_yield", p, arm, i, self.vid(fname, y.values[i].id), line=y.line)
+        self.body(s.then_body, p)
+        if s.else_body is not None:
+            self.body(s.else_body, p)
+        self.f.add("stmt_end", p, self._next(), line=line)
+
+
+def extract(program: ir.Program, backend: Optional[str] = None) -> Facts:
+    """The facts of every InCore function of ``program`` (phases 0–3 read only these)."""
+    facts = Facts()
+    ex = _Extractor(facts)
+    for fn in program.functions:
+        facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
+        if fn.is_incore:
+            ex.function(fn)
+    if backend:
+        facts.add("backend", backend)
+    # duplicates (e.g. a return var declared by both arms of a branch) are harmless
+    # to the rules but noisy to read: keep each row once, in first-seen order
+    for pred, rows in facts.rows.items():
+        facts.rows[pred] = list(dict.fromkeys(rows))
+    return facts

@@ -1,0 +1,59 @@
+"""Run the rules over a program's facts and collect the solution.
+
+The solver is glue: facts in (``tilemem.facts``), rules evaluated by the Datalog
+engine (``tilemem.datalog``), derived relations out.  It computes nothing about
+spaces or moves itself.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+from . import ir
+from .backends import normalize_backend
+from .datalog import Database, RuleSet
+from .facts import Facts, extract
+
+# The derived relations the emitter and the library expose.
+RESULT_RELATIONS = (
+    "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
+    "move_slot", "demand", "retarget", "rederive",
+)
+
+
+def load_rules(extra_rules: Sequence[str] = ()) -> RuleSet:
+    """The shipped rule files plus the user's own (cached per process by the engine)."""
+    return RuleSet.from_package(extra=list(extra_rules))
+
+
+@dataclass
+class Derived:
+    """The derived relations of one solve, as Python sets/dicts."""
+    facts: Facts
+    relations: dict[str, list[tuple]] = field(default_factory=dict)
+
+    def rel(self, name: str) -> list[tuple]:
+        return self.relations.get(name, [])
+
+
+def derive(program: ir.Program, backend: Optional[str] = None,
+           extra_rules: Sequence[str] = (), keep_db: bool = False):
+    """Extract facts, evaluate the rules, return (Derived, Database or None)."""
+    backend = normalize_backend(backend)
+    facts = extract(program, backend)
+    rules = load_rules(extra_rules)
+    db = Database(rules)
+    try:
+        for pred, rows in facts.items():
+            if rows:
+                db.add_facts(pred, rows)
+        derived = Derived(facts)
+        for name in RESULT_RELATIONS:
+            derived.relations[name] = db.relation(name)
+    except BaseException:
+        db.close()
+        raise
+    if keep_db:
+        return derived, db
+    db.close()
+    return derived, None

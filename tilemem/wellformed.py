@@ -1,0 +1,115 @@
+"""Input checks the pass needs before it can run (clear errors, never a crash).
+
+* An InCore function must not take a Tile parameter (PyPTO's precondition).
+* Every name an InCore function reads must be bound: by a parameter, an earlier
+  statement, a loop header, a ``with ... as``, or a program-level ``pl.dynamic``.
+  PyPTO prints a use it could not bind with the ``__FREE_VAR`` suffix; such names
+  are accepted as free.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from . import ir
+from .errors import TilememError
+
+FREE_SUFFIX = "__FREE_VAR"
+
+
+def names_in(e) -> Iterator[ir.Name]:
+    """Every Name read inside an expression or type (iteratively: inputs can nest deeply)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        if isinstance(x, ir.Name):
+            yield x
+        elif isinstance(x, ir.Call):
+            stack.extend(v for _, v in reversed(x.kwargs))
+            stack.extend(reversed(x.args))
+        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
+            stack.extend(reversed(x.items))
+        elif isinstance(x, ir.DictExpr):
+            for k, v in reversed(x.items):
+                stack.extend((v, k))
+        elif isinstance(x, ir.Subscript):
+            stack.extend(reversed(x.index))
+            stack.append(x.value)
+        elif isinstance(x, ir.BinOp):
+            stack.extend((x.right, x.left))
+        elif isinstance(x, ir.UnaryOp):
+            stack.append(x.operand)
+        elif isinstance(x, ir.TileType):
+            stack.extend(reversed(x.shape))
+        elif isinstance(x, ir.TensorType):
+            stack.extend(reversed(x.shape))
+
+
+def _bound_names(fn: ir.Function) -> set[str]:
+    bound = {p.name for p in fn.params}
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            if isinstance(s, ir.Assign):
+                bound.update(s.targets)
+            elif isinstance(s, ir.Yield):
+                bound.update(s.targets)
+            elif isinstance(s, ir.For):
+                if s.loop_var:
+                    bound.add(s.loop_var)
+                bound.update(s.iter_args or [])
+                stack.append(s.body)
+            elif isinstance(s, ir.If):
+                stack.append(s.then_body)
+                stack.append(s.else_body or [])
+            elif isinstance(s, (ir.While, ir.With)):
+                if isinstance(s, ir.With) and s.as_name:
+                    bound.add(s.as_name)
+                stack.append(s.body)
+    return bound
+
+
+def _reads(fn: ir.Function) -> Iterator[ir.Name]:
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            if isinstance(s, ir.Assign):
+                yield from names_in(s.value)
+            elif isinstance(s, ir.EvalStmt):
+                yield from names_in(s.expr)
+            elif isinstance(s, (ir.Return, ir.Yield)):
+                for v in s.values:
+                    yield from names_in(v)
+            elif isinstance(s, ir.For):
+                yield from names_in(s.iter)
+                stack.append(s.body)
+            elif isinstance(s, ir.If):
+                yield from names_in(s.cond)
+                stack.append(s.then_body)
+                stack.append(s.else_body or [])
+            elif isinstance(s, ir.While):
+                yield from names_in(s.cond)
+                stack.append(s.body)
+            elif isinstance(s, ir.With):
+                yield from names_in(s.item)
+                stack.append(s.body)
+
+
+def check_program(program: ir.Program, path: str = "<input>") -> None:
+    dynamic = {name for name, _ in program.dynamic}
+    for fn in program.functions:
+        if not fn.is_incore:
+            continue
+        for p in fn.params:
+            if isinstance(p.type, ir.TileType):
+                raise TilememError(
+                    path, p.line, p.col,
+                    f"InCore function '{fn.name}' takes Tile parameter '{p.name}'; "
+                    "InCore functions receive tensors and load tiles themselves")
+        bound = _bound_names(fn) | dynamic
+        for n in _reads(fn):
+            if n.id not in bound and not n.id.endswith(FREE_SUFFIX):
+                raise TilememError(
+                    path, n.line, n.col,
+                    f"InCore function '{fn.name}' reads undefined name '{n.id}'")
