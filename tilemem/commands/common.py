@@ -1,0 +1,70 @@
+"""Helpers shared by the subcommands: input, atomic output, exit codes."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Optional
+
+EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+EPILOG = """\
+exit status:
+  0  success
+  1  a check failed (e.g. fmt --check: the file is not in canonical form)
+  2  usage or input error (bad syntax, missing file, unknown backend, ...)
+  3  internal error in tilemem (please report it with the input that caused it)
+"""
+
+
+def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
+    return subparsers.add_parser(name, epilog=EPILOG,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """(text, display path) of a program file, or of standard input for ``-``."""
+    from ..errors import decode_source, read_source
+    if path == "-":
+        return decode_source(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+    return read_source(path), path
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write text to path via a temp file in the same directory and a rename.
+
+    A crash or error leaves any previous file untouched, never a half-written one.
+    """
+    from ..errors import UsageError
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write '{path}': it is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tilemem-", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise UsageError(f"cannot write '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise UsageError(f"cannot write '{path}': {e.strerror}") from None
+        raise
+
+
+def emit(text: str, out: Optional[str]) -> None:
+    """Print text (with a final newline) to stdout, or write it atomically to ``out``."""
+    if not text.endswith("\n"):
+        text += "\n"
+    if out and out != "-":
+        write_atomic(out, text)
+    else:
+        sys.stdout.write(text)
