@@ -1,0 +1,1164 @@
+"""Read PyPTO's printed program text (``@pl.program`` classes) into tilemem's IR.
+
+    prog = parse(text, path="x.pto")
+
+The grammar is ``grammar/pto.lark`` (installed as ``tilemem.grammar``), parsed with
+lark's LALR parser; the IR is built during parsing by an embedded transformer (no
+parse tree is materialised).  Python-style indentation, bracket line-joining and
+comment handling are done by :class:`PtoIndenter`, a lark ``Indenter`` postlexer.
+
+Every failure is reported as :class:`tilemem.errors.TilememError` with a position;
+no other exception escapes :func:`parse`.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import re
+import sys
+from typing import Iterator, Optional
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.indenter import Indenter
+from lark.parse_tree_builder import ExpandSingleChild
+from lark.parsers.lalr_analysis import Shift
+
+from . import ir
+from .errors import TilememError
+
+__all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
+
+# FunctionType -> (level, role) that PyPTO's Function constructor derives when absent
+# (printer.md section 2).
+DERIVED_LEVEL_ROLE = {
+    "InCore": ("CHIP_DIE", "SubWorker"),
+    "AIC": ("AIC", "SubWorker"),
+    "AIV": ("AIV", "SubWorker"),
+    "Group": ("CORE_GROUP", "SubWorker"),
+    "Orchestration": ("CHIP", "Orchestrator"),
+    "Graph": ("CHIP", "Orchestrator"),
+}
+
+
+# Deepest bracket / block / operator nesting accepted.  Deeper input is rejected with a
+# positioned error, so that the recursive printer and IR walkers never overflow.
+MAX_NESTING = 1000
+
+
+class _SyntaxProblem(Exception):
+    """Raised inside the lexer/transformer; :func:`parse` turns it into a TilememError."""
+
+    def __init__(self, message: str, line: Optional[int], col: Optional[int]):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+# ----------------------------------------------------------------------------- postlexer
+
+_OPEN = {"LPAR": "(", "LSQB": "[", "LBRACE": "{"}
+_CLOSE = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+_CLOSE_CHAR = {"(": ")", "[": "]", "{": "}"}
+# Comments in front of these tokens cannot be leading comments of a statement: dropped.
+_NO_COMMENT_BEFORE = frozenset(("ELSE", "ELIF", "DEF", "CLASS"))
+# Operator tokens of the lexer and what the parser sees them as (None: depends on context).
+_OPERATOR_TYPES = {"OP": "BINOP", "AND": "BINOP", "OR": "BINOP", "XOR": "BINOP",
+                   "TILDE": "PREFIX", "NOT": "PREFIX", "PLUS": None, "MINUS": None}
+# Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
+_OPERAND_END = frozenset(("NAME", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
+                          "TRUE", "FALSE", "NONE", "ELLIPSIS"))
+
+
+class PtoIndenter(Indenter):
+    """Indentation postlexer.
+
+    On top of lark's Indenter it
+    * drops newlines (and comments) inside brackets and reports unbalanced brackets;
+    * merges runs of blank and comment lines into one newline;
+    * collects whole-line comments into a ``COMMENTS`` token (lines joined by ``\\n``,
+      each kept exactly as written after its indentation) emitted just before the
+      first token of the next statement; comments that trail code are dropped;
+    * reports inconsistent dedents / unexpected indentation with a position.
+    """
+
+    NL_type = "_NL"
+    OPEN_PAREN_types = list(_OPEN)
+    CLOSE_PAREN_types = list(_CLOSE)
+    INDENT_type = "_INDENT"
+    DEDENT_type = "_DEDENT"
+    tab_len = 8
+
+    @property
+    def always_accept(self):
+        # terminals only the postlexer consumes (so lark must keep them in the lexer)
+        return (self.NL_type, "COMMENT") + tuple(_OPERATOR_TYPES)
+
+    def process(self, stream):
+        self.paren_level = 0
+        self.indent_level = [0]
+        self.last_token = None
+        self.brackets = []
+        return self._process(stream)
+
+    def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
+        """``_NL`` then INDENT/DEDENT tokens for the line that starts with ``nxt``."""
+        yield nl
+        indent_str = nl.rsplit("\n", 1)[1]
+        indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
+        levels = self.indent_level
+        if indent > levels[-1]:
+            levels.append(indent)
+            if len(levels) > MAX_NESTING:
+                raise _SyntaxProblem(f"blocks nested too deeply (more than {MAX_NESTING} levels)",
+                                     nxt.line, nxt.column)
+            yield Token.new_borrow_pos(self.INDENT_type, indent_str, nxt)
+        elif indent < levels[-1]:
+            while indent < levels[-1]:
+                levels.pop()
+                yield Token.new_borrow_pos(self.DEDENT_type, indent_str, nxt)
+            if indent != levels[-1]:
+                raise _SyntaxProblem("unindent does not match any outer indentation level",
+                                     nxt.line, nxt.column)
+
+    def _process(self, stream):
+        pending_nl = None          # newline waiting for the next real token
+        comments: list = []        # whole-line comment tokens waiting for their statement
+        line_start = True          # no code token yet on the current line
+        started = False            # any code token seen yet
+        brackets: list = self.brackets   # open bracket tokens (read by error reporting)
+        last = None
+        for tok in stream:
+            t = tok.type
+            if t == "COMMENT":
+                if line_start and not brackets:
+                    comments.append(tok)
+                continue
+            if t == "_NL":
+                if brackets:
+                    continue
+                if started:
+                    pending_nl = tok
+                line_start = True
+                continue
+            # a real token
+            if pending_nl is not None:
+                yield from self._indent_tokens(pending_nl, tok)
+                pending_nl = None
+            elif not started and tok.column != 1:
+                raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
+            if comments:
+                if t not in _NO_COMMENT_BEFORE:
+                    first = comments[0]
+                    yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
+                                first.line, first.column, first.end_line, first.end_column, first.end_pos)
+                comments = []
+            line_start = False
+            started = True
+            if t in _OPERATOR_TYPES:
+                kind = _OPERATOR_TYPES[t]
+                if kind is None:
+                    kind = "BINOP" if last is not None and last.type in _OPERAND_END else "PREFIX"
+                tok.type = kind
+            last = tok
+            self.last_token = tok
+            if t in _OPEN:
+                brackets.append(tok)
+                if len(brackets) > MAX_NESTING:
+                    raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
+                                         tok.line, tok.column)
+            elif t in _CLOSE:
+                if not brackets:
+                    raise _SyntaxProblem(f"unmatched closing bracket '{tok.value}'", tok.line, tok.column)
+                opener = brackets.pop()
+                if opener.value != _CLOSE[t]:
+                    raise _SyntaxProblem(
+                        f"closing bracket '{tok.value}' does not match opening '{opener.value}' "
+                        f"on line {opener.line}, column {opener.column}", tok.line, tok.column)
+            yield tok
+        if brackets:
+            opener = brackets[-1]
+            raise _SyntaxProblem(f"unclosed bracket '{opener.value}' (expected '{_CLOSE_CHAR[opener.value]}' "
+                                 f"before the end of the input)", opener.line, opener.column)
+        if started:
+            end = pending_nl if pending_nl is not None else last
+            yield Token.new_borrow_pos(self.NL_type, "\n", end)
+            while len(self.indent_level) > 1:
+                self.indent_level.pop()
+                yield Token.new_borrow_pos(self.DEDENT_type, "", end)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _func_name(e: ir.Expr) -> str:
+    if type(e) is ir.Dotted:
+        return ".".join(e.parts)
+    if type(e) is ir.Name:
+        return e.id
+    from .printer import print_expr
+    return print_expr(e)
+
+
+def _dotted_tail(e, head_len: int = 2) -> Optional[str]:
+    """``X`` for a Dotted ``<a>.<b>.X`` of exactly ``head_len + 1`` parts, else None."""
+    if type(e) is ir.Dotted and len(e.parts) == head_len + 1:
+        return e.parts[-1]
+    return None
+
+
+def _enum_value(e, enum: str) -> Optional[str]:
+    """``X`` for ``<prefix>.<enum>.X``."""
+    if type(e) is ir.Dotted and len(e.parts) == 3 and e.parts[1] == enum:
+        return e.parts[2]
+    return None
+
+
+def _dtype(e) -> Optional[str]:
+    if type(e) is ir.Dotted and len(e.parts) == 2:
+        return e.parts[1]
+    return None
+
+
+def _is_memref(e) -> bool:
+    if type(e) is ir.Subscript:
+        e = e.value
+    return type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "MemRef"
+
+
+_TILEVIEW_ENUMS = {"blayout": "TileLayout", "slayout": "TileLayout", "pad": "PadValue", "compact": "CompactMode"}
+
+
+def _tile_view(call: ir.Call) -> Optional[ir.TileView]:
+    if call.args:
+        return None
+    fields: dict = {}
+    for key, val in call.kwargs:
+        if key in fields:
+            return None
+        if key in ("valid_shape", "stride"):
+            if type(val) is not ir.ListExpr:
+                return None
+            fields[key] = val.items
+        elif key == "start_offset":
+            fields[key] = val
+        elif key in _TILEVIEW_ENUMS:
+            v = _enum_value(val, _TILEVIEW_ENUMS[key])
+            if v is None:
+                return None
+            fields[key] = v
+        elif key == "fractal":
+            if type(val) is not ir.IntConst:
+                return None
+            fields[key] = val.value
+        else:
+            return None
+    return ir.TileView(**fields)
+
+
+def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
+    idx = e.index
+    if len(idx) < 2 or type(idx[0]) is not ir.ListExpr:
+        return None
+    dtype = _dtype(idx[1])
+    if dtype is None:
+        return None
+    memref = space = view = None
+    stage = 0                       # canonical order: memref, Mem, view
+    for item in idx[2:]:
+        t = type(item)
+        if t is ir.Dotted and len(item.parts) == 3 and item.parts[1] == "Mem":
+            if space is not None:
+                return None
+            space = item.parts[2]
+        elif t is ir.Call and item.func.rsplit(".", 1)[-1] == "TileView":
+            if view is not None:
+                return None
+            view = _tile_view(item)
+            if view is None:
+                return None
+        elif _is_memref(item):
+            if memref is not None:
+                return None
+            memref = item
+        else:
+            return None
+    del stage
+    return ir.TileType(idx[0].items, dtype, memref, space, view, e.line, e.col)
+
+
+def _tensor_type(e: ir.Subscript, kind: str) -> Optional[ir.Type]:
+    idx = e.index
+    if len(idx) < 2 or type(idx[0]) is not ir.ListExpr:
+        return None
+    dtype = _dtype(idx[1])
+    if dtype is None:
+        return None
+    view = memref = None
+    for item in idx[2:]:
+        if type(item) is ir.Call and item.func.rsplit(".", 1)[-1] == "TensorView":
+            if view is not None:
+                return None
+            view = item
+        elif _is_memref(item):
+            if memref is not None:
+                return None
+            memref = item
+        else:
+            return None
+    return ir.TensorType(idx[0].items, dtype, view, memref, kind, e.line, e.col)
+
+
+def to_type(e: ir.Expr) -> ir.Type:
+    """Interpret an annotation expression as an IR type (``OpaqueType`` when not modelled)."""
+    if type(e) is ir.Subscript and type(e.value) is ir.Dotted and len(e.value.parts) == 2:
+        head, kind = e.value.parts
+        t = None
+        if kind == "Tile":
+            t = _tile_type(e)
+        elif kind == "Tensor" or (head == "pld" and kind == "DistributedTensor"):
+            t = _tensor_type(e, f"{head}.{kind}")
+        elif kind == "Scalar":
+            if len(e.index) == 1:
+                d = _dtype(e.index[0])
+                if d is not None:
+                    t = ir.ScalarType(d, e.line, e.col)
+        elif kind == "Tuple":
+            if len(e.index) == 1 and type(e.index[0]) is ir.TupleExpr and not e.index[0].items:
+                t = ir.TupleType((), e.line, e.col)
+            else:
+                t = ir.TupleType(tuple(to_type(i) for i in e.index), e.line, e.col)
+        if t is not None:
+            return t
+    return ir.OpaqueType(e, getattr(e, "line", None), getattr(e, "col", None))
+
+
+def _is_yield(e) -> bool:
+    return type(e) is ir.Call and e.func.endswith(".yield_") and e.func.count(".") == 1
+
+
+def _pos(x):
+    """(line, col) of a token or IR node."""
+    if isinstance(x, Token):
+        return x.line, x.column
+    return getattr(x, "line", None), getattr(x, "col", None)
+
+
+# ----------------------------------------------------------------------------- operator precedence
+
+# printer.md section 5: or < xor < and < not < comparisons < | < ^ < & < shifts < + - <
+# * / // % < unary - ~ < ** (all binary operators left-associative except **).
+_BIN_PREC = {
+    "or": 1, "xor": 2, "and": 3,
+    "==": 5, "!=": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
+    "|": 6, "^": 7, "&": 8, "<<": 9, ">>": 9,
+    "+": 10, "-": 10, "*": 11, "/": 11, "//": 11, "%": 11,
+    "**": 13,
+}
+_NOT_PREC = 4
+_UNARY_PREC = 12
+
+
+def _climb(items: list, i: int, min_prec: int):
+    """Precedence climbing over ``items`` (IR operands and operator Tokens) from ``i``.
+
+    Returns (node, next index).  Prefix operators bind their operand at their own
+    precedence, so ``-a ** b`` is ``-(a ** b)`` and ``not a == b`` is ``not (a == b)``.
+    """
+    first = items[i]
+    if isinstance(first, Token):
+        op = first.value
+        operand, i = _climb(items, i + 1, _NOT_PREC if op == "not" else _UNARY_PREC)
+        left = _prefix(first, op, operand)
+    else:
+        left = first
+        i += 1
+    n = len(items)
+    while i < n:
+        optok = items[i]
+        op = optok.value
+        p = _BIN_PREC[op]
+        if p < min_prec:
+            break
+        right, i = _climb(items, i + 1, p if op == "**" else p + 1)
+        left = ir.BinOp(op, left, right, left.line, left.col)
+    return left, i
+
+
+def _prefix(tok: Token, op: str, e):
+    if op == "-":
+        te = type(e)
+        # `-3` / `-1.5` / `-inf` written as one literal: a negative constant (an atom).
+        if e.line == tok.line and e.col == tok.column + 1:
+            if te is ir.IntConst and e.value >= 0:
+                return ir.IntConst(-e.value, tok.line, tok.column)
+            if te is ir.FloatConst and not e.text.startswith("-"):
+                return ir.FloatConst("-" + e.text, tok.line, tok.column)
+        return ir.UnaryOp("-", e, tok.line, tok.column)
+    if op == "+":
+        return e
+    return ir.UnaryOp(op, e, tok.line, tok.column)
+
+
+# ----------------------------------------------------------------------------- transformer
+
+_Name, _Dotted, _Call = ir.Name, ir.Dotted, ir.Call
+
+
+class _Builder(Transformer):
+    """Builds IR nodes bottom-up while the LALR parser reduces (no tree is built)."""
+
+    # ---- atoms
+    def name(self, c):
+        tok = c[0]
+        v = tok.value
+        if v == "nan" or v == "inf":
+            return ir.FloatConst(v, tok.line, tok.column)
+        return _Name(v, tok.line, tok.column)
+
+    def int_const(self, c):
+        tok = c[0]
+        return ir.IntConst(int(tok.value), tok.line, tok.column)
+
+    def float_const(self, c):
+        tok = c[0]
+        return ir.FloatConst(tok.value, tok.line, tok.column)
+
+    def str_const(self, c):
+        tok = c[0]
+        v = tok.value
+        q = v[:3] if v[:3] in ('"""', "'''") else v[0]
+        return ir.StrConst(v[len(q):-len(q)], q, tok.line, tok.column)
+
+    def true_const(self, c):
+        return ir.BoolConst(True)
+
+    def false_const(self, c):
+        return ir.BoolConst(False)
+
+    def none_const(self, c):
+        return ir.NoneConst()
+
+    def ellipsis(self, c):
+        return ir.Opaque("...")
+
+    def empty_tuple(self, c):
+        return ir.TupleExpr(())
+
+    def tuple_expr(self, c):
+        first, rest = c
+        items = (first,) if rest is None else (first, *rest)
+        return ir.TupleExpr(items, first.line, first.col)
+
+    def list_expr(self, c):
+        items = c[0]
+        if items is None:
+            return ir.ListExpr(())
+        return ir.ListExpr(tuple(items), items[0].line, items[0].col)
+
+    def dict_item(self, c):
+        return (c[0], c[1])
+
+    def dict_expr(self, c):
+        items = c[0]
+        return ir.DictExpr(() if items is None else tuple(items))
+
+    # ---- trailers
+    def getattr(self, c):
+        base, attr = c
+        a = attr.value
+        tb = type(base)
+        if tb is _Name:
+            return _Dotted((base.id, a), base.line, base.col)
+        if tb is _Dotted:
+            parts = base.parts
+            if len(parts) == 2 and parts[1] == "MemorySpace":
+                parts = (parts[0], "Mem")
+            return _Dotted(parts + (a,), base.line, base.col)
+        from .printer import print_expr
+        return ir.Opaque(f"{print_expr(base)}.{a}", base.line, base.col)
+
+    def call(self, c):
+        fn, args = c
+        pos = []
+        kws = []
+        if args is not None:
+            for a in args:
+                if type(a) is tuple:
+                    kws.append(a)
+                else:
+                    pos.append(a)
+        t = type(fn)
+        if t is _Dotted:
+            func = ".".join(fn.parts)
+        elif t is _Name:
+            func = fn.id
+        else:
+            func = _func_name(fn)
+        return _Call(func, tuple(pos), tuple(kws), fn.line, fn.col)
+
+    def kwarg(self, c):
+        return (c[0].value, c[1])
+
+    def getitem(self, c):
+        base, idx = c
+        return ir.Subscript(base, tuple(idx), base.line, base.col)
+
+    # ---- lists (left-recursive rules)
+    def seq_new(self, c):
+        return c
+
+    def seq_add(self, c):
+        lst = c[0]
+        if len(c) == 2:
+            lst.append(c[1])
+        else:
+            lst.extend(c[1:])
+        return lst
+
+    # ---- operators
+    def opseq(self, c):
+        """Fold a flat operand/operator sequence into a tree by PyPTO's precedence."""
+        items = c[0]
+        items.append(c[1])
+        depth = 0
+        for it in items:
+            if isinstance(it, Token) and (it.type == "PREFIX" or it.value == "**"):
+                depth += 1
+        if depth > MAX_NESTING:
+            raise _SyntaxProblem(f"expression nested too deeply (more than {MAX_NESTING} unary or '**' operators)",
+                                 *_pos(items[0]))
+        node, i = _climb(items, 0, 0)
+        if i != len(items):  # pragma: no cover - the grammar guarantees a full sequence
+            raise _SyntaxProblem("malformed operator expression", *_pos(items[i]))
+        return node
+
+    # ---- statements
+    def ann_assign(self, c):
+        tok, ann, value = c
+        ty = to_type(ann)
+        if _is_yield(value) and not value.kwargs:
+            return ir.Yield(list(value.args), [tok.value], [ty], line=tok.line, col=tok.column)
+        return ir.Assign([tok.value], ty, value, line=tok.line, col=tok.column)
+
+    def assign(self, c):
+        tok, value = c
+        if _is_yield(value) and not value.kwargs:
+            return ir.Yield(list(value.args), [tok.value], [None], line=tok.line, col=tok.column)
+        return ir.Assign([tok.value], None, value, line=tok.line, col=tok.column)
+
+    def tuple_assign(self, c):
+        value = c[-1]
+        names = [t.value for t in c[:-1]]
+        first = c[0]
+        if _is_yield(value) and not value.kwargs:
+            return ir.Yield(list(value.args), names, [None] * len(names), line=first.line, col=first.column)
+        return ir.Assign(names, None, value, line=first.line, col=first.column)
+
+    def expr_stmt(self, c):
+        e = c[0]
+        if _is_yield(e) and not e.kwargs:
+            return ir.Yield(list(e.args), line=e.line, col=e.col)
+        return ir.EvalStmt(e, line=e.line, col=e.col)
+
+    def return_stmt(self, c):
+        tok, vals = c
+        return ir.Return(vals if vals is not None else [], line=tok.line, col=tok.column)
+
+    def pass_stmt(self, c):
+        return ir.Pass(line=c[0].line, col=c[0].column)
+
+    def break_stmt(self, c):
+        return ir.Break(line=c[0].line, col=c[0].column)
+
+    def continue_stmt(self, c):
+        return ir.Continue(line=c[0].line, col=c[0].column)
+
+    def stmt(self, c):
+        if len(c) == 2:
+            s = c[1]
+            s.comments = c[0].value.split("\n")
+            return s
+        return c[0]
+
+    def suite(self, c):
+        return c[0]
+
+    def inline_suite(self, c):
+        return [c[0]]
+
+    def elif_clause(self, c):
+        return c
+
+    def if_stmt(self, c):
+        tok, cond, body = c[0], c[1], c[2]
+        rest = c[3:]
+        else_body = rest[-1]
+        elifs = rest[:-1]
+        for etok, econd, ebody in reversed(elifs):
+            else_body = [ir.If(econd, ebody, else_body, line=etok.line, col=etok.column)]
+        return ir.If(cond, body, else_body, line=tok.line, col=tok.column)
+
+    def ft_var(self, c):
+        return (c[0].value, None)
+
+    def ft_var_iter(self, c):
+        return (c[0].value, [t.value for t in c[1]])
+
+    def ft_iter(self, c):
+        return (None, [t.value for t in c[0]])
+
+    def for_stmt(self, c):
+        tok, target, it, body = c
+        if type(it) is not _Call:
+            raise _SyntaxProblem("a for loop must iterate over a call such as pl.range(...)", *_pos(it))
+        return ir.For(target[0], target[1], it, body, line=tok.line, col=tok.column)
+
+    def while_stmt(self, c):
+        tok, cond, body = c
+        return ir.While(cond, body, line=tok.line, col=tok.column)
+
+    def with_stmt(self, c):
+        tok, item, as_name, body = c
+        return ir.With(item, as_name.value if as_name is not None else None, body, line=tok.line, col=tok.column)
+
+    # ---- functions
+    def param(self, c):
+        return c
+
+    def decorator(self, c):
+        return c[0]
+
+    def funcdef(self, c):
+        comments = None
+        if isinstance(c[0], Token) and c[0].type == "COMMENTS":
+            comments = c[0].value.split("\n")
+            c = c[1:]
+        i = 0
+        decorators = []
+        while not (isinstance(c[i], Token) and c[i].type == "DEF"):
+            decorators.append(c[i])
+            i += 1
+        deftok, name, params, ret, body = c[i:]
+        if len(decorators) != 1:
+            raise _SyntaxProblem(f"function '{name}' must have exactly one decorator (@pl.function)",
+                                 *_pos(decorators[1] if decorators else deftok))
+        fn = _make_function(decorators[0], name, params or [], ret, body)
+        fn.line, fn.col = name.line, name.column
+        if comments:
+            fn.comments = comments
+        return fn
+
+    def classdef(self, c):
+        comments = None
+        if isinstance(c[0], Token) and c[0].type == "COMMENTS":
+            comments = c[0].value
+            c = c[1:]
+        i = 0
+        decorators = []
+        while not isinstance(c[i], Token):
+            decorators.append(c[i])
+            i += 1
+        name_tok = c[i]
+        funcs = [f for f in c[i + 1:] if isinstance(f, ir.Function)]
+        return ("class", name_tok, decorators, funcs, comments)
+
+    # ---- top level
+    def dotted_name(self, c):
+        return ".".join(t.value for t in c)
+
+    def import_stmt(self, c):
+        return ("import", c[0], c[1].value if c[1] is not None else None)
+
+    def from_import(self, c):
+        return ("from", c[0], c[1].value, c[2].value if c[2] is not None else None)
+
+    def top_assign(self, c):
+        return ("assign", c[0], c[1])
+
+    def top_item(self, c):
+        # COMMENTS top_stmt
+        item = c[1]
+        return ("commented", c[0].value, item)
+
+    def start(self, c):
+        header = None
+        prefix = "pl"
+        dynamic = []
+        cls = None
+        for item in c:
+            comments = None
+            if item[0] == "commented":
+                comments = item[1]
+                item = item[2]
+            elif item[0] == "class":
+                comments = item[4]
+            if comments and header is None and cls is None:
+                for line in comments.split("\n"):
+                    if line.startswith("# pypto.program:"):
+                        header = line
+                        break
+            kind = item[0]
+            if kind == "import":
+                if item[1] == "pypto.language" and item[2]:
+                    prefix = item[2]
+            elif kind == "from":
+                if item[1] == "pypto" and item[2] == "language":
+                    prefix = item[3] or "language"
+            elif kind == "assign":
+                dynamic.append((item[1].value, item[2]))
+            elif kind == "class":
+                cls = item
+        name_tok, funcs = cls[1], cls[3]
+        prog = ir.Program(name_tok.value, funcs, dynamic, prefix, header, name_tok.value,
+                          line=name_tok.line, col=name_tok.column)
+        return prog
+
+
+def _make_function(dec: ir.Expr, name_tok: Token, params, ret, body) -> ir.Function:
+    name = name_tok.value
+    # decorator
+    func_type = "Opaque"
+    level = role = None
+    extra: list = []
+    if type(dec) is _Call:
+        decorator = dec.func
+        if dec.args:
+            raise _SyntaxProblem(f"unexpected positional argument in the decorator of '{name}'", *_pos(dec.args[0]))
+        for key, val in dec.kwargs:
+            if key == "type":
+                v = _enum_value(val, "FunctionType")
+                if v is None:
+                    raise _SyntaxProblem("expected type=pl.FunctionType.<Name>", *_pos(val))
+                func_type = v
+            elif key == "level":
+                v = _enum_value(val, "Level")
+                if v is None:
+                    raise _SyntaxProblem("expected level=pl.Level.<Name>", *_pos(val))
+                level = v
+            elif key == "role":
+                v = _enum_value(val, "Role")
+                if v is None:
+                    raise _SyntaxProblem("expected role=pl.Role.<Name>", *_pos(val))
+                role = v
+            else:
+                extra.append((key, val))
+    elif type(dec) in (_Dotted, _Name):
+        decorator = _func_name(dec)
+    else:
+        raise _SyntaxProblem("expected a decorator such as @pl.function(...)", *_pos(dec))
+    derived = DERIVED_LEVEL_ROLE.get(func_type)
+    if derived is not None:
+        if level is None:
+            level = derived[0]
+        if role is None:
+            role = derived[1]
+    # parameters
+    plist = []
+    for i, (ptok, ann) in enumerate(params):
+        if ann is None:
+            if i == 0 and ptok.value == "self":
+                continue
+            raise _SyntaxProblem(f"parameter '{ptok.value}' needs a type annotation", ptok.line, ptok.column)
+        direction = "In"
+        if (type(ann) is ir.Subscript and type(ann.value) is _Dotted and len(ann.value.parts) == 2
+                and ann.value.parts[1] in ("Out", "InOut") and len(ann.index) == 1):
+            direction = ann.value.parts[1]
+            ann = ann.index[0]
+        plist.append(ir.Param(ptok.value, to_type(ann), direction, ptok.line, ptok.column))
+    # return annotation
+    return_types: list = []
+    returns_tuple = False
+    if ret is not None:
+        if type(ret) is ir.Subscript and type(ret.value) is _Name and ret.value.id == "tuple":
+            returns_tuple = True
+            idx = ret.index
+            if len(idx) == 1 and type(idx[0]) is ir.TupleExpr and not idx[0].items:
+                idx = ()
+            return_types = [to_type(t) for t in idx]
+        else:
+            return_types = [to_type(ret)]
+    # a docstring is not part of the IR
+    if body and type(body[0]) is ir.EvalStmt and type(body[0].expr) is ir.StrConst and not body[0].comments:
+        body = body[1:] or [ir.Pass(line=body[0].line, col=body[0].col)]
+    return ir.Function(name, func_type, level, role, plist, return_types, body, extra, returns_tuple,
+                       decorator=decorator)
+
+
+# ----------------------------------------------------------------------------- parser construction
+
+_PARSER: Optional[Lark] = None
+_INDENTER: Optional[PtoIndenter] = None
+_FAST: Optional["_FastLALR"] = None
+
+
+def get_parser() -> Lark:
+    """The process-wide lark LALR parser (built on first use)."""
+    global _PARSER, _INDENTER
+    if _PARSER is None:
+        grammar = (importlib.resources.files("tilemem.grammar") / "pto.lark").read_text(encoding="utf-8")
+        _INDENTER = PtoIndenter()
+        _PARSER = Lark(grammar, parser="lalr", lexer="basic", postlex=_INDENTER,
+                       transformer=_Builder(), maybe_placeholders=True, propagate_positions=False)
+    return _PARSER
+
+
+class _FastLALR:
+    """A leaner driver over the lark parser's own tables.
+
+    lark's generic per-token machinery (Token construction, rule hashing, lexer
+    callbacks) dominates the parse time of 5 MB files; this drives the same LALR
+    table, the same rule callbacks (the embedded transformer) and the same
+    postlexer, with a tokenizer compiled from the same grammar terminals.
+    """
+
+    def __init__(self, lark_obj: Lark):
+        frontend = lark_obj.parser
+        basic = frontend.lexer.lexer            # PostLexConnector -> BasicLexer
+        terminals = basic.terminals             # in lark's match-priority order
+        name_re = re.compile(next(t.pattern.to_regexp() for t in terminals if t.name == "NAME") + r"\Z")
+        self.keywords = {}
+        groups = []
+        for t in terminals:
+            if t.pattern.type == "str" and name_re.match(t.pattern.value):
+                self.keywords[t.pattern.value] = t.name     # lexed as NAME, then re-typed
+                continue
+            groups.append(f"(?P<{t.name}>{t.pattern.to_regexp()})")
+        # Leading blanks are skipped inside the same match (one regex call per token).
+        self.master = re.compile(r"[ \t\f]*(?:" + "|".join(groups) + ")")
+        self.ignore = frozenset(basic.ignore_types)
+        self.newline_types = frozenset(basic.newline_types)
+        inner = frontend.parser.parser
+        table = inner.parse_table
+        callbacks = inner.callbacks
+        self.start_state = table.start_states["start"]
+        self.end_state = table.end_states["start"]
+        self.table = {}
+        for state, actions in table.states.items():
+            row = {}
+            for term, (action, arg) in actions.items():
+                if action is Shift:
+                    row[str(term)] = (True, arg)
+                else:
+                    size = len(arg.expansion)
+                    cb = callbacks[arg]
+                    if size == 1 and type(cb) is ExpandSingleChild:
+                        cb = None       # `?rule: x` passes its only child through unchanged
+                    row[str(term)] = (False, (size, cb, str(arg.origin.name)))
+            self.table[state] = row
+
+    def tokens(self, text: str):
+        match = self.master.match
+        keywords = self.keywords
+        ignore = self.ignore
+        nl_types = self.newline_types
+        new = str.__new__
+        T = Token
+        pos = 0
+        line = 1
+        line_start = 0
+        n = len(text)
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                ch = text[pos]
+                col = pos - line_start + 1
+                if ch in "\"'":
+                    raise _SyntaxProblem("unterminated string literal", line, col)
+                shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
+                raise _SyntaxProblem(f"unexpected character {shown}", line, col)
+            ttype = m.lastgroup
+            value = m.group(ttype)
+            end = m.end()
+            pos = end - len(value)
+            if ttype not in ignore:
+                if ttype == "NAME":
+                    ttype = keywords.get(value, "NAME")
+                t = new(T, value)
+                t.type = ttype
+                t.value = value
+                t.start_pos = pos
+                t.line = line
+                t.column = pos - line_start + 1
+                t.end_line = t.end_column = None
+                t.end_pos = end
+                yield t
+            if ttype in nl_types:
+                k = value.count("\n")
+                if k:
+                    line += k
+                    line_start = pos + value.rindex("\n") + 1
+            pos = end
+
+    def parse(self, text: str, postlexer: PtoIndenter):
+        table = self.table
+        states = [self.start_state]
+        values: list = []
+        tok = None
+        for tok in postlexer.process(self.tokens(text)):
+            ttype = tok.type
+            while True:
+                row = table[states[-1]]
+                try:
+                    shift, arg = row[ttype]
+                except KeyError:
+                    raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                if shift:
+                    states.append(arg)
+                    values.append(tok)
+                    break
+                size, callback, origin = arg
+                if callback is None:
+                    states.pop()
+                    states.append(table[states[-1]][origin][1])
+                    continue
+                if size:
+                    children = values[-size:]
+                    del states[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(callback(children))
+                states.append(table[states[-1]][origin][1])
+        end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
+        end_state = self.end_state
+        while True:
+            row = table[states[-1]]
+            try:
+                shift, arg = row["$END"]
+            except KeyError:
+                raise UnexpectedToken(end_tok, {k for k in row if k.isupper()}) from None
+            size, callback, origin = arg
+            if callback is None:
+                states.pop()
+                states.append(table[states[-1]][origin][1])
+                if states[-1] == end_state:
+                    return values[-1]
+                continue
+            if size:
+                children = values[-size:]
+                del states[-size:]
+                del values[-size:]
+            else:
+                children = []
+            values.append(callback(children))
+            states.append(table[states[-1]][origin][1])
+            if states[-1] == end_state:
+                return values[-1]
+
+
+def _get_fast() -> Optional[_FastLALR]:
+    global _FAST
+    if _FAST is None:
+        lark_obj = get_parser()
+        try:
+            _FAST = _FastLALR(lark_obj)
+        except Exception:       # pragma: no cover - lark internals changed: use lark's own driver
+            _FAST = False
+    return _FAST or None
+
+
+# ----------------------------------------------------------------------------- error messages
+
+_FRIENDLY = {
+    "NAME": "a name",
+    "INT": "an integer",
+    "FLOAT": "a number",
+    "STRING": "a string",
+    "BINOP": "an operator",
+    "PREFIX": "a unary operator",
+    "ELLIPSIS": "'...'",
+    "_NL": "end of line",
+    "_INDENT": "an indented block",
+    "_DEDENT": "the end of the indented block",
+    "COMMENTS": "a comment",
+    "$END": "end of input",
+}
+
+
+def _describe_terminal(name: str, parser: Lark) -> str:
+    if name in _FRIENDLY:
+        return _FRIENDLY[name]
+    try:
+        term = parser.get_terminal(name)
+        pat = term.pattern
+        if pat.type == "str":
+            return f"'{pat.value}'"
+    except Exception:
+        pass
+    return name
+
+
+def _expected_words(expected, parser: Lark) -> str:
+    names = sorted(set(expected))
+    if not names:
+        return ""
+    exprish = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE", "PREFIX"}
+    if exprish <= set(names):
+        rest = [n for n in names if n not in exprish and n not in ("TRUE", "FALSE", "NONE", "ELLIPSIS")]
+        words = ["an expression"] + [_describe_terminal(n, parser) for n in rest]
+    else:
+        words = [_describe_terminal(n, parser) for n in names]
+    words = sorted(set(words), key=lambda w: (w != "an expression", w))
+    if len(words) > 10:
+        words = words[:10] + ["..."]
+    if len(words) == 1:
+        return words[0]
+    return "one of " + ", ".join(words)
+
+
+def _describe_token(tok: Token) -> str:
+    t = tok.type
+    if t == "_NL":
+        return "end of line"
+    if t == "_INDENT":
+        return "indent"
+    if t == "_DEDENT":
+        return "dedent"
+    if t == "$END":
+        return "end of input"
+    if t == "COMMENTS":
+        return "comment"
+    v = str(tok.value)
+    if len(v) > 40:
+        v = v[:37] + "..."
+    return f"'{v}'"
+
+
+def _convert_lark_error(exc: UnexpectedInput, parser: Lark, text: str) -> tuple[str, int, int]:
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else ""
+        shown = repr(ch) if ch and (not ch.isprintable() or ch in "'\"") else f"'{ch}'"
+        msg = f"unexpected character {shown}"
+        if ch in "\"'":
+            msg = "unterminated string literal"
+        return msg, exc.line, exc.column
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        what = _describe_token(tok)
+        expected = _expected_words(exc.expected, parser) if exc.expected else ""
+        if tok.type == "_INDENT":
+            msg = "unexpected indent"
+        elif tok.type == "_DEDENT" and "_DEDENT" not in exc.expected:
+            msg = "unexpected dedent (the indented block is incomplete)"
+            if expected:
+                msg += f"; expected {expected}"
+        elif tok.type == "$END":
+            msg = "unexpected end of input"
+            if expected:
+                msg += f"; expected {expected}"
+        else:
+            msg = f"unexpected {what}"
+            if expected:
+                msg += f"; expected {expected}"
+        line, col = tok.line, tok.column
+        if tok.type == "$END" or line is None or line < 0:
+            line, col = _end_position(text)
+        return msg, line, col
+    if isinstance(exc, UnexpectedEOF):
+        line, col = _end_position(text)
+        return "unexpected end of input", line, col
+    return str(exc), getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    body = text.rstrip()
+    if not body:
+        return 1, 1
+    line = body.count("\n") + 1
+    col = len(body) - (body.rfind("\n") + 1) + 1
+    return line, col
+
+
+# ----------------------------------------------------------------------------- entry point
+
+def _blank_or_comments(text: str) -> bool:
+    for line in text.splitlines():
+        s = line.strip()
+        if s and not s.startswith("#"):
+            return False
+    return True
+
+
+def parse(text: str, path: str = "<input>") -> ir.Program:
+    """Parse PyPTO program text into an :class:`ir.Program`.
+
+    Raises TilememError (never anything else) for malformed input.
+    """
+    if not isinstance(text, str):
+        raise TilememError(path, None, None, f"expected program text (str), got {type(text).__name__}")
+    if _blank_or_comments(text):
+        raise TilememError(path, 1, 1, "empty input: expected a `@pl.program` class", source=text)
+    if "\x00" in text:
+        off = text.index("\x00")
+        line = text.count("\n", 0, off) + 1
+        col = off - (text.rfind("\n", 0, off) + 1) + 1
+        raise TilememError(path, line, col, "binary input: NUL character in the text", source=text.replace("\x00", "\\0"))
+    src = text if text.endswith("\n") else text + "\n"
+    try:
+        parser = get_parser()
+        fast = _get_fast()
+    except Exception as exc:  # pragma: no cover - a broken installation
+        raise TilememError(path, None, None, f"internal error: cannot build the parser: {exc}") from None
+    old_limit = sys.getrecursionlimit()
+    try:
+        if old_limit < 20000:
+            sys.setrecursionlimit(20000)
+        if fast is not None:
+            prog = fast.parse(src, _INDENTER)
+        else:
+            prog = parser.parse(src)
+    except _SyntaxProblem as exc:
+        raise TilememError(path, exc.line, exc.col, exc.message, source=text) from None
+    except UnexpectedInput as exc:
+        # The postlexer's own problems arrive wrapped by lark in some versions.
+        inner = exc.__context__ if isinstance(exc.__context__, _SyntaxProblem) else None
+        if inner is not None:
+            raise TilememError(path, inner.line, inner.col, inner.message, source=text) from None
+        opener = _unclosed_bracket(exc)
+        if opener is not None:
+            raise TilememError(path, opener.line, opener.column,
+                               f"unclosed bracket '{opener.value}' (no matching '{_CLOSE_CHAR[opener.value]}')",
+                               source=text) from None
+        msg, line, col = _convert_lark_error(exc, parser, src)
+        raise TilememError(path, line, col, msg, source=text) from None
+    except TilememError:
+        raise
+    except RecursionError:
+        line, col = _last_position()
+        raise TilememError(path, line, col, "program is nested too deeply", source=text) from None
+    except Exception as exc:
+        inner = exc
+        while inner is not None and not isinstance(inner, _SyntaxProblem):
+            inner = inner.__context__
+        if inner is not None:
+            raise TilememError(path, inner.line, inner.col, inner.message, source=text) from None
+        line, col = _last_position()
+        raise TilememError(path, line, col, f"internal error while parsing: {type(exc).__name__}: {exc}",
+                           source=text) from None
+    finally:
+        if sys.getrecursionlimit() != old_limit:
+            sys.setrecursionlimit(old_limit)
+    return prog
+
+
+def _unclosed_bracket(exc) -> Optional[Token]:
+    """The innermost open bracket, when a syntax error comes on a later line than it.
+
+    Newlines inside brackets are ignored, so a forgotten closing bracket shows up as a
+    confusing error somewhere below; pointing at the opener is more helpful.
+    """
+    brackets = getattr(_INDENTER, "brackets", None)
+    tok = getattr(exc, "token", None)
+    if not brackets or tok is None or tok.line is None:
+        return None
+    opener = brackets[-1]
+    if tok.type == "$END" or tok.line > opener.line:
+        return opener
+    return None
+
+
+def _last_position() -> tuple[int, int]:
+    tok = getattr(_INDENTER, "last_token", None)
+    if tok is not None and tok.line is not None:
+        return tok.line, tok.column
+    return 1, 1
