@@ -1,0 +1,481 @@
+"""Print tilemem's IR back as PyPTO's printer would (spec/printer.md).
+
+    text = print_program(prog)          # no trailing newline, like PyPTO
+
+Helpers for code that builds new nodes: :func:`print_expr`, :func:`print_type`,
+:func:`print_tileview`, :func:`print_stmt`, :func:`print_function`.
+
+One line per statement, 4-space indentation, no line wrapping; parentheses are derived
+from PyPTO's operator precedence (printer.md section 5), so text that was printed by
+PyPTO round-trips byte for byte.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+from . import ir
+
+__all__ = ["print_program", "print_function", "print_stmt", "print_stmts", "print_expr", "print_type",
+           "print_tileview", "precedence", "BINARY_PRECEDENCE"]
+
+INDENT = "    "
+
+# printer.md section 5 (include/pypto/ir/transforms/printer.h:32-48)
+BINARY_PRECEDENCE = {
+    "or": 1, "xor": 2, "and": 3,
+    "==": 5, "!=": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
+    "|": 6, "^": 7, "&": 8, "<<": 9, ">>": 9,
+    "+": 10, "-": 10, "*": 11, "/": 11, "//": 11, "%": 11,
+    "**": 13,
+}
+_NOT_PREC = 4
+_UNARY_PREC = 12
+_CALL_PREC = 14
+_ATOM_PREC = 15
+
+_BinOp, _UnaryOp, _Call = ir.BinOp, ir.UnaryOp, ir.Call
+
+
+def precedence(e: ir.Expr) -> int:
+    """PyPTO's precedence of an expression node (higher binds tighter)."""
+    t = type(e)
+    if t is _BinOp:
+        return BINARY_PRECEDENCE.get(e.op, 0)
+    if t is _UnaryOp:
+        return _NOT_PREC if e.op == "not" else _UNARY_PREC
+    if t is _Call:
+        return _CALL_PREC
+    return _ATOM_PREC
+
+
+# ----------------------------------------------------------------------------- expressions
+
+def print_expr(e: ir.Expr) -> str:
+    """The text of an expression."""
+    f = _EXPR.get(type(e))
+    if f is None:
+        return _print_expr_slow(e)
+    return f(e)
+
+
+def _print_expr_slow(e) -> str:
+    for cls, f in _EXPR.items():
+        if isinstance(e, cls):
+            return f(e)
+    if isinstance(e, ir.Type):
+        return print_type(e)
+    raise TypeError(f"cannot print {type(e).__name__} as an expression")
+
+
+def _p_name(e):
+    return e.id
+
+
+def _p_dotted(e):
+    return ".".join(e.parts)
+
+
+def _p_int(e):
+    return str(e.value)
+
+
+def _p_float(e):
+    return e.text
+
+
+def _p_bool(e):
+    return "True" if e.value else "False"
+
+
+def _p_none(e):
+    return "None"
+
+
+def _p_str(e):
+    q = e.quote
+    return f"{q}{e.value}{q}"
+
+
+def _join(items) -> str:
+    pe = print_expr
+    return ", ".join([pe(x) for x in items])
+
+
+def _p_list(e):
+    return f"[{_join(e.items)}]"
+
+
+def _p_tuple(e):
+    items = e.items
+    if len(items) == 1:
+        return f"({print_expr(items[0])},)"
+    return f"({_join(items)})"
+
+
+def _p_dict(e):
+    pe = print_expr
+    return "{" + ", ".join([f"{pe(k)}: {pe(v)}" for k, v in e.items]) + "}"
+
+
+def _p_subscript(e):
+    v = e.value
+    vs = print_expr(v)
+    if precedence(v) < _CALL_PREC:
+        vs = f"({vs})"
+    return f"{vs}[{_join(e.index)}]"
+
+
+def _p_call(e):
+    pe = print_expr
+    parts = [pe(a) for a in e.args]
+    if e.kwargs:
+        parts.extend([f"{k}={pe(v)}" for k, v in e.kwargs])
+    return f"{e.func}({', '.join(parts)})"
+
+
+def _p_binop(e):
+    op = e.op
+    p = BINARY_PRECEDENCE.get(op, 0)
+    left = e.left
+    right = e.right
+    ls = print_expr(left)
+    lp = precedence(left)
+    if lp < p or (lp == p and op == "**"):
+        ls = f"({ls})"
+    rs = print_expr(right)
+    rp = precedence(right)
+    if rp < p or (rp == p and op != "**"):
+        rs = f"({rs})"
+    return f"{ls} {op} {rs}"
+
+
+def _p_unary(e):
+    op = e.op
+    operand = e.operand
+    s = print_expr(operand)
+    if op == "not":
+        if precedence(operand) < _NOT_PREC:
+            s = f"({s})"
+        return f"not {s}"
+    if precedence(operand) < _UNARY_PREC:
+        s = f"({s})"
+    return f"{op}{s}"
+
+
+def _p_opaque(e):
+    return e.text
+
+
+_EXPR = {
+    ir.Name: _p_name,
+    ir.Dotted: _p_dotted,
+    ir.IntConst: _p_int,
+    ir.FloatConst: _p_float,
+    ir.BoolConst: _p_bool,
+    ir.NoneConst: _p_none,
+    ir.StrConst: _p_str,
+    ir.ListExpr: _p_list,
+    ir.TupleExpr: _p_tuple,
+    ir.DictExpr: _p_dict,
+    ir.Subscript: _p_subscript,
+    ir.Call: _p_call,
+    ir.BinOp: _p_binop,
+    ir.UnaryOp: _p_unary,
+    ir.Opaque: _p_opaque,
+}
+
+
+# ----------------------------------------------------------------------------- types
+
+def print_tileview(v: ir.TileView, prefix: str = "pl") -> str:
+    """``pl.TileView(...)`` with the set fields in PyPTO's fixed order (tileview.md section 10)."""
+    parts = []
+    if v.valid_shape is not None:
+        parts.append(f"valid_shape=[{_join(v.valid_shape)}]")
+    if v.stride is not None:
+        parts.append(f"stride=[{_join(v.stride)}]")
+    if v.start_offset is not None:
+        parts.append(f"start_offset={print_expr(v.start_offset)}")
+    if v.blayout is not None:
+        parts.append(f"blayout={prefix}.TileLayout.{v.blayout}")
+    if v.slayout is not None:
+        parts.append(f"slayout={prefix}.TileLayout.{v.slayout}")
+    if v.fractal is not None:
+        parts.append(f"fractal={v.fractal}")
+    if v.pad is not None:
+        parts.append(f"pad={prefix}.PadValue.{v.pad}")
+    if v.compact is not None:
+        parts.append(f"compact={prefix}.CompactMode.{v.compact}")
+    return f"{prefix}.TileView({', '.join(parts)})"
+
+
+def print_type(t: ir.Type, prefix: str = "pl") -> str:
+    """The text of a type annotation."""
+    tt = type(t)
+    if tt is ir.TileType:
+        s = f"{prefix}.Tile[[{_join(t.shape)}], {prefix}.{t.dtype}"
+        if t.memref is not None:
+            s += ", " + print_expr(t.memref)
+        if t.space is not None:
+            s += f", {prefix}.Mem.{t.space}"
+        if t.view is not None:
+            s += ", " + print_tileview(t.view, prefix)
+        return s + "]"
+    if tt is ir.TensorType:
+        s = f"{t.kind}[[{_join(t.shape)}], {prefix}.{t.dtype}"
+        if t.view is not None:
+            s += ", " + print_expr(t.view)
+        if t.memref is not None:
+            s += ", " + print_expr(t.memref)
+        return s + "]"
+    if tt is ir.ScalarType:
+        return f"{prefix}.Scalar[{prefix}.{t.dtype}]"
+    if tt is ir.OpaqueType:
+        return print_expr(t.expr)
+    if tt is ir.TupleType:
+        if not t.items:
+            return f"{prefix}.Tuple[()]"
+        return f"{prefix}.Tuple[{', '.join([print_type(i, prefix) for i in t.items])}]"
+    for cls in (ir.TileType, ir.TensorType, ir.ScalarType, ir.OpaqueType, ir.TupleType):
+        if isinstance(t, cls):
+            return _print_type_sub(t, cls, prefix)
+    raise TypeError(f"cannot print {type(t).__name__} as a type")
+
+
+def _print_type_sub(t, cls, prefix):
+    # a subclass of a known type: print it as its base class
+    import dataclasses
+    base = cls(**{f.name: getattr(t, f.name) for f in dataclasses.fields(cls)})
+    return print_type(base, prefix)
+
+
+# ----------------------------------------------------------------------------- statements
+
+def _body(stmts, ind: str, out: list, pfx: str) -> None:
+    if not stmts:
+        out.append(ind + "pass")
+        return
+    for s in stmts:
+        if s.comments:
+            for c in s.comments:
+                out.append(ind + c)
+        f = _STMT.get(type(s))
+        if f is None:
+            f = _stmt_slow(s)
+        f(s, ind, out, pfx)
+
+
+def _stmt_slow(s):
+    for cls, f in _STMT.items():
+        if isinstance(s, cls):
+            return f
+    raise TypeError(f"cannot print {type(s).__name__} as a statement")
+
+
+def _s_assign(s, ind, out, pfx):
+    targets = s.targets
+    if len(targets) == 1:
+        if s.type is not None:
+            out.append(f"{ind}{targets[0]}: {print_type(s.type, pfx)} = {print_expr(s.value)}")
+        else:
+            out.append(f"{ind}{targets[0]} = {print_expr(s.value)}")
+    else:
+        out.append(f"{ind}{', '.join(targets)} = {print_expr(s.value)}")
+
+
+def _s_eval(s, ind, out, pfx):
+    out.append(ind + print_expr(s.expr))
+
+
+def _s_return(s, ind, out, pfx):
+    if s.values:
+        out.append(f"{ind}return {_join(s.values)}")
+    else:
+        out.append(ind + "return")
+
+
+def _s_yield(s, ind, out, pfx):
+    call = f"{pfx}.yield_({_join(s.values)})"
+    targets = s.targets
+    if not targets:
+        out.append(ind + call)
+    elif len(targets) == 1:
+        ty = s.target_types[0] if s.target_types else None
+        if ty is not None:
+            out.append(f"{ind}{targets[0]}: {print_type(ty, pfx)} = {call}")
+        else:
+            out.append(f"{ind}{targets[0]} = {call}")
+    else:
+        out.append(f"{ind}{', '.join(targets)} = {call}")
+
+
+def _s_for(s, ind, out, pfx):
+    head = s.loop_var
+    ia = s.iter_args
+    if ia:
+        t = f"({ia[0]},)" if len(ia) == 1 else f"({', '.join(ia)})"
+        head = t if head is None else f"{head}, {t}"
+    elif head is None:
+        head = "()"
+    out.append(f"{ind}for {head} in {print_expr(s.iter)}:")
+    _body(s.body, ind + INDENT, out, pfx)
+
+
+def _s_while(s, ind, out, pfx):
+    out.append(f"{ind}while {print_expr(s.cond)}:")
+    _body(s.body, ind + INDENT, out, pfx)
+
+
+def _s_if(s, ind, out, pfx):
+    out.append(f"{ind}if {print_expr(s.cond)}:")
+    inner = ind + INDENT
+    _body(s.then_body, inner, out, pfx)
+    if s.else_body is not None:
+        out.append(ind + "else:")
+        _body(s.else_body, inner, out, pfx)
+
+
+def _s_with(s, ind, out, pfx):
+    if s.as_name is not None:
+        out.append(f"{ind}with {print_expr(s.item)} as {s.as_name}:")
+    else:
+        out.append(f"{ind}with {print_expr(s.item)}:")
+    _body(s.body, ind + INDENT, out, pfx)
+
+
+def _s_break(s, ind, out, pfx):
+    out.append(ind + "break")
+
+
+def _s_continue(s, ind, out, pfx):
+    out.append(ind + "continue")
+
+
+def _s_pass(s, ind, out, pfx):
+    out.append(ind + "pass")
+
+
+def _s_opaque(s, ind, out, pfx):
+    out.append(ind + s.text)
+
+
+_STMT = {
+    ir.Assign: _s_assign,
+    ir.EvalStmt: _s_eval,
+    ir.Return: _s_return,
+    ir.Yield: _s_yield,
+    ir.For: _s_for,
+    ir.While: _s_while,
+    ir.If: _s_if,
+    ir.With: _s_with,
+    ir.Break: _s_break,
+    ir.Continue: _s_continue,
+    ir.Pass: _s_pass,
+    ir.OpaqueStmt: _s_opaque,
+}
+
+
+class _DeepRecursion:
+    """Temporarily raise the recursion limit so deeply nested programs print."""
+
+    LIMIT = 20000
+
+    def __enter__(self):
+        self.old = sys.getrecursionlimit()
+        if self.old < self.LIMIT:
+            sys.setrecursionlimit(self.LIMIT)
+
+    def __exit__(self, exc_type, exc, tb):
+        if sys.getrecursionlimit() != self.old:
+            sys.setrecursionlimit(self.old)
+        if exc_type is RecursionError:
+            from .errors import TilememError
+            raise TilememError("<output>", None, None, "program is nested too deeply to print") from None
+        return False
+
+
+def print_stmt(s: ir.Stmt, indent: int = 0, prefix: str = "pl") -> str:
+    """One statement (with its leading comments and nested body) at ``indent`` levels."""
+    out: list = []
+    with _DeepRecursion():
+        _body([s], INDENT * indent, out, prefix)
+    return "\n".join(out)
+
+
+def print_stmts(stmts: list, indent: int = 0, prefix: str = "pl") -> str:
+    """A statement list as a body (``pass`` when empty)."""
+    out: list = []
+    with _DeepRecursion():
+        _body(stmts, INDENT * indent, out, prefix)
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- functions / program
+
+def _decorator(f: ir.Function, pfx: str) -> str:
+    args = []
+    if f.func_type and f.func_type != "Opaque":
+        args.append(f"type={pfx}.FunctionType.{f.func_type}")
+    if f.level is not None:
+        args.append(f"level={pfx}.Level.{f.level}")
+    if f.role is not None:
+        args.append(f"role={pfx}.Role.{f.role}")
+    for k, v in f.extra:
+        args.append(f"{k}={print_expr(v)}")
+    name = f.decorator or f"{pfx}.function"
+    if args:
+        return f"@{name}({', '.join(args)})"
+    return f"@{name}"
+
+
+def _function(f: ir.Function, ind: str, out: list, pfx: str, in_program: bool = True) -> None:
+    for c in f.comments:
+        out.append(ind + c)
+    out.append(ind + _decorator(f, pfx))
+    params = ["self"] if in_program and f.role != "SubWorker" else []
+    for p in f.params:
+        t = print_type(p.type, pfx)
+        d = p.direction
+        if d == "Out" or d == "InOut":
+            t = f"{pfx}.{d}[{t}]"
+        params.append(f"{p.name}: {t}")
+    rts = f.return_types
+    if f.returns_tuple or len(rts) > 1:
+        inner = ", ".join([print_type(t, pfx) for t in rts]) if rts else "()"
+        ret = f" -> tuple[{inner}]"
+    elif rts:
+        ret = f" -> {print_type(rts[0], pfx)}"
+    else:
+        ret = ""
+    out.append(f"{ind}def {f.name}({', '.join(params)}){ret}:")
+    _body(f.body, ind + INDENT, out, pfx)
+
+
+def print_function(f: ir.Function, indent: int = 1, prefix: str = "pl", in_program: bool = True) -> str:
+    """A function with its decorator, at ``indent`` levels (1 = inside the program class)."""
+    out: list = []
+    with _DeepRecursion():
+        _function(f, INDENT * indent, out, prefix, in_program)
+    return "\n".join(out)
+
+
+def print_program(prog: ir.Program) -> str:
+    """The whole program text, without a trailing newline."""
+    pfx = prog.prefix or "pl"
+    out = [prog.header if prog.header else f"# pypto.program: {prog.name or 'Program'}"]
+    if pfx == "pl":
+        out.append("import pypto.language as pl")
+    else:
+        out.append(f"from pypto import language as {pfx}")
+    out.append("")
+    if prog.dynamic:
+        for name, e in prog.dynamic:
+            out.append(f"{name} = {print_expr(e)}")
+        out.append("")
+    out.append(f"@{pfx}.program")
+    out.append(f"class {prog.class_name or prog.name or 'Program'}:")
+    with _DeepRecursion():
+        for f in prog.functions:
+            _function(f, INDENT, out, pfx)
+    return "\n".join(out)
