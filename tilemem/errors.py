@@ -1,0 +1,134 @@
+"""Errors tilemem reports to its user, with a source position.
+
+``TilememError.format()`` renders the compiler-style message::
+
+    path:line:col: error: message
+        the offending source line
+                   ^
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+__all__ = ["TilememError", "UsageError", "read_source", "decode_source", "position_of", "source_line_at"]
+
+
+class TilememError(Exception):
+    """An error about the user's input, located at ``path:line:col`` (1-based).
+
+    ``line``/``col`` may be None when no position applies (e.g. a missing file).
+    ``source_line`` is the text of line ``line`` (without its newline), shown under
+    the message with a caret at ``col``; when it is None but ``source`` (the whole
+    text) is given, the line is taken from there.
+    """
+
+    def __init__(self, path: Optional[str], line: Optional[int], col: Optional[int], message: str,
+                 source_line: Optional[str] = None, *, source: Optional[str] = None):
+        self.path = path if path is not None else "<input>"
+        self.line = line
+        self.col = col
+        self.message = message
+        if source_line is None and source is not None and line is not None:
+            source_line = source_line_at(source, line)
+        self.source_line = source_line
+        super().__init__(self.format_first_line())
+
+    def format_first_line(self) -> str:
+        if self.line is None:
+            return f"{self.path}: error: {self.message}"
+        if self.col is None:
+            return f"{self.path}:{self.line}: error: {self.message}"
+        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
+
+    def format(self) -> str:
+        """``path:line:col: error: message``, then the source line and a caret line."""
+        first = self.format_first_line()
+        if not self.source_line or self.line is None:
+            return first
+        src = self.source_line.rstrip("\r\n")
+        if self.col is None:
+            return f"{first}\n{src}"
+        # Keep tabs in the caret prefix so the caret lines up under tabbed text.
+        prefix = "".join(ch if ch == "\t" else " " for ch in src[: max(self.col - 1, 0)])
+        prefix += " " * max(self.col - 1 - len(src), 0)
+        return f"{first}\n{src}\n{prefix}^"
+
+    def __str__(self) -> str:
+        return self.format_first_line()
+
+
+def source_line_at(source: str, line: int) -> Optional[str]:
+    """The text of 1-based ``line`` of ``source`` (without newline), or None if out of range."""
+    if line < 1:
+        return None
+    start = 0
+    for _ in range(line - 1):
+        nl = source.find("\n", start)
+        if nl < 0:
+            return None
+        start = nl + 1
+    end = source.find("\n", start)
+    text = source[start:] if end < 0 else source[start:end]
+    return text.rstrip("\r")
+
+
+def position_of(data, offset: int) -> tuple[int, int]:
+    """1-based (line, col) of ``offset`` in ``data`` (str or bytes); col counts characters."""
+    nl = b"\n" if isinstance(data, (bytes, bytearray)) else "\n"
+    line = data.count(nl, 0, offset) + 1
+    start = data.rfind(nl, 0, offset) + 1
+    if isinstance(data, (bytes, bytearray)):
+        # Column in characters: decode the valid prefix of the line leniently.
+        col = len(bytes(data[start:offset]).decode("utf-8", errors="replace")) + 1
+    else:
+        col = offset - start + 1
+    return line, col
+
+
+def read_source(path) -> str:
+    """Read a program file as UTF-8 text, or raise TilememError saying why it cannot be read.
+
+    Rejects missing files, directories, binary input (NUL bytes) and invalid UTF-8 (with
+    the line:col of the first bad byte).  A leading UTF-8 byte-order mark is dropped.
+    """
+    spath = os.fspath(path)
+    try:
+        with open(spath, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise TilememError(spath, None, None, "cannot read file: no such file") from None
+    except IsADirectoryError:
+        raise TilememError(spath, None, None, "cannot read file: it is a directory") from None
+    except PermissionError:
+        raise TilememError(spath, None, None, "cannot read file: permission denied") from None
+    except OSError as exc:
+        raise TilememError(spath, None, None, f"cannot read file: {exc.strerror or exc}") from None
+    return decode_source(data, spath)
+
+
+def _safe_line(data: bytes, line: int) -> Optional[str]:
+    text = data.decode("utf-8", errors="replace").replace("\x00", "\\0")
+    return source_line_at(text, line)
+
+
+class UsageError(Exception):
+    """A problem with how tilemem was invoked (bad option value, unwritable output),
+    as opposed to a problem at a position in the input program."""
+
+
+def decode_source(data: bytes, path: str = "<stdin>") -> str:
+    """Decode program bytes (e.g. from standard input) with the checks of ``read_source``."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line, col = position_of(data, nul)
+        raise TilememError(path, line, col, "binary input: NUL byte in the input (expected PyPTO program text)",
+                           _safe_line(data, line))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, col = position_of(data, exc.start)
+        raise TilememError(path, line, col,
+                           f"input is not valid UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
+                           _safe_line(data, line)) from None
+    return text[1:] if text.startswith("\ufeff") else text
