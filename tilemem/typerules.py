@@ -585,9 +585,8 @@ def _list_items(e) -> Optional[tuple]:
 def _dims(e, what="shape") -> tuple:
     items = _list_items(e)
     if items is None:
-        if isinstance(e, ir.Expr) and e is not None:
-            return (e,)
-        raise DeductionError(f"expected a {what} tuple, got {e!r}")
+        # a runtime tuple var (TupleGetItem dims) or something unmodelled
+        raise _Unknown(f"expected a {what} tuple, got {e!r}")
     return tuple(_norm_dim(d) for d in items)
 
 
@@ -710,6 +709,11 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
     try:
         res = fn(op, args, kwargs)
     except _Unknown:
+        return None
+    except DeductionError:
+        raise
+    except (IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        # malformed / unmodelled arguments: the caller keeps the written type
         return None
     if res is None:
         return None
