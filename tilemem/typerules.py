@@ -21,19 +21,38 @@ Entry points
     implicit view of the new space).
 ``move_kwargs(target, producer_space=None, consumer_op=None, arg_index=None, backend=None)``
     The kwargs the pass puts on an inserted ``tile.move`` (tileview.md §6).
+
+Which calls to re-derive (typerules.md §1): PyPTO re-creates every tile call that takes a
+tile Var/IterArg defined in the InCore body.  Calls whose args are only tensors / scalars /
+tuples (tile.load, tile.create, full, ci, tri, random, Mat-mode mgather, pld.tile.*) keep the
+parser-merged type: do NOT re-derive them (use ``views.retype`` or ``retargeted_type``).
+Rules for load/create/full/... exist here anyway (tests and completeness).
+
+Known gaps
+----------
+* Symbolic arithmetic is a small simplifier, not PyPTO's arith analyzer: constants fold,
+  ``max(a, b) - b -> max(a - b, 0)`` (verified), ``min/max`` resolved when provable by interval
+  bounds (vars are unbounded), ``ceil(n/8) -> (n + 7) // 8`` (verified).  Other symbolic forms
+  (``x - c``, the load clamp ``min(max(v - o, 0), w)``, aiv_shard ``x // 2``) are unverified.
+* Vars are compared by printed name.  PyPTO prints a var inside a TYPE by its name hint while the
+  same var as an argument may carry the printer's de-dup suffix (``gather_lv`` vs
+  ``gather_lv_1``): a type derived from the argument text then carries the suffixed name.
+* Layout/dtype checks that make PyPTO throw are modelled only where listed in typerules.md §7
+  (plus broadcast, cast-to-same, fillpad null, move into a scale space); other validations
+  (dtype whitelists, matmul K mismatch, ...) are not checked.
+* reinterpret_view with an explicit shape rescales the valid shape on the contiguous axis only.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, Optional, Sequence, Union
+from typing import Callable, Mapping, Optional, Sequence
 
 from . import ir
 from .views import (
-    EffectiveView, build_result_type, const_value, effective_view, exprs_equal,
-    expr_lists_equal, fresh_view, implicit_layout, implicit_view, index_const, is_float,
+    EffectiveView, build_result_type, const_value, dtype_bits, dtype_bytes, effective_view,
+    expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type, index_const, is_float,
     norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,
-    valid_shape_of, view_from_printed, dtype_bits, dtype_bytes, implicit_type, canonicalize_view,
-    printed_view,
+    valid_shape_of,
 )
 
 __all__ = [
@@ -1390,15 +1409,11 @@ def _r_extract(op, args, kwargs):
     return _Res(shape, norm_dtype(src.dtype), view, space=target)
 
 
-def _in0_or_vec(t: ir.TileType) -> Optional[str]:
-    return norm_space(t.space)
-
-
 @_rule("scatter_update", "scatter", "scatter_mask")
 def _r_scatter(op, args, kwargs):
     dst = _need_tile(args, 0, op)
     view = replace(effective_view(dst), valid_shape=valid_shape_of(dst))
-    return _Res(tuple(dst.shape), norm_dtype(dst.dtype), view, space=_in0_or_vec(dst))
+    return _Res(tuple(dst.shape), norm_dtype(dst.dtype), view, space=norm_space(dst.space))
 
 
 @_rule("concat")

@@ -22,7 +22,7 @@ Three view notions are used:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from . import ir
 
