@@ -12,6 +12,7 @@ no other exception escapes :func:`parse`.
 """
 from __future__ import annotations
 
+import ast
 import importlib.resources
 import re
 import sys
@@ -99,6 +100,7 @@ class PtoIndenter(Indenter):
         self.indent_level = [0]
         self.last_token = None
         self.brackets = []
+        self.line_first = None      # first code token of the current logical line
         return self._process(stream)
 
     def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
@@ -153,6 +155,8 @@ class PtoIndenter(Indenter):
                     yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
                                 first.line, first.column, first.end_line, first.end_column, first.end_pos)
                 comments = []
+            if line_start:
+                self.line_first = tok
             line_start = False
             started = True
             if t in _OPERATOR_TYPES:
@@ -573,6 +577,10 @@ class _Builder(Transformer):
     def continue_stmt(self, c):
         return ir.Continue(line=c[0].line, col=c[0].column)
 
+    def opaque_stmt(self, c):
+        tok = c[0]
+        return ir.OpaqueStmt(tok.value, line=tok.line, col=tok.column)
+
     def stmt(self, c):
         if len(c) == 2:
             s = c[1]
@@ -894,15 +902,21 @@ class _FastLALR:
         states = [self.start_state]
         values: list = []
         tok = None
-        for tok in postlexer.process(self.tokens(text)):
+        checkpoint = None       # (len(states), len(values), token) at the start of the current line
+        stream = postlexer.process(self.tokens(text))
+        for tok in stream:
             ttype = tok.type
             while True:
                 row = table[states[-1]]
                 try:
                     shift, arg = row[ttype]
                 except KeyError:
-                    raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                    if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
+                        raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                    break
                 if shift:
+                    if tok is postlexer.line_first:
+                        checkpoint = (len(states), len(values), tok)
                     states.append(arg)
                     values.append(tok)
                     break
@@ -920,30 +934,73 @@ class _FastLALR:
                 values.append(callback(children))
                 states.append(table[states[-1]][origin][1])
         end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
+        return self._feed(end_tok, states, values)
+
+    def _feed(self, tok: Token, states: list, values: list):
+        """Feed one token (the slow path: recovery and end of input); returns the result at $END."""
+        table = self.table
         end_state = self.end_state
+        is_end = tok.type == "$END"
         while True:
             row = table[states[-1]]
             try:
-                shift, arg = row["$END"]
+                shift, arg = row[tok.type]
             except KeyError:
-                raise UnexpectedToken(end_tok, {k for k in row if k.isupper()}) from None
+                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+            if shift:
+                states.append(arg)
+                values.append(tok)
+                return None
             size, callback, origin = arg
-            if callback is None:
-                states.pop()
-                states.append(table[states[-1]][origin][1])
-                if states[-1] == end_state:
-                    return values[-1]
-                continue
             if size:
                 children = values[-size:]
                 del states[-size:]
                 del values[-size:]
             else:
                 children = []
-            values.append(callback(children))
+            values.append(children[0] if callback is None else callback(children))
             states.append(table[states[-1]][origin][1])
-            if states[-1] == end_state:
+            if is_end and states[-1] == end_state:
                 return values[-1]
+
+    def _recover(self, bad: Token, stream, checkpoint, states, values, text, postlexer) -> bool:
+        """Turn an unparsable but valid-Python simple statement into an OPAQUE_LINE.
+
+        Only for a statement where the grammar accepts a simple statement (function
+        bodies), and only if Python itself accepts the statement's text: real syntax
+        errors are still reported.
+        """
+        if checkpoint is None or bad.type in ("_INDENT", "_DEDENT", "$END"):
+            return False
+        depth, vdepth, first = checkpoint
+        # states[depth - 1] is the state in which `first` was shifted: the statement start
+        if first is not postlexer.line_first or "OPAQUE_LINE" not in self.table[states[depth - 1]]:
+            return False
+        nl = bad
+        while nl.type != "_NL":
+            nl = next(stream, None)
+            if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+                return False
+        src = text[first.start_pos:nl.start_pos].rstrip()
+        if not _python_simple_statement(src):
+            return False
+        del states[depth:]
+        del values[vdepth:]
+        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column, None, None, nl.start_pos)
+        self._feed(opaque, states, values)
+        self._feed(nl, states, values)
+        return True
+
+
+def _python_simple_statement(src: str) -> bool:
+    """Whether ``src`` is one complete Python statement (a construct tilemem does not model)."""
+    if not src or src.endswith(":"):
+        return False
+    try:
+        mod = ast.parse(src)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return len(mod.body) == 1
 
 
 def _get_fast() -> Optional[_FastLALR]:
