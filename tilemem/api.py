@@ -7,11 +7,11 @@ from typing import Optional, Sequence, Union
 
 from . import ir
 from .backends import normalize_backend
-from .emitter import MoveRecord, Solution3, emit
+from .emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
 from .errors import TilememError, read_source
 from .parser import parse as _parse
 from .printer import print_program
-from .solver import derive
+from .solver import derive, derive_residency
 from .wellformed import check_program
 
 
@@ -73,6 +73,10 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     derived, _ = derive(program, backend, tuple(rules))
     sol3 = Solution3.from_relations(derived.rel)
     out, moves = emit(program, derived.facts, sol3)
+    if backend is not None:          # residency needs the backend's capacities
+        res = derive_residency(out, backend, tuple(rules))
+        out = apply_hoists(out, res.facts, res.rel("hoist"))
+    out = strip_program_bridge_marks(out)
     spaces: dict[str, dict[str, str]] = {}
     for vid, space in sorted(sol3.space.items()):
         fn, name = vid.split(":", 1)

@@ -322,7 +322,7 @@ def strip_bridge_marks(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
 
 
 def emit(program: ir.Program, facts: Facts, sol: Solution3):
-    """The rewritten program and the list of inserted moves."""
+    """Phase 3: the rewritten program and the list of inserted moves."""
     pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
     functions = []
     moves: list[MoveRecord] = []
@@ -331,5 +331,43 @@ def emit(program: ir.Program, facts: Facts, sol: Solution3):
             rw = _FunctionRewriter(fn, sol, pos_of)
             fn = rw.run()
             moves.extend(rw.moves)
-        functions.append(replace(fn, body=strip_bridge_marks(fn.body)))
+        functions.append(fn)
     return replace(program, functions=functions), moves
+
+
+def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]]) -> ir.Program:
+    """Phase 4: move each hoisted statement, in program order, to just before its loop."""
+    if not hoists:
+        return program
+    by_loop: dict[int, list[int]] = defaultdict(list)
+    for p, loop in hoists:
+        by_loop[loop].append(p)
+    pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+    moved = {p for p, _ in hoists}
+
+    def body(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        out: list[ir.Stmt] = []
+        for s in stmts:
+            p = pos_of.get(id(s))
+            if isinstance(s, ir.For):
+                for h in sorted(by_loop.get(p, [])):
+                    out.append(facts.stmts[h][1])
+                inner = [x for x in s.body if pos_of.get(id(x)) not in moved]
+                out.append(replace(s, body=body(inner)))
+            elif isinstance(s, ir.If):
+                out.append(replace(s, then_body=body(s.then_body),
+                                   else_body=None if s.else_body is None else body(s.else_body)))
+            elif isinstance(s, (ir.While, ir.With)):
+                out.append(replace(s, body=body(s.body)))
+            else:
+                out.append(s)
+        return out
+
+    return replace(program, functions=[replace(fn, body=body(fn.body)) if fn.is_incore else fn
+                                       for fn in program.functions])
+
+
+def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
+    """The residency bridge mark is private to the pass: removed from every function."""
+    return replace(program, functions=[replace(fn, body=strip_bridge_marks(fn.body))
+                                       for fn in program.functions])

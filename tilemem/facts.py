@@ -54,7 +54,33 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "branch_return": ("pos", "index", "var"),
     "branch_yield": ("pos", "arm", "index", "var"),
     "backend": ("name",),
+    # --- whole-program facts read by the residency rules (phase 4) ---
+    "loop_bounds": ("pos", "start", "stop", "step"),
+    "call_in": ("pos", "op"),
+    "user_call_in": ("pos", "callee"),
+    "submit_in": ("pos",),
+    "bridge": ("pos",),
+    "use": ("var", "use"),
+    "use_arg": ("use", "pos", "index"),
+    "reads": ("pos", "var"),
+    "defines": ("pos", "var"),
+    "yield_of": ("pos", "var"),
+    "callsite": ("site", "caller", "callee"),
+    "callsite_arg": ("site", "index", "var"),
+    "submit_site": ("caller", "callee"),
+    "alloc_seq": ("func", "index", "var", "pos"),
+    "alloc_bytes": ("var", "bytes"),
+    "alloc_unknown": ("var",),
 }
+
+# Residency relations, extracted only for phase 4.
+RESIDENCY_RELATIONS = (
+    "loop_bounds", "call_in", "user_call_in", "submit_in", "bridge", "use", "use_arg", "reads",
+    "defines", "yield_of", "callsite", "callsite_arg", "submit_site", "alloc_seq", "alloc_bytes",
+    "alloc_unknown",
+)
+
+BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
 
 # Enum namespaces whose last component is a memory space.
 _SPACE_ENUMS = {("pl", "Mem"), ("pl", "MemorySpace")}
@@ -158,7 +184,8 @@ class _Extractor:
         self.fn = fn
         self.names: dict[str, str] = {}     # plain name -> kind (for classifying uses)
         name = fn.name
-        self.f.add("incore", name, line=fn.line)
+        if fn.is_incore:
+            self.f.add("incore", name, line=fn.line)
         for i, p in enumerate(fn.params):
             v = self.declare(name, p.name, "param", p.type, line=p.line)
             self.f.add("param", name, i, v, p.direction, line=p.line)
@@ -315,6 +342,226 @@ def extract(program: ir.Program, backend: Optional[str] = None) -> Facts:
         facts.add("backend", backend)
     # duplicates (e.g. a return var declared by both arms of a branch) are harmless
     # to the rules but noisy to read: keep each row once, in first-seen order
+    for pred, rows in facts.rows.items():
+        facts.rows[pred] = list(dict.fromkeys(rows))
+    return facts
+
+
+# ----------------------------------------------------------------------------- phase 4
+
+def _int_const(e) -> Optional[int]:
+    if isinstance(e, ir.IntConst):
+        return e.value
+    if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.IntConst):
+        return -e.operand.value
+    return None
+
+
+def _subexprs(e):
+    """Every expression node inside e, iteratively (inputs may nest deeply)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        yield x
+        if isinstance(x, ir.Call):
+            stack.extend(v for _, v in reversed(x.kwargs))
+            stack.extend(reversed(x.args))
+        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
+            stack.extend(reversed(x.items))
+        elif isinstance(x, ir.DictExpr):
+            for k, v in reversed(x.items):
+                stack.extend((v, k))
+        elif isinstance(x, ir.Subscript):
+            stack.extend(reversed(x.index))
+            stack.append(x.value)
+        elif isinstance(x, ir.BinOp):
+            stack.extend((x.right, x.left))
+        elif isinstance(x, ir.UnaryOp):
+            stack.append(x.operand)
+
+
+def _use_names(e):
+    """Syntactic uses of vars in e: positional operands of calls (kwargs are attributes,
+    not operands, in PyPTO's IR) and every operand of other expressions."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Name):
+            yield x
+        elif isinstance(x, ir.Call):
+            stack.extend(reversed(x.args))
+        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
+            stack.extend(reversed(x.items))
+        elif isinstance(x, ir.Subscript):
+            stack.extend(reversed(x.index))
+            stack.append(x.value)
+        elif isinstance(x, ir.BinOp):
+            stack.extend((x.right, x.left))
+        elif isinstance(x, ir.UnaryOp):
+            stack.append(x.operand)
+
+
+def _has_bridge(call: ir.Call) -> bool:
+    attrs = call.kwarg("attrs")
+    if isinstance(attrs, ir.DictExpr):
+        for k, v in attrs.items:
+            if isinstance(k, ir.StrConst) and k.value == BRIDGE_ATTR and isinstance(v, ir.BoolConst):
+                return v.value
+    return False
+
+
+def _callee(e) -> Optional[str]:
+    """``self.f`` -> ``f`` (a call or submit target inside the program class)."""
+    if isinstance(e, ir.Dotted) and len(e.parts) == 2 and e.parts[0] == "self":
+        return e.parts[1]
+    return None
+
+
+class _ProgramExtractor(_Extractor):
+    """Facts of every function plus the relations the residency rules read."""
+
+    def __init__(self, facts: Facts):
+        super().__init__(facts)
+        self.use_id = 0
+        self.site_id = 0
+        self.allocs: list[tuple[str, int, str]] = []
+
+    def stmt(self, s: ir.Stmt, lid: int) -> int:
+        p = super().stmt(s, lid)
+        fname = self.fn.name
+        line = getattr(s, "line", None)
+        own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
+        top: Optional[ir.Call] = None
+        if isinstance(s, ir.Assign):
+            own.append(s.value)
+            top = s.value if isinstance(s.value, ir.Call) else None
+            for t in s.targets:
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+            if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
+                self.allocs.append((fname, p, self.vid(fname, s.targets[0])))
+                self._alloc_size(self.vid(fname, s.targets[0]), s.type, line)
+        elif isinstance(s, ir.EvalStmt):
+            own.append(s.expr)
+            top = s.expr if isinstance(s.expr, ir.Call) else None
+        elif isinstance(s, (ir.Return, ir.Yield)):
+            own.extend(s.values)
+            if isinstance(s, ir.Yield):
+                for v in s.values:
+                    if isinstance(v, ir.Name):
+                        self.f.add("yield_of", p, self.vid(fname, v.id), line=line)
+        elif isinstance(s, ir.For):
+            own.append(s.iter)
+            for name in [s.loop_var, *(s.iter_args or [])]:
+                if name:
+                    self.f.add("defines", p, self.vid(fname, name), line=line)
+            y = last_yield(s.body)
+            for t in (y.targets if y else []):
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+            if s.kind in FOR_KINDS:
+                bounds = [_int_const(a) for a in s.iter.args]
+                if bounds and all(b is not None for b in bounds) and len(bounds) <= 3:
+                    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+                        (bounds[0], bounds[1], 1) if len(bounds) == 2 else tuple(bounds)
+                    self.f.add("loop_bounds", p, start, stop, step, line=line)
+        elif isinstance(s, ir.If):
+            own.append(s.cond)
+            y = last_yield(s.then_body) or last_yield(s.else_body or [])
+            for t in (y.targets if y else []):
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+        elif isinstance(s, ir.While):
+            own.append(s.cond)
+        elif isinstance(s, ir.With):
+            own.append(s.item)
+            if s.as_name:
+                self.f.add("defines", p, self.vid(fname, s.as_name), line=line)
+        if top is not None and _has_bridge(top):
+            self.f.add("bridge", p, line=line)
+        for e in own:
+            self._expr_facts(p, e, top, line)
+        return p
+
+    def _expr_facts(self, p: int, e: ir.Expr, top: Optional[ir.Call], line):
+        fname = self.fn.name
+        for x in _subexprs(e):
+            if isinstance(x, ir.Name):
+                self.f.add("reads", p, self.vid(fname, x.id), line=line)
+            elif isinstance(x, ir.Call):
+                self._call_facts(p, x, line)
+        top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
+        for n in _use_names(e):
+            u = self.use_id
+            self.use_id += 1
+            self.f.add("use", self.vid(fname, n.id), u, line=line)
+            if id(n) in top_args:
+                self.f.add("use_arg", u, p, top_args[id(n)], line=line)
+        if isinstance(e, ir.Call) and e is not None:
+            init = e.kwarg("init_values")
+            if init is not None and e.func.startswith("pl.") and e.func.count(".") == 1:
+                for n in _use_names(init):
+                    u = self.use_id
+                    self.use_id += 1
+                    self.f.add("use", self.vid(fname, n.id), u, line=line)
+
+    def _call_facts(self, p: int, c: ir.Call, line):
+        fname = self.fn.name
+        callee = _callee_of_call(c)
+        if c.func in ("pl.submit", "pl.spmd_submit"):
+            self.f.add("submit_in", p, line=line)
+            target = _callee(c.args[0]) if c.args else None
+            if target:
+                self.f.add("submit_site", fname, target, line=line)
+        elif callee is not None:
+            self.f.add("user_call_in", p, callee, line=line)
+            site = self.site_id
+            self.site_id += 1
+            self.f.add("callsite", site, fname, callee, line=line)
+            for i, a in enumerate(c.args):
+                if isinstance(a, ir.Name):
+                    self.f.add("callsite_arg", site, i, self.vid(fname, a.id), line=line)
+        elif c.op is not None:
+            self.f.add("call_in", p, c.op, line=line)
+
+    def _alloc_size(self, v: str, t: ir.TileType, line):
+        from .views import storage_bytes
+        dims = [_int_const(d) for d in t.shape]
+        n = 1
+        for d in dims:
+            if d is None or d <= 0:
+                self.f.add("alloc_unknown", v, line=line)
+                return
+            n *= d
+        size = storage_bytes(n, t.dtype)
+        if size is None:
+            self.f.add("alloc_unknown", v, line=line)
+            return
+        # the allocator bumps its cursor to 32-byte boundaries (backend.md §4)
+        self.f.add("alloc_bytes", v, (size + 31) // 32 * 32, line=line)
+
+    def finish(self):
+        per_func: dict[str, int] = defaultdict(int)
+        for fname, p, v in sorted(self.allocs, key=lambda a: a[1]):
+            self.f.add("alloc_seq", fname, per_func[fname], v, p)
+            per_func[fname] += 1
+
+
+def _callee_of_call(c: ir.Call) -> Optional[str]:
+    if c.func.startswith("self.") and c.func.count(".") == 1:
+        return c.func[5:]
+    return None
+
+
+def extract_program(program: ir.Program, backend: Optional[str] = None) -> Facts:
+    """Facts of every function of the program, with the residency relations (phase 4)."""
+    facts = Facts()
+    ex = _ProgramExtractor(facts)
+    for fn in program.functions:
+        facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
+        ex.function(fn)
+    ex.finish()
+    if backend:
+        facts.add("backend", backend)
     for pred, rows in facts.rows.items():
         facts.rows[pred] = list(dict.fromkeys(rows))
     return facts

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from . import ir
 from .backends import normalize_backend
 from .datalog import Database, RuleSet
-from .facts import Facts, extract
+from .facts import Facts, extract, extract_program
 
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
@@ -57,3 +57,23 @@ def derive(program: ir.Program, backend: Optional[str] = None,
         return derived, db
     db.close()
     return derived, None
+
+
+def derive_residency(program: ir.Program, backend: Optional[str],
+                     extra_rules: Sequence[str] = ()) -> Derived:
+    """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
+    facts = extract_program(program, backend)
+    db = Database(load_rules(extra_rules))
+    try:
+        for pred, rows in facts.items():
+            if rows:
+                db.add_facts(pred, rows)
+        derived = Derived(facts)
+        for name in RESIDENCY_RESULTS:
+            derived.relations[name] = db.relation(name)
+    finally:
+        db.close()
+    return derived
+
+
+RESIDENCY_RESULTS = ("hoist",)
