@@ -1,0 +1,502 @@
+"""Grammar and printer unit tests: precedence, literals, tuples, yields, decorators,
+types, comments, statements and the printing helpers."""
+from __future__ import annotations
+
+import pytest
+
+from tilemem import ir
+from tilemem.parser import parse, to_type
+from tilemem.printer import (print_expr, print_function, print_program, print_stmt, print_stmts,
+                             print_tileview, print_type)
+
+HEAD = "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+
+
+def program(body: str, decorator: str = "@pl.function", sig: str = "def f(self, x: pl.Scalar[pl.INT32]):") -> str:
+    lines = "".join("        " + ln + "\n" for ln in body.split("\n"))
+    return f"{HEAD}    {decorator}\n    {sig}\n{lines}"
+
+
+def body_of(text: str) -> list:
+    return parse(text).functions[0].body
+
+
+def expr_of(src: str) -> ir.Expr:
+    stmt = body_of(program(f"y = {src}"))[0]
+    assert isinstance(stmt, ir.Assign)
+    return stmt.value
+
+
+def roundtrip(text: str) -> str:
+    return print_program(parse(text))
+
+
+def canonical(src: str) -> str:
+    return print_expr(expr_of(src))
+
+
+X, Y, Z, W = (ir.Name(n) for n in "xyzw")
+
+
+# ----------------------------------------------------------------------------- precedence
+
+@pytest.mark.parametrize("src, tree", [
+    ("x + y * z", ir.BinOp("+", X, ir.BinOp("*", Y, Z))),
+    ("(x + y) * z", ir.BinOp("*", ir.BinOp("+", X, Y), Z)),
+    ("x - y - z", ir.BinOp("-", ir.BinOp("-", X, Y), Z)),
+    ("x - (y - z)", ir.BinOp("-", X, ir.BinOp("-", Y, Z))),
+    ("x ** y ** z", ir.BinOp("**", X, ir.BinOp("**", Y, Z))),
+    ("(x ** y) ** z", ir.BinOp("**", ir.BinOp("**", X, Y), Z)),
+    ("-x ** y", ir.UnaryOp("-", ir.BinOp("**", X, Y))),
+    ("(-x) ** y", ir.BinOp("**", ir.UnaryOp("-", X), Y)),
+    ("x ** -y", ir.BinOp("**", X, ir.UnaryOp("-", Y))),
+    ("-x * y", ir.BinOp("*", ir.UnaryOp("-", X), Y)),
+    ("not x == y", ir.UnaryOp("not", ir.BinOp("==", X, Y))),
+    ("not x and y", ir.BinOp("and", ir.UnaryOp("not", X), Y)),
+    ("x < y < z", ir.BinOp("<", ir.BinOp("<", X, Y), Z)),          # no Python chaining
+    ("x < (y < z)", ir.BinOp("<", X, ir.BinOp("<", Y, Z))),
+    ("x or y xor z", ir.BinOp("or", X, ir.BinOp("xor", Y, Z))),
+    ("x xor y and z", ir.BinOp("xor", X, ir.BinOp("and", Y, Z))),
+    ("x and y or z", ir.BinOp("or", ir.BinOp("and", X, Y), Z)),
+    ("x | y ^ z & w", ir.BinOp("|", X, ir.BinOp("^", Y, ir.BinOp("&", Z, W)))),
+    ("x << y + z", ir.BinOp("<<", X, ir.BinOp("+", Y, Z))),
+    ("x == y | z", ir.BinOp("==", X, ir.BinOp("|", Y, Z))),
+    ("x // y % z", ir.BinOp("%", ir.BinOp("//", X, Y), Z)),
+    ("~x + y", ir.BinOp("+", ir.UnaryOp("~", X), Y)),
+    ("x - -y", ir.BinOp("-", X, ir.UnaryOp("-", Y))),
+    ("x + -3", ir.BinOp("+", X, ir.IntConst(-3))),
+])
+def test_precedence_tree(src, tree):
+    assert expr_of(src) == tree
+
+
+@pytest.mark.parametrize("src, printed", [
+    ("x + y * z", "x + y * z"),
+    ("(x + y) * z", "(x + y) * z"),
+    ("((x))", "x"),
+    ("(x * y) + z", "x * y + z"),
+    ("x - (y - z)", "x - (y - z)"),
+    ("x - (y + z)", "x - (y + z)"),
+    ("(x - y) - z", "x - y - z"),
+    ("x ** (y ** z)", "x ** y ** z"),
+    ("(x ** y) ** z", "(x ** y) ** z"),
+    ("-(x + y)", "-(x + y)"),
+    ("- x", "-x"),
+    ("-(-x)", "--x"),
+    ("not (x and y)", "not (x and y)"),
+    ("(not x) == y", "(not x) == y"),
+    ("x < (y < z)", "x < (y < z)"),
+    ("(x or y) and z", "(x or y) and z"),
+    ("x[0]", "x[0]"),
+    ("(x + y)[0]", "(x + y)[0]"),
+    ("x[i, j]", "x[i, j]"),
+    ("pl.min(x, y) * 2", "pl.min(x, y) * 2"),
+    ("abs(x - y)", "abs(x - y)"),
+    ("pl.cast(pl.cast(x, pl.INDEX) + -127, pl.INDEX)", "pl.cast(pl.cast(x, pl.INDEX) + -127, pl.INDEX)"),
+    ("pl.const(1, pl.INT16)", "pl.const(1, pl.INT16)"),
+    ("+x", "x"),
+])
+def test_parenthesisation(src, printed):
+    assert canonical(src) == printed
+
+
+def test_printer_parenthesises_built_trees():
+    e = ir.BinOp("*", ir.BinOp("+", X, Y), ir.BinOp("-", Z, W))
+    assert print_expr(e) == "(x + y) * (z - w)"
+    assert print_expr(ir.UnaryOp("-", ir.BinOp("**", X, Y))) == "-x ** y"
+    assert print_expr(ir.BinOp("**", ir.UnaryOp("-", X), Y)) == "(-x) ** y"
+    assert print_expr(ir.UnaryOp("not", ir.BinOp("or", X, Y))) == "not (x or y)"
+    assert print_expr(ir.BinOp("==", X, ir.BinOp("==", Y, Z))) == "x == (y == z)"
+
+
+# ----------------------------------------------------------------------------- literals
+
+@pytest.mark.parametrize("src, node", [
+    ("0.10000000000000001", ir.FloatConst("0.10000000000000001")),
+    ("9.9999999999999995e-08", ir.FloatConst("9.9999999999999995e-08")),
+    ("1e+20", ir.FloatConst("1e+20")),
+    ("1.0", ir.FloatConst("1.0")),
+    ("-10.0", ir.FloatConst("-10.0")),
+    ("nan", ir.FloatConst("nan")),
+    ("inf", ir.FloatConst("inf")),
+    ("-inf", ir.FloatConst("-inf")),
+    ("42", ir.IntConst(42)),
+    ("-1", ir.IntConst(-1)),
+    ("True", ir.BoolConst(True)),
+    ("False", ir.BoolConst(False)),
+    ("None", ir.NoneConst()),
+    ("'round'", ir.StrConst("round", "'")),
+    ('"B_DYN"', ir.StrConst("B_DYN", '"')),
+])
+def test_literals(src, node):
+    e = expr_of(src)
+    assert e == node
+    assert print_expr(e) == src
+
+
+def test_literals_keep_their_spelling():
+    for src in ("pl.tile.muls(t, 1e+20)", "pl.tile.adds(t, 0.10000000000000001)", 'f(a, "x", \'y\')'):
+        assert canonical(src) == src
+
+
+# ----------------------------------------------------------------------------- tuples, lists, dicts
+
+@pytest.mark.parametrize("src, node, printed", [
+    ("(x,)", ir.TupleExpr((X,)), "(x,)"),
+    ("()", ir.TupleExpr(()), "()"),
+    ("(x, y)", ir.TupleExpr((X, Y)), "(x, y)"),
+    ("(x, y,)", ir.TupleExpr((X, Y)), "(x, y)"),
+    ("[x, y]", ir.ListExpr((X, Y)), "[x, y]"),
+    ("[]", ir.ListExpr(()), "[]"),
+    ('{"a": 1, "b": True}', ir.DictExpr(((ir.StrConst("a", '"'), ir.IntConst(1)),
+                                         (ir.StrConst("b", '"'), ir.BoolConst(True)))), '{"a": 1, "b": True}'),
+    ("{}", ir.DictExpr(()), "{}"),
+])
+def test_collections(src, node, printed):
+    e = expr_of(src)
+    assert e == node
+    assert print_expr(e) == printed
+
+
+def test_call_kwargs_and_attrs_keep_order():
+    src = ('pl.tile.load(lhs, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat, '
+           'attrs={"__compiler_tensor_to_tile_mat_bridge": True})')
+    e = expr_of(src)
+    assert isinstance(e, ir.Call)
+    assert e.func == "pl.tile.load" and e.op == "tile.load"
+    assert [k for k, _ in e.kwargs] == ["target_memory", "attrs"]
+    assert e.kwarg("target_memory") == ir.Dotted(("pl", "Mem", "Mat"))
+    assert print_expr(e) == src
+
+
+def test_memory_space_spelling_is_normalised():
+    e = expr_of("pl.tile.load(a, target_memory=pl.MemorySpace.Left)")
+    assert e.kwarg("target_memory") == ir.Dotted(("pl", "Mem", "Left"))
+    assert print_expr(e) == "pl.tile.load(a, target_memory=pl.Mem.Left)"
+
+
+def test_self_calls_and_submit():
+    for src in ("self.k(a, b)", "pl.submit(self.k, a, deps=[t0, t1], allow_early_resolve=True)",
+                "pld.tile.remote_load(x, 0)", "pl.MemRef(\"base\", 0, 64, slots=2)[idx]",
+                "pl.tile.and_(a, b)", "t[0]"):
+        assert canonical(src) == src
+
+
+# ----------------------------------------------------------------------------- statements
+
+def test_yield_forms():
+    text = program(
+        "for i, (a, b) in pl.range(4, init_values=(x, x)):\n"
+        "    if i < 2:\n"
+        "        r: pl.Scalar[pl.INT32] = pl.yield_(a)\n"
+        "    else:\n"
+        "        r: pl.Scalar[pl.INT32] = pl.yield_(b)\n"
+        "    a2, b2 = pl.yield_(a, r)\n"
+        "pl.yield_(a2)")
+    body = body_of(text)
+    loop = body[0]
+    assert isinstance(loop, ir.For)
+    assert loop.loop_var == "i" and loop.iter_args == ["a", "b"] and loop.kind == "range"
+    assert loop.init_values == [X, X]
+    branch = loop.body[0]
+    assert isinstance(branch, ir.If)
+    y1 = branch.then_body[0]
+    assert isinstance(y1, ir.Yield) and y1.targets == ["r"] and y1.values == [ir.Name("a")]
+    assert y1.target_types == [ir.ScalarType("INT32")]
+    y2 = loop.body[1]
+    assert isinstance(y2, ir.Yield) and y2.targets == ["a2", "b2"] and y2.target_types == [None, None]
+    y3 = body[1]
+    assert isinstance(y3, ir.Yield) and y3.targets == [] and y3.values == [ir.Name("a2")]
+    assert roundtrip(text).endswith(text.rstrip("\n").split("\n", 5)[5])
+
+
+def test_for_headers():
+    text = program(
+        "for i in pl.range(4):\n    pass\n"
+        "for i in pl.parallel(0, n, 2, attrs={\"k\": 1}):\n    continue\n"
+        "for i in pl.pipeline(8, stage=2):\n    break\n"
+        "for (a,) in pl.while_(init_values=(x,)):\n    pl.cond(a < 3)\n    a2: pl.Scalar[pl.INT32] = pl.yield_(a + 1)\n"
+        "for b in pl.spmd(4, sync_start=True):\n    pass\n"
+        "for v in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):\n    pass\n"
+        "while x < 3:\n    pass")
+    body = body_of(text)
+    assert [s.kind for s in body[:-1]] == ["range", "parallel", "pipeline", "while_", "spmd", "split_aiv"]
+    w = body[3]
+    assert w.loop_var is None and w.iter_args == ["a"]
+    assert isinstance(w.body[0], ir.EvalStmt) and w.body[0].expr.func == "pl.cond"
+    assert isinstance(body[-1], ir.While)
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_with_scopes():
+    text = program(
+        "with pl.scope():\n    pass\n"
+        "with pl.scope(mode=pl.ScopeMode.MANUAL):\n    pass\n"
+        "with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]) as tid:\n    pass\n"
+        "with pl.cluster(name_hint=\"c\"):\n    pass\n"
+        "with pl.spmd(8) as t:\n    pass")
+    body = body_of(text)
+    assert all(isinstance(s, ir.With) for s in body)
+    assert [s.as_name for s in body] == [None, None, "tid", None, "t"]
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_elif_becomes_nested_if():
+    text = program("if x == 1:\n    pass\nelif x == 2:\n    return 2\nelse:\n    return 3")
+    s = body_of(text)[0]
+    assert isinstance(s, ir.If)
+    inner = s.else_body[0]
+    assert isinstance(inner, ir.If) and inner.else_body[0] == ir.Return([ir.IntConst(3)])
+    out = roundtrip(text)
+    assert "        else:\n            if x == 2:\n                return 2\n            else:\n                return 3" in out
+
+
+def test_returns_and_simple_statements():
+    text = program("a, b = self.g(x)\nz = x\n...\nreturn a, b")
+    body = body_of(text)
+    assert body[0] == ir.Assign(["a", "b"], None, ir.Call("self.g", (X,)))
+    assert body[1] == ir.Assign(["z"], None, X)
+    assert isinstance(body[2], ir.EvalStmt)
+    assert body[3] == ir.Return([ir.Name("a"), ir.Name("b")])
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_inline_suite():
+    text = program("if x: return x\nreturn 0")
+    s = body_of(text)[0]
+    assert isinstance(s, ir.If) and s.then_body == [ir.Return([X])]
+    assert "        if x:\n            return x\n        return 0" in roundtrip(text)
+
+
+def test_unmodelled_python_statements_are_kept_verbatim():
+    text = program("x += 1\ny = a[1:2]\nz = a if b else c\nassert x, 'msg'\nw = 1")
+    body = body_of(text)
+    assert [type(s) for s in body] == [ir.OpaqueStmt] * 4 + [ir.Assign]
+    assert body[0].text == "x += 1"
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_unknown_expression_shapes_become_opaque():
+    e = expr_of("f(x).shape")
+    assert isinstance(e, ir.Opaque) and print_expr(e) == "f(x).shape"
+
+
+# ----------------------------------------------------------------------------- comments
+
+def test_comments_are_kept_exactly():
+    text = (HEAD + "    @pl.function\n    def f(self):\n"
+            "        # \n"
+            "        #         tuned syncall version (D_CHUNK / D_SPMD)\n"
+            "\n"
+            "        #    indented  \n"
+            "        x = 1  # trailing comments are dropped\n"
+            "        if x:\n"
+            "            # inside\n"
+            "            pass\n"
+            "        # before else is dropped\n"
+            "        else:\n"
+            "            pass\n")
+    body = body_of(text)
+    assert body[0].comments == ["# ", "#         tuned syncall version (D_CHUNK / D_SPMD)", "#    indented  "]
+    assert body[1].then_body[0].comments == ["# inside"]
+    out = roundtrip(text)
+    assert ("        # \n        #         tuned syncall version (D_CHUNK / D_SPMD)\n        #    indented  \n"
+            "        x = 1\n") in out
+    assert "trailing" not in out and "before else" not in out
+
+
+def test_comment_at_lower_indent_does_not_dedent():
+    text = (HEAD + "    @pl.function\n    def f(self):\n        x = 1\n# column zero\n        y = 2\n")
+    body = body_of(text)
+    assert len(body) == 2 and body[1].comments == ["# column zero"]
+
+
+def test_header_and_dynamic_dims():
+    text = ('# pypto.program: Named\nimport pypto.language as pl\n\nB = pl.dynamic("B")\nT = pl.dynamic("T")\n\n'
+            "@pl.program\nclass Named:\n    @pl.function\n    def f(self, x: pl.Tensor[[B, T], pl.FP32]):\n        pass")
+    prog = parse(text)
+    assert prog.header == "# pypto.program: Named"
+    assert [n for n, _ in prog.dynamic] == ["B", "T"]
+    assert prog.name == "Named" and prog.prefix == "pl"
+    assert print_program(prog) == text
+
+
+def test_other_prefix():
+    text = ("# pypto.program: P\nfrom pypto import language as pt\n\n@pt.program\nclass P:\n"
+            "    @pt.function\n    def f(self, x: pt.Scalar[pt.INT32]):\n        pass")
+    prog = parse(text)
+    assert prog.prefix == "pt"
+    assert print_program(prog) == text
+
+
+def test_crlf_and_tabs():
+    text = program("if x:\n    y = 1\nreturn x").replace("\n", "\r\n")
+    assert len(body_of(text)) == 2
+    tabbed = HEAD + "\t@pl.function\n\tdef f(self):\n\t\tx = 1\n"
+    assert isinstance(body_of(tabbed)[0], ir.Assign)
+
+
+def test_wrapped_lines_and_backslash():
+    text = program("y = pl.tile.add(\n    a,\n\n    b,   # comment in brackets\n)\nz = a + \\\n    b")
+    body = body_of(text)
+    assert body[0].value == ir.Call("pl.tile.add", (ir.Name("a"), ir.Name("b")))
+    assert body[1].value == ir.BinOp("+", ir.Name("a"), ir.Name("b"))
+
+
+def test_positions():
+    text = program("y = pl.tile.add(x, x)")
+    s = body_of(text)[0]
+    assert (s.line, s.col) == (7, 9)
+    assert (s.value.line, s.value.col) == (7, 13)
+
+
+# ----------------------------------------------------------------------------- decorators and signatures
+
+@pytest.mark.parametrize("ftype, level, role, has_self", [
+    ("InCore", "CHIP_DIE", "SubWorker", False),
+    ("AIC", "AIC", "SubWorker", False),
+    ("AIV", "AIV", "SubWorker", False),
+    ("Group", "CORE_GROUP", "SubWorker", False),
+    ("Orchestration", "CHIP", "Orchestrator", True),
+    ("Graph", "CHIP", "Orchestrator", True),
+    ("Spmd", None, None, True),
+    ("Inline", None, None, True),
+])
+def test_decorator_level_role_derivation(ftype, level, role, has_self):
+    text = program("pass", decorator=f"@pl.function(type=pl.FunctionType.{ftype})")
+    fn = parse(text).functions[0]
+    assert (fn.func_type, fn.level, fn.role) == (ftype, level, role)
+    out = roundtrip(text)
+    deco = f"type=pl.FunctionType.{ftype}"
+    if level:
+        deco += f", level=pl.Level.{level}, role=pl.Role.{role}"
+    assert f"    @pl.function({deco})\n" in out
+    assert ("def f(self, x: " in out) == has_self
+
+
+def test_decorator_explicit_and_extra_kwargs():
+    deco = ('@pl.function(type=pl.FunctionType.InCore, level=pl.Level.AIV, role=pl.Role.SubWorker, '
+            'auto_scope=False, external_source="k.cpp")')
+    text = program("pass", decorator=deco, sig="def f(x: pl.Scalar[pl.INT32]):")
+    fn = parse(text).functions[0]
+    assert (fn.level, fn.role) == ("AIV", "SubWorker")
+    assert fn.extra == [("auto_scope", ir.BoolConst(False)), ("external_source", ir.StrConst("k.cpp", '"'))]
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_plain_decorator_is_opaque_function():
+    fn = parse(program("pass")).functions[0]
+    assert (fn.func_type, fn.level, fn.role, fn.decorator) == ("Opaque", None, None, "pl.function")
+    assert fn.body == [ir.Pass()]
+
+
+def test_params_directions_and_returns():
+    sig = ("def f(self, a: pl.Tensor[[4], pl.FP32], b: pl.Out[pl.Tensor[[4], pl.FP32]], "
+           "c: pl.InOut[pl.Tensor[[4], pl.FP32]]) -> tuple[pl.Tensor[[4], pl.FP32], pl.Scalar[pl.INDEX]]:")
+    fn = parse(program("return b, 0", sig=sig)).functions[0]
+    assert [(p.name, p.direction) for p in fn.params] == [("a", "In"), ("b", "Out"), ("c", "InOut")]
+    assert fn.returns_tuple and len(fn.return_types) == 2
+    assert print_function(fn).split("\n")[1] == "    " + sig
+    single = parse(program("return b", sig="def f(self) -> tuple[pl.Scalar[pl.INDEX]]:")).functions[0]
+    assert single.returns_tuple and print_function(single).split("\n")[1].endswith("-> tuple[pl.Scalar[pl.INDEX]]:")
+
+
+def test_docstring_is_dropped():
+    fn = parse(program('"""Docs."""\nreturn x')).functions[0]
+    assert fn.body == [ir.Return([X])]
+
+
+# ----------------------------------------------------------------------------- types
+
+def type_of(src: str) -> ir.Type:
+    stmt = body_of(program(f"y: {src} = x"))[0]
+    return stmt.type
+
+
+def test_tile_type_fields():
+    t = type_of("pl.Tile[[16, n], pl.BF16, pl.Mem.Vec, pl.TileView(valid_shape=[16, m], stride=[64, 1], "
+                "start_offset=k, blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.none_box, fractal=512, "
+                "pad=pl.PadValue.zero, compact=pl.CompactMode.normal)]")
+    assert isinstance(t, ir.TileType)
+    assert t.shape == (ir.IntConst(16), ir.Name("n")) and t.dtype == "BF16" and t.space == "Vec"
+    v = t.view
+    assert v.valid_shape == (ir.IntConst(16), ir.Name("m")) and v.stride == (ir.IntConst(64), ir.IntConst(1))
+    assert v.start_offset == ir.Name("k")
+    assert (v.blayout, v.slayout, v.fractal, v.pad, v.compact) == ("row_major", "none_box", 512, "zero", "normal")
+
+
+def test_tile_view_canonical_order_and_empty_view():
+    t = type_of("pl.Tile[[64, 1], pl.FP32, pl.TileView(pad=pl.PadValue.max, blayout=pl.TileLayout.row_major), "
+                "pl.MemorySpace.Vec]")
+    assert print_type(t) == ("pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec, "
+                             "pl.TileView(blayout=pl.TileLayout.row_major, pad=pl.PadValue.max)]")
+    assert print_tileview(ir.TileView()) == "pl.TileView()"
+    assert print_type(type_of("pl.Tile[[8], pl.FP32, pl.Mem.Acc, pl.TileView()]")) == \
+        "pl.Tile[[8], pl.FP32, pl.Mem.Acc, pl.TileView()]"
+
+
+def test_tile_memref():
+    src = 'pl.Tile[[16, 16], pl.FP16, pl.MemRef("mem_vec_0", 0, 512)[0], pl.Mem.Vec]'
+    t = type_of(src)
+    assert isinstance(t, ir.TileType) and isinstance(t.memref, ir.Subscript) and t.space == "Vec"
+    assert print_type(t) == src
+
+
+def test_tensor_types():
+    t = type_of("pl.Tensor[[128, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)]")
+    assert isinstance(t, ir.TensorType) and t.kind == "pl.Tensor" and isinstance(t.view, ir.Call)
+    assert print_type(t) == "pl.Tensor[[128, 64], pl.FP32, pl.TensorView(stride=[128, 1], layout=pl.TensorLayout.ND)]"
+    d = type_of("pld.DistributedTensor[[768, 4096], pl.BF16]")
+    assert isinstance(d, ir.TensorType) and d.kind == "pld.DistributedTensor"
+    assert print_type(d) == "pld.DistributedTensor[[768, 4096], pl.BF16]"
+
+
+@pytest.mark.parametrize("src, cls", [
+    ("pl.Scalar[pl.INDEX]", ir.ScalarType),
+    ("pl.Tuple[pl.Scalar[pl.TASK_ID], pl.Tensor[[4], pl.FP32]]", ir.TupleType),
+    ("pl.Tuple[()]", ir.TupleType),
+    ("pl.Array[32, pl.TASK_ID]", ir.OpaqueType),
+    ("pl.Ptr", ir.OpaqueType),
+    ("pl.UnknownType", ir.OpaqueType),
+    ("pld.CommCtxType", ir.OpaqueType),
+    ("pl.Tile[16, pl.FP32]", ir.OpaqueType),          # not a shape list: kept as written
+    ("pl.Tile[[16], pl.FP32, pl.Weird]", ir.OpaqueType),
+])
+def test_other_types(src, cls):
+    t = type_of(src)
+    assert isinstance(t, cls)
+    assert print_type(t) == src
+
+
+def test_to_type_on_built_expressions():
+    e = ir.Subscript(ir.Dotted(("pl", "Scalar")), (ir.Dotted(("pl", "FP16")),))
+    assert to_type(e) == ir.ScalarType("FP16")
+
+
+# ----------------------------------------------------------------------------- printing helpers
+
+def test_print_stmt_helpers():
+    t = ir.TileType((ir.IntConst(16), ir.IntConst(128)), "FP32", space="Vec")
+    call = ir.Call("pl.tile.move", (ir.Name("m"),), (("target_memory", ir.Dotted(("pl", "Mem", "Vec"))),))
+    s = ir.Assign(["m_Vec"], t, call, comments=["# moved"])
+    assert print_stmt(s) == ("# moved\nm_Vec: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = "
+                             "pl.tile.move(m, target_memory=pl.Mem.Vec)")
+    assert print_stmt(s, indent=2).split("\n")[1].startswith("        m_Vec:")
+    loop = ir.For("i", ["a"], ir.Call("pl.range", (ir.IntConst(4),), (("init_values", ir.TupleExpr((X,))),)),
+                  [ir.Yield([ir.Name("a")], ["r"], [None])])
+    assert print_stmt(loop) == "for i, (a,) in pl.range(4, init_values=(x,)):\n    r = pl.yield_(a)"
+    assert print_stmts([]) == "pass"
+    w = ir.If(X, [], [])
+    assert print_stmt(w) == "if x:\n    pass\nelse:\n    pass"
+
+
+def test_print_program_from_scratch():
+    fn = ir.Function("k", "InCore", "CHIP_DIE", "SubWorker",
+                     [ir.Param("a", ir.TensorType((ir.IntConst(4),), "FP32"), "Out")],
+                     [ir.TensorType((ir.IntConst(4),), "FP32")], [ir.Return([ir.Name("a")])])
+    prog = ir.Program("Q", [fn])
+    assert print_program(prog) == (
+        "# pypto.program: Q\nimport pypto.language as pl\n\n@pl.program\nclass Q:\n"
+        "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
+        "    def k(a: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:\n"
+        "        return a")
