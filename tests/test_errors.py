@@ -177,3 +177,15 @@ def test_mangled_input_never_leaks_exceptions():
         except TilememError as e:
             first = e.format().split("\n")[0]
             assert first.startswith("m.pto:"), first
+
+
+def test_internal_failure_becomes_positioned_error(monkeypatch):
+    import tilemem.parser as parser_mod
+
+    def boom(e):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(parser_mod, "to_type", boom)
+    err = error_of(HEAD + "        y: pl.Scalar[pl.INT32] = x\n")
+    assert "internal error" in err.message and "boom" in err.message
+    assert err.line == 6

