@@ -27,6 +27,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ir
 from .errors import TilememError
+from .printer import BINARY_PRECEDENCE, print_expr
 
 __all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
 
@@ -200,15 +201,7 @@ def _func_name(e: ir.Expr) -> str:
         return ".".join(e.parts)
     if type(e) is ir.Name:
         return e.id
-    from .printer import print_expr
     return print_expr(e)
-
-
-def _dotted_tail(e, head_len: int = 2) -> Optional[str]:
-    """``X`` for a Dotted ``<a>.<b>.X`` of exactly ``head_len + 1`` parts, else None."""
-    if type(e) is ir.Dotted and len(e.parts) == head_len + 1:
-        return e.parts[-1]
-    return None
 
 
 def _enum_value(e, enum: str) -> Optional[str]:
@@ -267,8 +260,8 @@ def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
     dtype = _dtype(idx[1])
     if dtype is None:
         return None
+    # memref, Mem and view may come in any order; they print in the canonical one
     memref = space = view = None
-    stage = 0                       # canonical order: memref, Mem, view
     for item in idx[2:]:
         t = type(item)
         if t is ir.Dotted and len(item.parts) == 3 and item.parts[1] == "Mem":
@@ -287,7 +280,6 @@ def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
             memref = item
         else:
             return None
-    del stage
     return ir.TileType(idx[0].items, dtype, memref, space, view, e.line, e.col)
 
 
@@ -352,13 +344,8 @@ def _pos(x):
 
 # printer.md section 5: or < xor < and < not < comparisons < | < ^ < & < shifts < + - <
 # * / // % < unary - ~ < ** (all binary operators left-associative except **).
-_BIN_PREC = {
-    "or": 1, "xor": 2, "and": 3,
-    "==": 5, "!=": 5, "<": 5, "<=": 5, ">": 5, ">=": 5,
-    "|": 6, "^": 7, "&": 8, "<<": 9, ">>": 9,
-    "+": 10, "-": 10, "*": 11, "/": 11, "//": 11, "%": 11,
-    "**": 13,
-}
+# One table for reading and printing:
+_BIN_PREC = BINARY_PRECEDENCE
 _NOT_PREC = 4
 _UNARY_PREC = 12
 
@@ -479,7 +466,6 @@ class _Builder(Transformer):
             if len(parts) == 2 and parts[1] == "MemorySpace":
                 parts = (parts[0], "Mem")
             return _Dotted(parts + (a,), base.line, base.col)
-        from .printer import print_expr
         return ir.Opaque(f"{print_expr(base)}.{a}", base.line, base.col)
 
     def call(self, c):
@@ -1177,11 +1163,13 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
     except Exception as exc:  # pragma: no cover - a broken installation
         raise TilememError(path, None, None, f"internal error: cannot build the parser: {exc}") from None
     old_limit = sys.getrecursionlimit()
+    indenter = _INDENTER
     try:
         if old_limit < 20000:
             sys.setrecursionlimit(20000)
         if fast is not None:
-            prog = fast.parse(src, _INDENTER)
+            indenter = PtoIndenter()      # per call: parse() is re-entrant on the fast path
+            prog = fast.parse(src, indenter)
         else:
             prog = parser.parse(src)
     except _SyntaxProblem as exc:
@@ -1191,7 +1179,7 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
         inner = exc.__context__ if isinstance(exc.__context__, _SyntaxProblem) else None
         if inner is not None:
             raise TilememError(path, inner.line, inner.col, inner.message, source=text) from None
-        opener = _unclosed_bracket(exc)
+        opener = _unclosed_bracket(exc, indenter)
         if opener is not None:
             raise TilememError(path, opener.line, opener.column,
                                f"unclosed bracket '{opener.value}' (no matching '{_CLOSE_CHAR[opener.value]}')",
@@ -1201,7 +1189,7 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
     except TilememError:
         raise
     except RecursionError:
-        line, col = _last_position()
+        line, col = _last_position(indenter)
         raise TilememError(path, line, col, "program is nested too deeply", source=text) from None
     except Exception as exc:
         inner = exc
@@ -1209,7 +1197,7 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
             inner = inner.__context__
         if inner is not None:
             raise TilememError(path, inner.line, inner.col, inner.message, source=text) from None
-        line, col = _last_position()
+        line, col = _last_position(indenter)
         raise TilememError(path, line, col, f"internal error while parsing: {type(exc).__name__}: {exc}",
                            source=text) from None
     finally:
@@ -1218,13 +1206,13 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
     return prog
 
 
-def _unclosed_bracket(exc) -> Optional[Token]:
+def _unclosed_bracket(exc, indenter) -> Optional[Token]:
     """The innermost open bracket, when a syntax error comes on a later line than it.
 
     Newlines inside brackets are ignored, so a forgotten closing bracket shows up as a
     confusing error somewhere below; pointing at the opener is more helpful.
     """
-    brackets = getattr(_INDENTER, "brackets", None)
+    brackets = getattr(indenter, "brackets", None)
     tok = getattr(exc, "token", None)
     if not brackets or tok is None or tok.line is None:
         return None
@@ -1234,8 +1222,8 @@ def _unclosed_bracket(exc) -> Optional[Token]:
     return None
 
 
-def _last_position() -> tuple[int, int]:
-    tok = getattr(_INDENTER, "last_token", None)
+def _last_position(indenter) -> tuple[int, int]:
+    tok = getattr(indenter, "last_token", None)
     if tok is not None and tok.line is not None:
         return tok.line, tok.column
     return 1, 1
