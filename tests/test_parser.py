@@ -500,3 +500,19 @@ def test_print_program_from_scratch():
         "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
         "    def k(a: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:\n"
         "        return a")
+
+
+def test_return_none_annotation_means_no_return():
+    fn = parse(program("pass", sig="def f(self) -> None:")).functions[0]
+    assert fn.return_types == [] and not fn.returns_tuple
+
+
+def test_lark_driver_matches_fast_driver(monkeypatch):
+    """The fallback (lark's own LALR driver) builds the same IR as the fast driver."""
+    import tilemem.parser as parser_mod
+    from pathlib import Path
+    files = sorted((Path(__file__).resolve().parent / "data" / "friendly").glob("*.pto"))
+    texts = [p.read_text(encoding="utf-8") for p in files]
+    fast = [print_program(parse(t)) for t in texts]
+    monkeypatch.setattr(parser_mod, "_FAST", False)
+    assert [print_program(parse(t)) for t in texts] == fast

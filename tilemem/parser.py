@@ -763,7 +763,7 @@ def _make_function(dec: ir.Expr, name_tok: Token, params, ret, body) -> ir.Funct
     # return annotation
     return_types: list = []
     returns_tuple = False
-    if ret is not None:
+    if ret is not None and type(ret) is not ir.NoneConst:      # `-> None`: no return value
         if type(ret) is ir.Subscript and type(ret.value) is _Name and ret.value.id == "tuple":
             returns_tuple = True
             idx = ret.index
