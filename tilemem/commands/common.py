@@ -12,8 +12,10 @@ EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EPILOG = """\
 exit status:
   0  success
-  1  a check failed (e.g. fmt --check: the file is not in canonical form)
-  2  usage or input error (bad syntax, missing file, unknown backend, ...)
+  1  a check failed (fmt --check: not canonical; solve --check: solving would
+     change the file; verify: the program violates TileMemoryInferred)
+  2  usage or input error (bad syntax, missing file, unknown backend, ...;
+     in a batch: some file could not be read or solved, the others still are)
   3  internal error in tilemem (please report it with the input that caused it)
 """
 

@@ -1,0 +1,247 @@
+"""Solving many files: input expansion, per-file jobs, worker processes, results.
+
+Each job solves one whole file and returns a picklable :class:`FileResult`; a
+failing file never stops the batch.  ``run_batch`` yields results in input order
+whatever the number of workers, so the output of a batch is deterministic.
+
+Also here: the JSON form of a solution (``solution_json``, schema in README) and
+the unified diff of input vs solved text (``unified_diff``), shared by the
+single-file and batch paths of ``tilemem solve``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+SOLUTION_SCHEMA = "tilemem-solution/1"
+BATCH_SCHEMA = "tilemem-batch/1"
+
+OK, INPUT_ERROR, INTERNAL_ERROR = "ok", "input-error", "internal-error"
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+def expand_inputs(args: Sequence[str], exclude: Optional[str] = None
+                  ) -> tuple[list[tuple[str, str]], list[str]]:
+    """``(files, problems)``: each file as ``(path, root)`` and one message per bad argument.
+
+    A directory means every ``*.pto`` file under it, recursively, sorted by path; its
+    root is the directory.  A file's root is its own directory.  Files under
+    ``exclude`` (the output directory) are skipped; each file is listed once.
+    """
+    files: list[tuple[str, str]] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    excl = os.path.abspath(exclude) if exclude else None
+
+    def add(path: str, root: str):
+        ap = os.path.abspath(path)
+        if ap in seen:
+            return
+        if excl and (ap == excl or ap.startswith(excl + os.sep)):
+            return
+        seen.add(ap)
+        files.append((path, root))
+
+    for a in args:
+        if a != "-" and os.path.isdir(a):
+            found = sorted(str(p) for p in Path(a).rglob("*.pto") if p.is_file())
+            found = [f for f in found if not (excl and os.path.abspath(f).startswith(excl + os.sep))]
+            if not found:
+                problems.append(f"{a}: error: no *.pto files in this directory")
+            for f in found:
+                add(f, a)
+        else:
+            add(a, os.path.dirname(a) or ".")
+    return files, problems
+
+
+def output_paths(files: Sequence[tuple[str, str]], out_dir: str) -> list[str]:
+    """Where each input's result goes under ``out_dir``: its path relative to the
+    common directory of all the inputs' roots (a single directory argument maps
+    ``DIR/a/b.pto`` to ``OUT/a/b.pto``)."""
+    if not files:
+        return []
+    roots = [os.path.abspath(root) for _, root in files]
+    base = os.path.commonpath(roots)
+    return [os.path.join(out_dir, os.path.relpath(os.path.abspath(p), base)) for p, _ in files]
+
+
+# ----------------------------------------------------------------------------- one file
+
+
+@dataclass
+class FileResult:
+    """The outcome of solving one file (picklable: it crosses process boundaries)."""
+    path: str
+    status: str = OK                  # ok | input-error | internal-error
+    source: Optional[str] = None      # the input text
+    text: Optional[str] = None        # the solved text (ends with a newline)
+    json: Optional[dict] = None       # solution_json(...) when asked for
+    error: Optional[str] = None       # the one-line error message
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return self.status == OK and is_changed(self.source, self.text)
+
+
+def _plain(x):
+    """A JSON-friendly copy of a record (dataclass, named tuple, dict or object)."""
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
+                if not f.name.startswith("_")}
+    if hasattr(x, "_asdict"):
+        return {k: _plain(v) for k, v in x._asdict().items()}
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return sorted((_plain(v) for v in x), key=repr)
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    if hasattr(x, "__dict__"):
+        return {k: _plain(v) for k, v in vars(x).items() if not k.startswith("_")}
+    return str(x)
+
+
+def solution_json(sol, path: str, changed: bool) -> dict:
+    """The stable JSON form of a Solution (schema ``tilemem-solution/1``, see README)."""
+    doc = {
+        "schema": SOLUTION_SCHEMA,
+        "path": path,
+        "backend": sol.backend,
+        "changed": changed,
+        "spaces": {fn: dict(sorted(vs.items())) for fn, vs in sorted(sol.spaces.items())},
+        "moves": [{"function": m.function, "name": m.name, "producer": m.producer,
+                   "target": m.target, "consumer_line": m.consumer_line} for m in sol.moves],
+    }
+    residency = getattr(sol, "residency", None)
+    if residency is not None:
+        doc["residency"] = [_plain(r) for r in residency]
+    return doc
+
+
+def is_changed(source: str, solved: str) -> bool:
+    """Whether writing ``solved`` would change the file (final newlines aside, as ``fmt --check``)."""
+    return source.rstrip("\n") != solved.rstrip("\n")
+
+
+def with_newline(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
+               want_json: bool = False) -> FileResult:
+    """Solve one file; never raises for a bad input (the result says what went wrong)."""
+    from .api import solve
+    from .commands.common import read_input
+    from .datalog import DatalogError
+    from .errors import TilememError, UsageError
+    t0 = time.perf_counter()
+    res = FileResult(path)
+    try:
+        res.source, shown = read_input(path)
+        res.path = shown
+        sol = solve(res.source, backend=backend, rules=rules, path=shown)
+        res.text = with_newline(sol.text)
+        if want_json:
+            res.json = solution_json(sol, shown, is_changed(res.source, res.text))
+    except TilememError as e:
+        res.status, res.error = INPUT_ERROR, e.format_first_line()
+    except (UsageError, DatalogError) as e:
+        res.status, res.error = INPUT_ERROR, f"tilemem: error: {path}: {e}"
+    except RecursionError:
+        res.status, res.error = INPUT_ERROR, f"tilemem: error: {path}: input nested too deeply to process"
+    except Exception as e:  # a bug in tilemem: report it, keep going
+        res.status = INTERNAL_ERROR
+        res.error = f"tilemem: internal error: {path}: {type(e).__name__}: {e}"
+    res.seconds = time.perf_counter() - t0
+    return res
+
+
+def _job(args) -> FileResult:
+    return solve_file(*args)
+
+
+def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str],
+              want_json: bool = False, jobs: int = 1) -> Iterator[FileResult]:
+    """Solve every path, yielding results in input order.
+
+    ``jobs`` > 1 uses that many worker processes (each solves whole files).
+    """
+    work = [(p, backend, tuple(rules), want_json) for p in paths]
+    if jobs <= 1 or len(work) <= 1:
+        for w in work:
+            yield _job(w)
+        return
+    import multiprocessing as mp
+    with mp.get_context().Pool(min(jobs, len(work))) as pool:
+        yield from pool.imap(_job, work, chunksize=1)
+
+
+# ----------------------------------------------------------------------------- diffs
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A unified diff of ``before`` -> ``after`` labelled with ``path`` (applies with ``patch -p0``)."""
+    a = before.splitlines(keepends=True)
+    b = after.splitlines(keepends=True)
+    out = []
+    for line in difflib.unified_diff(a, b, fromfile=path, tofile=path):
+        out.append(line)
+        if not line.endswith("\n"):
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class Progress:
+    """A one-line progress bar on a terminal stream; does nothing elsewhere."""
+
+    def __init__(self, total: int, stream=None, enabled: Optional[bool] = None):
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        if enabled is None:
+            enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.enabled = enabled and total > 0
+        self.done = 0
+        self.shown = False
+
+    def _width(self) -> int:
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            return 80
+
+    def update(self, done: int, label: str = "") -> None:
+        self.done = done
+        if not self.enabled:
+            return
+        width = self._width()
+        bar_w = max(10, min(30, width // 4))
+        filled = bar_w * done // self.total
+        count = f"{done}/{self.total}"
+        head = f"[{'#' * filled}{'.' * (bar_w - filled)}] {count} "
+        room = max(0, width - len(head) - 1)
+        if len(label) > room:
+            label = "..." + label[-(room - 3):] if room > 3 else ""
+        self.stream.write("\r\x1b[K" + head + label)
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.enabled and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
