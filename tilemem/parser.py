@@ -1052,7 +1052,7 @@ def _describe_terminal(name: str, parser: Lark) -> str:
 
 
 def _expected_words(expected, parser: Lark) -> str:
-    names = sorted(set(expected))
+    names = sorted(set(expected) - {"COMMENTS"}) or sorted(expected)   # comments fit anywhere
     if not names:
         return ""
     exprish = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE", "PREFIX"}
