@@ -17,6 +17,7 @@ import importlib.resources
 import os
 import re
 import sys
+import warnings
 from typing import Iterator, Optional
 
 from lark import Lark, Token, Transformer
@@ -1003,8 +1004,10 @@ def _python_simple_statement(src: str) -> bool:
     if not src or src.endswith(":"):
         return False
     try:
-        mod = ast.parse(src)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")        # e.g. invalid escape sequences
+            mod = ast.parse(src)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
         return False
     return len(mod.body) == 1
 
