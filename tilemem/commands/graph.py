@@ -1,0 +1,119 @@
+"""``tilemem graph``: draw the dataflow graph of each InCore function of the solved program."""
+import os
+import sys
+
+from .common import EXIT_OK, add_parser, read_input
+
+FORMATS = ("dot", "svg", "png", "html")
+
+
+def _wrap(text: str) -> str:
+    import textwrap
+    return textwrap.fill(text, 79, break_on_hyphens=False)
+
+
+def register(sub):
+    p = add_parser(sub, "graph", help="draw the dataflow graph of the solved program",
+                   description=_wrap("Solve the program, then draw each InCore function's dataflow "
+                               "graph: tile vars coloured by memory space (with a legend), "
+                               "inserted moves and hoisted loads marked, edges labelled by "
+                               "operand slot, loops and branches as boxes. The format follows "
+                               "the -o extension (.dot, .svg, .png, .html); without -o, DOT goes "
+                               "to stdout. SVG and PNG use Graphviz's 'dot' when installed; "
+                               "DOT and HTML never need it."))
+    p.add_argument("file", help="program text, or - for stdin")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="out.dot, out.svg, out.png or out.html (written atomically)")
+    p.add_argument("-T", "--format", choices=FORMATS,
+                   help="output format (default: from the -o extension, else dot)")
+    p.add_argument("--function", metavar="F", help="only this InCore function")
+    p.add_argument("--backend", default=None, help="as for solve")
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="an extra rule file; repeatable")
+    p.add_argument("--engine", choices=("auto", "dot", "builtin"), default="auto",
+                   help="layout for SVG/HTML: Graphviz dot, tilemem's built-in pure-Python "
+                        "layout, or auto (dot when installed, else builtin; PNG needs dot)")
+    p.set_defaults(func=run)
+
+
+def _format(args) -> str:
+    from ..errors import UsageError
+    if args.format:
+        return args.format
+    if not args.output or args.output == "-":
+        return "dot"
+    ext = os.path.splitext(args.output)[1].lower().lstrip(".")
+    if ext == "htm":
+        ext = "html"
+    if ext == "gv":
+        ext = "dot"
+    if ext not in FORMATS:
+        raise UsageError(f"cannot tell the picture format from '{args.output}': "
+                         f"use a .dot, .svg, .png or .html name, or -T FORMAT")
+    return ext
+
+
+def _write_atomic_bytes(path: str, data: bytes) -> None:
+    """Like common.write_atomic, for bytes (PNG): temp file in the same directory + rename."""
+    import tempfile
+    from ..errors import UsageError
+    if os.path.isdir(path):
+        raise UsageError(f"cannot write '{path}': it is a directory")
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tilemem-", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise UsageError(f"cannot write '{path}': {e.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise UsageError(f"cannot write '{path}': {e.strerror}") from None
+        raise
+
+
+def _write(data: bytes, out) -> None:
+    if out and out != "-":
+        _write_atomic_bytes(out, data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+
+
+def run(args) -> int:
+    from ..api import solve
+    from ..errors import UsageError
+    from ..graph import (GRAPHVIZ_HINT, build_graphs, have_dot, render_dot, to_dot, to_html,
+                         to_svg_builtin)
+    fmt = _format(args)
+    if fmt == "png" and (not args.output or args.output == "-") and sys.stdout.isatty():
+        raise UsageError("a PNG picture needs -o FILE.png (not a terminal)")
+    use_dot = args.engine == "dot" or (args.engine == "auto" and have_dot())
+    if fmt == "png" and args.engine == "builtin":
+        raise UsageError("the built-in engine draws SVG only; PNG needs Graphviz (--engine dot)")
+    if fmt in ("svg", "png") and args.engine != "builtin" and not have_dot() and \
+            (args.engine == "dot" or fmt == "png"):
+        raise UsageError(GRAPHVIZ_HINT)
+    text, path = read_input(args.file)
+    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path)
+    graphs = build_graphs(sol, args.function)
+    if not graphs:
+        raise UsageError(f"{path}: no InCore function to draw")
+    title = f"{os.path.basename(path)}" + (f" ({sol.backend})" if sol.backend else "")
+    dot = to_dot(graphs, title=title)
+    if fmt == "dot":
+        _write(dot.encode("utf-8"), args.output)
+    elif fmt == "png":
+        _write(render_dot(dot, "png"), args.output)
+    else:
+        svg = render_dot(dot, "svg").decode("utf-8") if use_dot else to_svg_builtin(graphs, title)
+        data = svg if fmt == "svg" else to_html(svg, dot, f"tilemem graph: {title}")
+        _write(data.encode("utf-8"), args.output)
+    return EXIT_OK
