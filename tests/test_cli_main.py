@@ -1,0 +1,103 @@
+"""The ``tilemem`` command as a whole: ``python -m tilemem``, help and exit codes, completion."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from cli_helpers import DATA, REPO, run, run_in_process, tilemem_command
+from tilemem.commands import COMMANDS
+
+EXAMPLE = REPO / "examples" / "matmul_bias_relu.pto"
+
+
+def test_python_dash_m_works_like_the_script():
+    script = run("solve", EXAMPLE, "--backend", "910B")
+    module = subprocess.run([sys.executable, "-m", "tilemem", "solve", str(EXAMPLE), "--backend", "910B"],
+                            capture_output=True, text=True, timeout=300)
+    assert script.returncode == module.returncode == 0
+    assert script.stdout == module.stdout and "a_tile_Left" in module.stdout
+    bad = subprocess.run([sys.executable, "-m", "tilemem", "verify", str(DATA / "verify" / "store_from_mat.pto"), "-q"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "requires Vec/Acc but is in Mat" in bad.stderr
+
+
+def test_help_lists_commands_and_exit_codes():
+    r = run("--help")
+    assert r.returncode == 0
+    for name in COMMANDS:
+        assert name in r.stdout
+    assert "exit status:" in r.stdout
+    for code in ("0  success", "1  a check failed", "2  usage or input error", "3  internal error"):
+        assert code in r.stdout
+
+
+@pytest.mark.parametrize("name", ["solve", "verify", "graph", "completion"])
+def test_each_command_documents_exit_codes(name, capsys):
+    with pytest.raises(SystemExit) as e:
+        run_in_process(capsys, name, "--help")
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "exit status:" in out and "3  internal error" in out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    status, _, err = run_in_process(capsys)
+    assert status == 2 and "usage: tilemem" in err
+
+
+# --------------------------------------------------------------------------- completion
+
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+
+
+def _complete(script_path, words, cwd):
+    """COMPREPLY of the generated completion for a command line (the last word is completed)."""
+    line = " ".join(f"'{w}'" for w in words)
+    prog = f"""
+source '{script_path}'
+COMP_WORDS=({line})
+COMP_CWORD={len(words) - 1}
+_tilemem
+printf '%s\\n' "${{COMPREPLY[@]}}"
+"""
+    r = subprocess.run(["bash", "--norc", "--noprofile", "-c", prog], capture_output=True, text=True,
+                       cwd=cwd, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [w for w in r.stdout.splitlines() if w]
+
+
+@needs_bash
+def test_bash_completion_script(tmp_path):
+    r = run("completion", "bash")
+    assert r.returncode == 0 and r.stdout.startswith("# bash completion for tilemem")
+    script = tmp_path / "tilemem.bash"
+    script.write_text(r.stdout)
+    assert subprocess.run(["bash", "-n", str(script)]).returncode == 0
+    (tmp_path / "kernel.pto").write_text("")
+    (tmp_path / "outdir").mkdir()
+    assert _complete(script, ["tilemem", ""], tmp_path)[:len(COMMANDS)] == list(COMMANDS)
+    assert _complete(script, ["tilemem", "ver"], tmp_path) == ["verify"]
+    assert set(_complete(script, ["tilemem", "solve", "--ch"], tmp_path)) == {"--check"}
+    assert _complete(script, ["tilemem", "solve", "--backend", "9"], tmp_path) == ["910B", "950"]
+    assert _complete(script, ["tilemem", "graph", "x.pto", "--engine", ""], tmp_path) == ["auto", "dot", "builtin"]
+    assert _complete(script, ["tilemem", "graph", "-T", "p"], tmp_path) == ["png"]
+    assert _complete(script, ["tilemem", "verify", "ker"], tmp_path) == ["kernel.pto"]
+    assert _complete(script, ["tilemem", "solve", "k.pto", "--out-dir", "o"], tmp_path) == ["outdir"]
+    assert _complete(script, ["tilemem", "completion", ""], tmp_path) == ["bash"]
+
+
+def test_completion_script_follows_the_parser(capsys, tmp_path):
+    """Generated, not hand-written: every option of every command is offered."""
+    from tilemem.cli import build_parser
+    from tilemem.commands.completion import _subparsers
+    status, out, _ = run_in_process(capsys, "completion", "bash", "-o", tmp_path / "c.bash")
+    assert status == 0 and out == ""
+    script = (tmp_path / "c.bash").read_text()
+    for name, sp in _subparsers(build_parser()).items():
+        assert f"        {name})" in script
+        for a in sp._actions:
+            for opt in a.option_strings:
+                assert opt in script
