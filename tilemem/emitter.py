@@ -11,6 +11,7 @@ substituted arguments and remapped var lists in call attrs.
 from __future__ import annotations
 
 import copy
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Optional
@@ -27,6 +28,8 @@ _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
 
 BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
+
+_SUFFIXED = re.compile(r"^(.+)_(\d+)$")
 
 
 @dataclass
@@ -79,6 +82,7 @@ class _FunctionRewriter:
         self.used_names: set[str] = set()
         self.moves: list[MoveRecord] = []
         self._collect(fn)
+        self.original_names = frozenset(self.used_names)
 
     # -- names and types ----------------------------------------------------
     def vid(self, name: str) -> str:
@@ -150,6 +154,18 @@ class _FunctionRewriter:
             self.env[name] = t
         return t
 
+    def name_hint(self, name: str) -> str:
+        """The name PyPTO had in memory for a printed var name.
+
+        The printer gives distinct vars that share a name hint the names ``h``,
+        ``h_1``, ``h_2``, ...; so ``h_<k>`` beside a var named ``h`` had hint ``h``
+        (printer.md §6).  A move is named after its producer's hint.
+        """
+        m = _SUFFIXED.match(name)
+        if m and m.group(1) in self.original_names:
+            return m.group(1)
+        return name
+
     def fresh_name(self, base: str) -> str:
         name, k = base, 0
         while name in self.used_names:
@@ -173,7 +189,7 @@ class _FunctionRewriter:
 
     def make_move(self, p: int, consumer: ir.Stmt, v: str, t: str, local: dict) -> ir.Assign:
         src = v.split(":", 1)[1]
-        name = self.fresh_name(f"{src}_{t}")
+        name = self.fresh_name(f"{self.name_hint(src)}_{t}")
         kwargs = [("target_memory", ir.Dotted(("pl", "Mem", t)))]
         if (p, v, t) in self.sol.blayout:
             kwargs.append(("blayout", ir.Dotted(("pl", "TileLayout", self.sol.blayout[(p, v, t)]))))

@@ -71,13 +71,16 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "alloc_seq": ("func", "index", "var", "pos"),
     "alloc_bytes": ("var", "bytes"),
     "alloc_unknown": ("var",),
+    "tuple_get": ("var", "tuple", "index"),
+    "call_result": ("var", "site"),
+    "return_value": ("func", "index", "var"),
 }
 
 # Residency relations, extracted only for phase 4.
 RESIDENCY_RELATIONS = (
     "loop_bounds", "call_in", "user_call_in", "submit_in", "bridge", "use", "use_arg", "reads",
     "defines", "yield_of", "callsite", "callsite_arg", "submit_site", "alloc_seq", "alloc_bytes",
-    "alloc_unknown",
+    "alloc_unknown", "tuple_get", "call_result", "return_value",
 )
 
 BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
@@ -427,6 +430,8 @@ class _ProgramExtractor(_Extractor):
         self.use_id = 0
         self.site_id = 0
         self.allocs: list[tuple[str, int, str]] = []
+        self._top = None
+        self._result_of = None
 
     def stmt(self, s: ir.Stmt, lid: int) -> int:
         p = super().stmt(s, lid)
@@ -439,6 +444,11 @@ class _ProgramExtractor(_Extractor):
             top = s.value if isinstance(s.value, ir.Call) else None
             for t in s.targets:
                 self.f.add("defines", p, self.vid(fname, t), line=line)
+            if (len(s.targets) == 1 and isinstance(s.value, ir.Subscript)
+                    and isinstance(s.value.value, ir.Name) and len(s.value.index) == 1
+                    and isinstance(s.value.index[0], ir.IntConst)):
+                self.f.add("tuple_get", self.vid(fname, s.targets[0]),
+                           self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
             if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
                 self.allocs.append((fname, p, self.vid(fname, s.targets[0])))
                 self._alloc_size(self.vid(fname, s.targets[0]), s.type, line)
@@ -447,6 +457,10 @@ class _ProgramExtractor(_Extractor):
             top = s.expr if isinstance(s.expr, ir.Call) else None
         elif isinstance(s, (ir.Return, ir.Yield)):
             own.extend(s.values)
+            if isinstance(s, ir.Return):
+                for i, v in enumerate(s.values):
+                    if isinstance(v, ir.Name):
+                        self.f.add("return_value", fname, i, self.vid(fname, v.id), line=line)
             if isinstance(s, ir.Yield):
                 for v in s.values:
                     if isinstance(v, ir.Name):
@@ -478,6 +492,9 @@ class _ProgramExtractor(_Extractor):
                 self.f.add("defines", p, self.vid(fname, s.as_name), line=line)
         if top is not None and _has_bridge(top):
             self.f.add("bridge", p, line=line)
+        self._result_of = (self.vid(fname, s.targets[0])
+                           if isinstance(s, ir.Assign) and len(s.targets) == 1 and top is not None else None)
+        self._top = top
         for e in own:
             self._expr_facts(p, e, top, line)
         return p
@@ -517,6 +534,8 @@ class _ProgramExtractor(_Extractor):
             site = self.site_id
             self.site_id += 1
             self.f.add("callsite", site, fname, callee, line=line)
+            if c is self._top and self._result_of is not None:
+                self.f.add("call_result", self._result_of, site, line=line)
             for i, a in enumerate(c.args):
                 if isinstance(a, ir.Name):
                     self.f.add("callsite_arg", site, i, self.vid(fname, a.id), line=line)
