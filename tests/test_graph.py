@@ -73,7 +73,7 @@ def test_hoisted_statements_are_marked():
     after = tilemem.parse((STATIONARY / "after.pto").read_text()).function("kernel")
     g = build_graph(after, before, moves=["lhs__ssa_v0_mat_Left", "rhs_n__tile_Right"])
     hoisted = {n for n, a in g.nodes(data=True) if a["hoisted"]}
-    assert hoisted == {"lhs__ssa_v0_mat"}
+    assert hoisted == {"lhs__ssa_v0_mat", "lhs__ssa_v0_mat_Left"}     # the load and its move
     assert g.nodes["lhs__ssa_v0_mat"]["cluster"] is None
     assert g.nodes["rhs_n__tile"]["cluster"] is not None
     assert "hoisted" in to_dot([g])

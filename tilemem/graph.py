@@ -63,16 +63,26 @@ def _loop_header(s: ir.For) -> str:
     return f"for {head} in {print_expr(it)}"
 
 
-def _stmt_paths(fn: ir.Function) -> dict[str, tuple[int, ...]]:
-    """var -> the loop nesting (loop indices in walk order, per depth) of its assignment."""
-    out: dict[str, tuple[int, ...]] = {}
+def _stmt_paths(fn: ir.Function) -> tuple[dict[str, tuple], dict[str, list[tuple]]]:
+    """(var -> the loops around its assignment, var -> the loops around each call reading it).
+
+    A loop is identified by its header line (or its walk index), outermost first.
+    """
+    defs: dict[str, tuple] = {}
+    reads: dict[str, list[tuple]] = {}
     counter = [0]
 
     def walk(body, path):
         for s in body:
-            if isinstance(s, ir.Assign):
-                for t in s.targets:
-                    out.setdefault(t, path)
+            if isinstance(s, (ir.Assign, ir.EvalStmt)):
+                if isinstance(s, ir.Assign):
+                    for t in s.targets:
+                        defs.setdefault(t, path)
+                call = s.value if isinstance(s, ir.Assign) else s.expr
+                if isinstance(call, ir.Call):
+                    for a in call.args:
+                        if isinstance(a, ir.Name):
+                            reads.setdefault(a.id, []).append(path)
             elif isinstance(s, ir.For):
                 counter[0] += 1
                 walk(s.body, path + (s.line or counter[0],))
@@ -82,11 +92,7 @@ def _stmt_paths(fn: ir.Function) -> dict[str, tuple[int, ...]]:
             elif isinstance(s, (ir.While, ir.With)):
                 walk(s.body, path)
     walk(fn.body, ())
-    return out
-
-
-def _loop_depth(path: tuple) -> int:
-    return len(path)
+    return defs, reads
 
 
 def _record_field(rec, *names):
@@ -283,13 +289,21 @@ def _type_text(t) -> Optional[str]:
 
 
 def hoisted_statements(source: Optional[ir.Function], solved: ir.Function) -> set[str]:
-    """Vars whose assignment sits in fewer loops in the solved function than in the source
-    (i.e. residency moved the statement out of a loop)."""
+    """Statements the solved function has outside a loop that held them: a var assigned in
+    fewer loops than in the source, or a new var (an inserted move) assigned in fewer loops
+    than every call that reads it (moves are otherwise placed next to their consumer)."""
     if source is None:
         return set()
-    before = _stmt_paths(source)
-    after = _stmt_paths(solved)
-    return {v for v, p in after.items() if v in before and _loop_depth(p) < _loop_depth(before[v])}
+    before, _ = _stmt_paths(source)
+    after, reads = _stmt_paths(solved)
+    out = set()
+    for v, p in after.items():
+        if v in before:
+            if len(p) < len(before[v]):
+                out.add(v)
+        elif reads.get(v) and all(len(p) < len(r) and r[:len(p)] == p for r in reads[v]):
+            out.add(v)
+    return out
 
 
 def build_graph(solved: ir.Function, source: Optional[ir.Function] = None,
@@ -386,10 +400,11 @@ def _node_attrs(name: str, a: dict) -> dict:
         styles.append("bold")
         attrs["color"] = MOVE_PEN
         attrs["penwidth"] = "2.5"
-    if a.get("hoisted"):
+    if a.get("hoisted"):                 # double border; a hoisted move stays red
         attrs["peripheries"] = "2"
-        attrs["color"] = HOIST_PEN
-        attrs["penwidth"] = "2"
+        if not a.get("move"):
+            attrs["color"] = HOIST_PEN
+            attrs["penwidth"] = "2"
     attrs["style"] = ",".join(styles)
     return attrs
 
@@ -419,7 +434,7 @@ def _legend_items(graphs) -> list[tuple[str, str, str]]:
     if any(a.get("move") for g in graphs for _, a in g.nodes(data=True)):
         items.append(("inserted tile.move", "#ffffff", "move"))
     if any(a.get("hoisted") for g in graphs for _, a in g.nodes(data=True)):
-        items.append(("hoisted out of loop", "#ffffff", "hoist"))
+        items.append(("hoisted out of loop (double border)", "#ffffff", "hoist"))
     return items
 
 
