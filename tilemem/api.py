@@ -10,6 +10,7 @@ from .backends import normalize_backend
 from .emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
 from .errors import TilememError, read_source
 from .parser import parse as _parse
+from .residency import ResidencyDecision, decisions
 from .printer import print_program
 from .solver import derive, derive_residency
 from .wellformed import check_program
@@ -39,6 +40,8 @@ class Solution:
     source: ir.Program
     path: str = "<input>"
     extra_rules: tuple[str, ...] = ()
+    # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
+    residency: Optional[list[ResidencyDecision]] = None
     _derived: object = field(default=None, repr=False)
 
     def query(self, pattern: str):
@@ -73,9 +76,11 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     derived, _ = derive(program, backend, tuple(rules))
     sol3 = Solution3.from_relations(derived.rel)
     out, moves = emit(program, derived.facts, sol3)
+    residency = None
     if backend is not None:          # residency needs the backend's capacities
         res = derive_residency(out, backend, tuple(rules))
         out = apply_hoists(out, res.facts, res.rel("hoist"))
+        residency = decisions(res.facts, res.rel)
     out = strip_program_bridge_marks(out)
     spaces: dict[str, dict[str, str]] = {}
     for vid, space in sorted(sol3.space.items()):
@@ -83,4 +88,4 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
         spaces.setdefault(fn, {})[name] = space
     return Solution(text=print_program(out), program=out, spaces=spaces, moves=moves,
                     backend=backend, source=program, path=path, extra_rules=tuple(rules),
-                    _derived=derived)
+                    residency=residency, _derived=derived)

@@ -76,4 +76,5 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     return derived
 
 
-RESIDENCY_RESULTS = ("hoist",)
+RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_declined", "total_footprint",
+                     "backend_capacity")
