@@ -1,0 +1,201 @@
+"""Phase 4: loop-invariant Mat residency — hoists, explained declines, capacity bounds.
+
+The programs are written here: a stationary LHS bridge load (and its move to Left)
+inside a loop of an InCore kernel called from a root orchestration function that
+creates the LHS buffer.  Each test changes one thing and checks the verdict.
+"""
+import textwrap
+
+import pytest
+
+import tilemem
+
+BRIDGE = 'attrs={"__compiler_tensor_to_tile_mat_bridge": True}'
+
+LHS_LOAD = ("lhs_mat: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(lhs, [0, 0], [16, 128], "
+            f"[16, 128], target_memory=pl.Mem.Mat, {BRIDGE})")
+LHS_MOVE = "lhs_left: pl.Tile[[16, 128], pl.BF16, pl.Mem.Left] = pl.tile.move(lhs_mat, target_memory=pl.Mem.Left)"
+RHS_LOAD = ("rhs_mat: pl.Tile[[128, 128], pl.BF16, pl.Mem.Mat] = pl.tile.load(rhs, [0, 0], [128, 128], "
+            f"[128, 128], target_memory=pl.Mem.Mat, {BRIDGE})")
+RHS_MOVE = "rhs_right: pl.Tile[[128, 128], pl.BF16, pl.Mem.Right] = pl.tile.move(rhs_mat, target_memory=pl.Mem.Right)"
+MATMUL = "c: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(lhs_left, rhs_right)"
+BODY = [LHS_LOAD, RHS_LOAD, LHS_MOVE, RHS_MOVE, MATMUL]
+
+
+def program(body=None, pre=(), loop="pl.range(2)", lhs_param="lhs: pl.Tensor[[16, 128], pl.BF16]",
+            caller=None, extra_functions=""):
+    body = BODY if body is None else body
+    if caller is None:
+        caller = [
+            "lhs: pl.Tensor[[16, 128], pl.BF16] = pl.tensor.create([16, 128], dtype=pl.BF16, layout=pl.TensorLayout.ND)",
+            "r: pl.Tensor[[16, 128], pl.FP32] = self.kernel(lhs, rhs, trips, out)",
+            "return r",
+        ]
+    ind = lambda ls, n: "\n".join(" " * n + l for l in ls)
+    return (
+        "# pypto.program: R\nimport pypto.language as pl\n\n@pl.program\nclass R:\n"
+        + extra_functions
+        + "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
+        f"    def kernel({lhs_param}, rhs: pl.Tensor[[128, 128], pl.BF16], trips: pl.Scalar[pl.INDEX], "
+        "out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:\n"
+        + (ind(pre, 8) + "\n" if pre else "")
+        + f"        for n in {loop}:\n" + ind(body, 12) + "\n"
+        "        return out\n"
+        "    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)\n"
+        "    def main(self, rhs: pl.Tensor[[128, 128], pl.BF16], trips: pl.Scalar[pl.INDEX], "
+        "out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:\n"
+        + ind(caller, 8) + "\n"
+    )
+
+
+def verdicts(text, backend="910B"):
+    sol = tilemem.solve(text, backend=backend)
+    return sol, {d.var: d for d in sol.residency}
+
+
+def hoisted_before_loop(sol, *names):
+    out = sol.text.splitlines()
+    loop = next(i for i, l in enumerate(out) if l.strip().startswith("for n in"))
+    before = [l.strip().split(":")[0] for l in out[:loop]]
+    return all(n in before for n in names)
+
+
+def test_stationary_lhs_chain_is_hoisted_and_the_mark_stripped():
+    sol, v = verdicts(program())
+    assert v["lhs_mat"].hoisted and v["lhs_left"].hoisted
+    assert v["lhs_mat"].reason == "hoisted out of the loop at line 8"
+    assert hoisted_before_loop(sol, "lhs_mat", "lhs_left")
+    assert "__compiler_tensor_to_tile_mat_bridge" not in sol.text
+
+
+def test_no_backend_means_no_residency():
+    sol = tilemem.solve(program())
+    assert sol.residency is None
+    assert not hoisted_before_loop(sol, "lhs_mat")
+    assert "__compiler_tensor_to_tile_mat_bridge" not in sol.text
+
+
+def test_external_parameter_is_not_proven_unaliased():
+    _, v = verdicts(program())
+    assert v["rhs_mat"].code == "external_source"
+    assert "no tensor.create proves it does not alias `out`" in v["rhs_mat"].reason
+    assert v["rhs_right"].code == "source_not_hoisted"
+
+
+def test_loop_calling_a_user_function_declines():
+    helper = ("    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
+              "    def helper(t: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n        return t\n")
+    body = BODY + ["h: pl.Scalar[pl.INDEX] = self.helper(n)"]
+    _, v = verdicts(program(body, extra_functions=helper))
+    assert v["lhs_mat"].code == "boundary_call"
+    assert "contains a call to `helper`" in v["lhs_mat"].reason
+
+
+@pytest.mark.parametrize("loop, code, words", [
+    ("pl.pipeline(2, stage=2)", "loop_kind", "is pl.pipeline"),
+    ("pl.parallel(2)", "loop_kind", "is pl.parallel"),
+    ("pl.range(trips)", "dynamic_bounds", "non-constant bounds"),
+    ("pl.range(2, 2)", "zero_trip", "runs zero times"),
+])
+def test_loop_shape_gates(loop, code, words):
+    _, v = verdicts(program(loop=loop))
+    assert v["lhs_mat"].code == code and words in v["lhs_mat"].reason
+
+
+def test_inout_source_declines():
+    _, v = verdicts(program(lhs_param="lhs: pl.InOut[pl.Tensor[[16, 128], pl.BF16]]"))
+    assert v["lhs_mat"].code == "source_direction"
+    assert "is an InOut parameter" in v["lhs_mat"].reason
+
+
+def test_a_preceding_effect_closes_the_prefix():
+    store = ("o: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(pl.tile.create([16, 128], dtype=pl.FP32, "
+             "target_memory=pl.Mem.Vec), [0, 0], out)")
+    _, v = verdicts(program([store] + BODY))
+    assert v["lhs_mat"].code == "prefix_closed"
+    assert "closes the hoistable prefix" in v["lhs_mat"].reason and "pl.tile.store" in v["lhs_mat"].reason
+
+
+def test_loop_variant_offset_declines():
+    variant = LHS_LOAD.replace("pl.tile.load(lhs, [0, 0]", "pl.tile.load(lhs, [n, 0]")
+    _, v = verdicts(program([variant] + BODY[1:]))
+    assert v["lhs_mat"].code == "loop_variant" and "`n` is defined inside the loop" in v["lhs_mat"].reason
+
+
+def test_submitted_kernel_declines():
+    caller = [
+        "lhs: pl.Tensor[[16, 128], pl.BF16] = pl.tensor.create([16, 128], dtype=pl.BF16, layout=pl.TensorLayout.ND)",
+        "t: pl.Tuple[pl.Tensor[[16, 128], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.kernel, lhs, rhs, trips, out)",
+        "return out",
+    ]
+    _, v = verdicts(program(caller=caller))
+    assert v["lhs_mat"].code == "submitted" and "launched with a submit" in v["lhs_mat"].reason
+
+
+def test_kernel_without_call_site_declines():
+    caller = ["return out"]
+    _, v = verdicts(program(caller=caller))
+    assert v["lhs_mat"].code == "no_callsite"
+
+
+def test_user_written_load_is_never_moved():
+    manual = LHS_LOAD.replace(f", {BRIDGE}", "")
+    sol, v = verdicts(program([manual] + BODY[1:]))
+    assert v["lhs_mat"].code == "unmarked" and not v["lhs_mat"].hoisted
+    assert v["lhs_left"].code == "source_manual"
+    assert not hoisted_before_loop(sol, "lhs_mat")
+
+
+def test_yielded_value_stays():
+    body = [LHS_LOAD, LHS_MOVE, RHS_LOAD, RHS_MOVE, MATMUL, "res: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.yield_(lhs_mat)"]
+    text = program(body, pre=["init: pl.Tile[[16, 128], pl.BF16, pl.Mem.Mat] = pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)"],
+                   loop="pl.range(2, init_values=(init,))")
+    text = text.replace("for n in pl.range", "for n, (it,) in pl.range")
+    sol, v = verdicts(text)
+    assert v["lhs_mat"].code == "yielded"
+
+
+# ------------------------------------------------------------------ capacity at the boundary
+
+def _mat_pad(rows, name="pad"):
+    return (f"{name}: pl.Tile[[{rows}, 128], pl.BF16, pl.Mem.Mat] = "
+            f"pl.tile.create([{rows}, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)")
+
+
+# Mat owners: lhs_mat 4096 B + rhs_mat 32768 B; a [1904, 128] BF16 pad brings the
+# function's Mat footprint to exactly 524288 B, the capacity of both backends.
+EXACT_MAT = [_mat_pad(1904)]
+ONE_MORE = EXACT_MAT + ["tiny: pl.Tile[[1, 16], pl.BF16, pl.Mem.Mat] = "
+                        "pl.tile.create([1, 16], dtype=pl.BF16, target_memory=pl.Mem.Mat)"]
+
+
+@pytest.mark.parametrize("backend", ["910B", "950"])
+def test_mat_exactly_at_capacity_hoists(backend):
+    _, v = verdicts(program(pre=EXACT_MAT), backend)
+    assert v["lhs_mat"].hoisted
+
+
+@pytest.mark.parametrize("backend", ["910B", "950"])
+def test_one_aligned_allocation_more_declines(backend):
+    _, v = verdicts(program(pre=ONE_MORE), backend)
+    assert v["lhs_mat"].code == "capacity_exceeded"
+    assert v["lhs_mat"].reason == "Mat footprint 524320 B exceeds 524288 B"
+
+
+def test_left_capacity_boundary():
+    # lhs_left owns 4096 B of Left; a [240, 128] BF16 Left tile fills the other 61440 B
+    left_pad = ("lp: pl.Tile[[240, 128], pl.BF16, pl.Mem.Left] = "
+                "pl.tile.create([240, 128], dtype=pl.BF16, target_memory=pl.Mem.Left)")
+    _, v = verdicts(program(pre=[left_pad]))
+    assert v["lhs_left"].hoisted
+    odd = left_pad.replace("lp:", "lp2:").replace("[240, 128]", "[1, 1]")
+    _, v = verdicts(program(pre=[left_pad, odd]))
+    # a 2-byte tile still takes a 32-byte aligned slot
+    assert v["lhs_left"].reason == "Left footprint 65568 B exceeds 65536 B"
+
+
+def test_unknown_size_refuses_capacity():
+    dyn = ("dyn: pl.Tile[[trips, 128], pl.BF16, pl.Mem.Mat] = "
+           "pl.tile.create([16, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)")
+    _, v = verdicts(program(pre=[dyn]))
+    assert v["lhs_mat"].code == "capacity_unknown"
