@@ -7,6 +7,9 @@ several input sizes:
 * tc        -- left-recursive transitive closure over chains of statements
 * lastwrite -- stratified negation: "latest write of V before read position P"
 * chain     -- a chain over ordered argument positions (arithmetic successor)
+* rtc       -- right-recursive transitive closure (one tabled subgoal per start node)
+* many      -- 30 input relations and 200 rules (joins, constants, negation,
+               comparisons), the shape of the real rule set; facts spread evenly
 
 Usage:  python bench/bench_engine.py [--sizes 1000,10000,100000] [--patterns join,tc,...]
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import random
 import resource
 import sys
 import time
@@ -49,6 +53,13 @@ reach(X, Z) :- reach(X, Y), next(Y, Z).
 later_write(V, P, Q) :- read_at(V, P), write_site(V, Q), write_site(V, Q2), Q < Q2, Q2 < P.
 last_write(V, P, Q) :- read_at(V, P), write_site(V, Q), Q < P, !later_write(V, P, Q).
 """,
+    "rtc": """
+.decl next(a, b)
+.input next
+// right-recursive transitive closure
+reach(X, Z) :- next(X, Y), reach(Y, Z).
+reach(X, Y) :- next(X, Y).
+""",
     "chain": """
 .decl arg(stmt, slot, var)
 .input arg
@@ -64,6 +75,22 @@ complete(S) :- nargs(S, N), L = N - 1, arg(S, L, V), arg_chain(S, V).
 }
 
 
+def _many_rules() -> str:
+    lines = []
+    for i in range(30):
+        lines += [f".decl r{i}(a, b)", f".input r{i}"]
+    for i in range(50):
+        a, b, c = i % 30, (i + 1) % 30, (i + 7) % 30
+        lines.append(f"j{i}(X, Z) :- r{a}(X, Y), r{b}(Y, Z).")
+        lines.append(f"k{i}(X) :- j{i}(X, _), !r{c}(X, _).")
+        lines.append(f'c{i}(X, Y) :- r{c}(X, Y), X < Y, Y != "z".')
+        lines.append(f"s{i}(X, Y) :- c{i}(X, Y), j{i}(Y, _), !k{i}(X).")
+    return "\n".join(lines) + "\n"
+
+
+RULES["many"] = _many_rules()
+
+
 def facts_for(pattern: str, n: int) -> dict[str, list[tuple]]:
     """About n input facts for a pattern, shaped like per-function compiler facts."""
     if pattern == "join":
@@ -74,7 +101,7 @@ def facts_for(pattern: str, n: int) -> dict[str, list[tuple]]:
             "arg": [(s, i, f"v{s}_{i}") for s in range(calls) for i in range(3)][: n - calls - 25],
             "op_vec": [(op,) for op in ops[:25]],
         }
-    if pattern == "tc":
+    if pattern in ("tc", "rtc"):
         # chains of 20 statements (bodies of straight-line blocks)
         return {"next": [(i, i + 1) for i in range(n) if (i + 1) % 20]}
     if pattern == "lastwrite":
@@ -92,6 +119,12 @@ def facts_for(pattern: str, n: int) -> dict[str, list[tuple]]:
             "arg": [(s, i, f"v{s}_{i}") for s in range(stmts) for i in range(4)],
             "nargs": [(s, 4) for s in range(stmts)],
         }
+    if pattern == "many":
+        per = max(1, n // 30)
+        rng = random.Random(1)
+        width = max(10, per)          # values shared between relations: joins hit
+        return {f"r{i}": sorted({(rng.randrange(width), rng.randrange(width))
+                                 for _ in range(per)}) for i in range(30)}
     raise ValueError(pattern)
 
 
@@ -106,6 +139,7 @@ def run(pattern: str, n: int) -> dict:
     gc.collect()
     t0 = time.perf_counter()
     db = Database(rules)
+    tdb = time.perf_counter()
     for rel, rows in facts.items():
         db.add_facts(rel, rows)
     t1 = time.perf_counter()
@@ -114,7 +148,8 @@ def run(pattern: str, n: int) -> dict:
     derived = sum(len(db.relation(p)) for p, info in rules.predicates.items() if info.is_derived)
     t3 = time.perf_counter()
     db.close()
-    return {"pattern": pattern, "facts": nfacts, "derived": derived, "load": t1 - t0,
+    return {"pattern": pattern, "rules": len(rules.rules), "facts": nfacts, "derived": derived,
+            "create": tdb - t0, "load": t1 - tdb,
             "eval": t2 - t1, "read": t3 - t2, "maxrss_mb": rss_mb()}
 
 
@@ -124,13 +159,14 @@ def main(argv=None):
     ap.add_argument("--patterns", default=",".join(RULES))
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"{'pattern':<10} {'facts':>8} {'derived':>9} {'load s':>8} {'eval s':>8} "
-          f"{'us/derived':>10} {'maxrss MB':>9}")
+    print(f"{'pattern':<10} {'rules':>5} {'facts':>8} {'derived':>9} {'create s':>8} "
+          f"{'load s':>8} {'eval s':>8} {'us/derived':>10} {'maxrss MB':>9}")
     for pattern in args.patterns.split(","):
         for n in sizes:
             r = run(pattern, n)
             per = 1e6 * r["eval"] / max(1, r["derived"])
-            print(f"{r['pattern']:<10} {r['facts']:>8} {r['derived']:>9} {r['load']:>8.3f} "
+            print(f"{r['pattern']:<10} {r['rules']:>5} {r['facts']:>8} {r['derived']:>9} "
+                  f"{r['create']:>8.3f} {r['load']:>8.3f} "
                   f"{r['eval']:>8.3f} {per:>10.1f} {r['maxrss_mb']:>9.0f}", flush=True)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from typing import Iterable, Optional, Sequence, Union
@@ -26,7 +27,7 @@ from pyDatalog import Logic
 from pyDatalog import pyEngine as E
 
 from .errors import EvaluationError
-from .program import RuleSet, plan_body
+from .program import RuleSet
 from .syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
 
 __all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_paused"]
@@ -101,6 +102,7 @@ def gc_paused():
 # ----------------------------------------------------------------------------- pyDatalog engine
 
 _MISSING = object()
+_plans: "weakref.WeakKeyDictionary[RuleSet, dict]" = weakref.WeakKeyDictionary()
 _PREFIX = "dl_"              # pyDatalog predicate name = _PREFIX + rule-language name
 _CMP_PRIMS = {"=": "_tm_eq", "!=": "_tm_ne", "<": "_tm_lt", "<=": "_tm_le", ">": "_tm_gt",
               ">=": "_tm_ge"}
@@ -157,6 +159,7 @@ class PyDatalogEngine(Engine):
         self._fresh_counter = 0
         self._errors: list[str] = []
         self._closed = False
+        self.rounds = 0                   # semi-naive rounds run so far (for benchmarks)
         self._consts: dict = {}           # value -> shared Const term (saves memory)
         with self._active():
             E.clear()                     # initialise the empty logic (builtins ==, <, ...)
@@ -171,13 +174,17 @@ class PyDatalogEngine(Engine):
             self._unasserted: dict[str, list] = {}   # solved, not yet asserted as facts
             # predicates read by some rule of another component must be asserted as facts
             # right after they are solved; the others only if a lookup needs them
-            self._read_later = {q for q, p in rules.graph.edges
-                                if rules.predicates[q].stratum != rules.predicates[p].stratum}
-            self._rule_clauses: dict[str, list] = {}
-            for rule in rules.rules:
-                clause = self._translate_rule(rule)
-                E.assert_(clause)
-                self._rule_clauses.setdefault(rule.head.pred, []).append(clause)
+            self._read_later, self._seminaive = self._plan(rules, self.recursion)
+            self._rule_clauses: dict[str, list] = {}     # clauses to retract once solved
+            self._aux: dict[tuple[str, str], object] = {}  # (pred, "delta"/"new"/"init") -> Pred
+            for rule, body in zip(rules.rules, rules.planned):
+                head = rule.head.pred
+                if rules.predicates[head].stratum in self._seminaive:
+                    self._add_seminaive_clauses(rule, body)
+                else:
+                    clause = self._translate_rule(rule, body)
+                    E.assert_(clause)
+                    self._rule_clauses.setdefault(head, []).append(clause)
             for fact in rules.facts:
                 self._assert_row(self._preds[fact.head.pred],
                                  tuple(t.value for t in fact.head.args))
@@ -276,14 +283,21 @@ class PyDatalogEngine(Engine):
             return E.Var(f"_{anon_counter[0]}")
         return E.Var(t.name)
 
-    def _translate_rule(self, rule: Rule):
+    def _translate_rule(self, rule: Rule, ordered: Sequence, head_pred=None, atom_pred=None):
+        """A pyDatalog clause for ``rule``, whose body is given in evaluation order.
+
+        ``head_pred`` replaces the head's predicate and ``atom_pred(atom)`` chooses the
+        predicate of each positive body atom (both default to the atom's own predicate);
+        the semi-naive variants use them to point at delta / iteration predicates.
+        """
         anon = [0]
-        head = E.Literal(self._preds[rule.head.pred], [self._term(t, anon) for t in rule.head.args])
-        ordered, _, _ = plan_body(rule.body)
+        head = E.Literal(head_pred or self._preds[rule.head.pred],
+                         [self._term(t, anon) for t in rule.head.args])
         body = []
         for lit in ordered:
             if isinstance(lit, Atom):
-                body.append(E.Literal(self._preds[lit.pred], [self._term(t, anon) for t in lit.args]))
+                pred = atom_pred(lit) if atom_pred else self._preds[lit.pred]
+                body.append(E.Literal(pred, [self._term(t, anon) for t in lit.args]))
             elif isinstance(lit, Negation):
                 # a '~name' literal is pyDatalog's negation; it finds its base predicate by name
                 body.append(E.Literal("~" + _PREFIX + lit.atom.pred,
@@ -299,6 +313,109 @@ class PyDatalogEngine(Engine):
                                              E.Const(str(lit.loc))]))
         return E.Clause(head, body)
 
+    #: "auto": semi-naive unless pyDatalog's SLG is safe (see _plan);
+    #: "always": semi-naive for every recursive component;
+    #: "never": SLG everywhere -- benchmarks only: pyDatalog 0.22.4's SLG never
+    #: terminates on e.g. ``a(X, Z) :- e(X, Y), a(Y, Z)`` over a cyclic ``e``.
+    recursion = "auto"
+
+    @staticmethod
+    def _plan(rules: RuleSet, recursion: str) -> tuple[frozenset, frozenset]:
+        """(predicates read by a later component, components to evaluate semi-naively).
+
+        Computed once per RuleSet and strategy (rule sets are immutable).
+        """
+        cached = _plans.get(rules, {}).get(recursion)
+        if cached is not None:
+            return cached
+        preds = rules.predicates
+        read_later = frozenset(q for q, p in rules.graph.edges
+                               if preds[q].stratum != preds[p].stratum)
+        recursive = {info.stratum for info in preds.values() if info.recursive}
+        if recursion == "always":
+            seminaive = frozenset(recursive)
+        elif recursion == "never":
+            seminaive = frozenset()
+        else:
+            # pyDatalog's SLG resolution tables one subgoal per distinct call pattern.
+            # When every atom of a component is called with no argument bound (e.g.
+            # left-linear rules such as  path(X, Z) :- path(X, Y), edge(Y, Z)) there are
+            # only a few such subgoals and SLG is a little faster than iterating.  When a
+            # recursive atom is called with bound arguments (right recursion, non-linear
+            # rules) SLG makes a subgoal per binding, its scheduling turns quadratic --
+            # or never terminates: right-recursive closure over a cycle loops forever in
+            # pyDatalog 0.22.4 -- so such components are iterated (semi-naive) instead.
+            chosen = set()
+            for rule, body in zip(rules.rules, rules.planned):
+                comp = preds[rule.head.pred].stratum
+                if comp not in recursive or comp in chosen:
+                    continue
+                bound: set[str] = set()
+                for lit in body:
+                    if isinstance(lit, Atom):
+                        if preds[lit.pred].stratum == comp and \
+                                any(v.name in bound for v in lit.variables()):
+                            chosen.add(comp)
+                            break
+                        bound.update(v.name for v in lit.variables())
+                    elif isinstance(lit, Comparison) and lit.op == "=":
+                        bound.update(t.name for t in (lit.left, lit.right)
+                                     if isinstance(t, Var) and not t.is_anonymous)
+                    elif isinstance(lit, Arith) and isinstance(lit.target, Var):
+                        bound.add(lit.target.name)
+            seminaive = frozenset(chosen)
+        result = (read_later, seminaive)
+        _plans.setdefault(rules, {})[recursion] = result
+        return result
+
+    def _aux_pred(self, pred: str, role: str):
+        """An auxiliary pyDatalog predicate of a recursive predicate (names cannot clash
+        with the language's: '#' is not an identifier character)."""
+        key = (pred, role)
+        p = self._aux.get(key)
+        if p is None:
+            arity = self.rules.predicates[pred].arity
+            p = E.Pred(f"{_PREFIX}{pred}#{role}", arity)
+            p.prearity = arity
+            E.insert(p)
+            self._aux[key] = p
+        return p
+
+    def _add_seminaive_clauses(self, rule: Rule, planned: Sequence):
+        """Clauses for semi-naive evaluation of a rule of a recursive component.
+
+        With C the rule's component, the rule becomes
+          * ``p#init :- body``  if no body atom is in C (asked once), else
+          * one clause ``p#new :- body[a_i := a_i#delta]`` per body atom a_i in C, with
+            the other atoms of C reading the full relation; the delta atom is moved to
+            the front (it is the smallest relation) and the body re-planned.
+        """
+        from .program import plan_body
+
+        comp = self.rules.predicates[rule.head.pred].stratum
+        in_comp = [lit for lit in rule.body
+                   if isinstance(lit, Atom) and self.rules.predicates[lit.pred].stratum == comp]
+        if not in_comp:
+            E.assert_(self._translate_rule(rule, planned, self._aux_pred(rule.head.pred, "init")))
+            return
+        head = self._aux_pred(rule.head.pred, "new")
+        for delta_atom in in_comp:
+            reordered = [delta_atom] + [lit for lit in rule.body if lit is not delta_atom]
+            ordered, _, _ = plan_body(reordered)
+
+            def atom_pred(atom, delta_atom=delta_atom):
+                if atom is delta_atom:
+                    return self._aux_pred(atom.pred, "delta")
+                return self._preds[atom.pred]
+
+            E.assert_(self._translate_rule(rule, ordered, head, atom_pred))
+
+    def _clear_facts(self, p):
+        """Empty a predicate that holds only facts (a delta predicate)."""
+        p.db.clear()
+        for index in p.index:
+            index.clear()
+
     def _assert_row(self, pred, row: tuple):
         c = self._const
         E.assert_(E.Clause(E.Literal(pred, [c(v) for v in row]), []))
@@ -312,7 +429,9 @@ class PyDatalogEngine(Engine):
                 self._assert_row(p, row)
 
     def _ask(self, pred: str, terms: list) -> list[tuple]:
-        p = self._preds[pred]
+        return self._ask_pred(self._preds[pred], terms)
+
+    def _ask_pred(self, p, terms: list) -> list[tuple]:
         if not p.db:
             return []                      # no rules, no facts: nothing to ask
         logic = self._logic
@@ -327,15 +446,84 @@ class PyDatalogEngine(Engine):
             return [()]
         return result or []
 
+    def _check_errors(self):
+        if self._errors:
+            msgs, self._errors[:] = list(self._errors), []
+            raise EvaluationError("\n".join(sorted(set(msgs))))
+
+    def _solve_recursive(self, component: Sequence[str]) -> dict[str, list[tuple]]:
+        """Semi-naive fixpoint of a recursive component, driven from Python.
+
+        pyDatalog evaluates every rule body, but only in non-recursive queries over
+        facts: each round asks ``p#new`` (the rules with one atom of the component
+        replaced by the previous round's new tuples, ``#delta``), keeps the tuples not
+        seen before, asserts them into ``p`` and makes them the next delta.
+        pyDatalog's own recursive (SLG) scheduling is quadratic on right-recursive
+        rules; this loop is linear in the number of derivations.
+        """
+        variables = {q: [E.Var(f"A{i}") for i in range(self._preds[q].arity)] for q in component}
+        full: dict[str, set] = {}
+        delta: dict[str, list] = {}
+        for q in component:
+            p = self._preds[q]
+            known = set(self._ask(q, variables[q]))       # facts from files / add_facts
+            init = self._aux.get((q, "init"))
+            fresh = []
+            if init is not None:
+                for row in self._ask_pred(init, variables[q]):
+                    if row not in known:
+                        known.add(row)
+                        fresh.append(row)
+                self._check_errors()
+            for row in fresh:
+                self._assert_row(p, row)
+            full[q] = known
+            delta[q] = list(known)
+        rounds = 0
+        while any(delta.values()):
+            rounds += 1
+            for q in component:
+                dp = self._aux_pred(q, "delta")
+                self._clear_facts(dp)
+                for row in delta[q]:
+                    self._assert_row(dp, row)
+            new: dict[str, list] = {}
+            for q in component:
+                step = self._aux.get((q, "new"))
+                rows = []
+                if step is not None and step.db:
+                    seen = full[q]
+                    for row in self._ask_pred(step, variables[q]):
+                        if row not in seen:
+                            seen.add(row)
+                            rows.append(row)
+                    self._check_errors()
+                new[q] = rows
+            for q in component:
+                p = self._preds[q]
+                for row in new[q]:
+                    self._assert_row(p, row)
+            delta = new
+        self.rounds += rounds
+        # the component is now plain facts: drop the auxiliary predicates' clauses
+        for q in component:
+            for role in ("init", "new", "delta"):
+                aux = self._aux.pop((q, role), None)
+                if aux is not None:
+                    self._clear_facts(aux)
+                    aux.clauses.clear()
+            self._preds[q].recursive = False
+        return {q: list(full[q]) for q in component}
+
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         out: dict[str, list[tuple]] = {}
         with self._active(), gc_paused():
+            if self.rules.predicates[component[0]].stratum in self._seminaive:
+                return self._solve_recursive(component)
             for pred in component:
                 p = self._preds[pred]
                 rows = self._ask(pred, [E.Var(f"A{i}") for i in range(p.arity)])
-                if self._errors:
-                    msgs, self._errors[:] = list(self._errors), []
-                    raise EvaluationError("\n".join(sorted(set(msgs))))
+                self._check_errors()
                 out[pred] = rows
                 # materialise: replace the rules of `pred` by the facts they derive
                 for clause in self._rule_clauses.pop(pred, ()):

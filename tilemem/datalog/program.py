@@ -215,6 +215,7 @@ class RuleSet:
     Attributes:
         sources:    display names of the files, in load order
         rules:      every rule with a body, in file order
+        planned:    for each rule, its body in evaluation order (see :func:`plan_body`)
         facts:      every ground fact written in the files, in file order
         decls:      name -> Decl
         predicates: name -> :class:`PredicateInfo`
@@ -313,9 +314,9 @@ class RuleSet:
                                f"{'anonymous variable' if t.is_anonymous else 'variable ' + t.name} "
                                f"not allowed")
 
-        # --- safety, per rule
-        for r in self.rules:
-            self._check_safety(r, err, warn)
+        # --- safety, per rule (planning the body for evaluation on the way)
+        self.planned: tuple[tuple[Literal, ...], ...] = tuple(
+            self._check_safety(r, err, warn) for r in self.rules)
 
         # --- dependency graph and stratification
         g = nx.DiGraph()
@@ -391,7 +392,7 @@ class RuleSet:
         return ", ".join(parts)
 
     @staticmethod
-    def _check_safety(r: Rule, err, warn):
+    def _check_safety(r: Rule, err, warn) -> tuple[Literal, ...]:
         def anon_error(term, where):
             if isinstance(term, Var) and term.is_anonymous:
                 err(term.loc, f"anonymous variable '_' is not allowed {where}")
@@ -443,6 +444,7 @@ class RuleSet:
             if len(occ) == 1 and not name.startswith("_"):
                 warn(occ[0].loc, f"variable {name} occurs only once in this rule (use _ if "
                                  f"that is intended)")
+        return ordered
 
     # ------------------------------------------------------------------ construction
 
