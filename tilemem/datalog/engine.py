@@ -143,11 +143,25 @@ class PyDatalogEngine(Engine):
     integers only).
 
     Evaluation: pyDatalog is a top-down tabled (SLG) engine that answers one query
-    at a time and forgets its tables after each query.  ``solve`` is called stratum
-    by stratum (lowest first); it asks ``p(X1..Xn)`` for each predicate p of the
-    component, then *materialises* p: its rules are retracted and its answers
-    asserted as plain facts, so later strata only do indexed fact look-ups instead of
-    re-deriving p (and negations of p become a simple absence test).
+    at a time and forgets its tables after each query.  The Database calls ``solve``
+    stratum by stratum (one strongly connected component at a time, lowest first):
+
+    * a non-recursive predicate p is computed by one pyDatalog query ``p(A0..An)``;
+    * a recursive component is computed either by pyDatalog's SLG query too (when
+      every atom of the component is called with all arguments free, e.g. left-linear
+      closures) or by a semi-naive fixpoint driven from Python in which pyDatalog
+      answers only non-recursive "delta" queries over facts (right/non-linear
+      recursion, where SLG is quadratic or, on cycles, never terminates) -- see
+      :meth:`_plan` and :meth:`_solve_recursive`;
+    * afterwards p is *materialised*: its rules are retracted and its answers
+      asserted as plain facts (only if a later stratum reads p; otherwise when a
+      lookup needs them), so later strata do indexed fact look-ups instead of
+      re-deriving p, and a negation of p is a simple absence test.
+
+    Rule bodies run in the order of :func:`~tilemem.datalog.program.plan_body`
+    (positive atoms as written; comparisons, negations and arithmetic right after the
+    literals that bind their variables).  Python's cyclic GC is paused while
+    pyDatalog works (:func:`gc_paused`).
     """
 
     name = "pydatalog"

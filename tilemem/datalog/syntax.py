@@ -1,8 +1,28 @@
 """AST of tilemem's rule language and its lark parser.
 
-The grammar lives in ``grammar/datalog.lark`` (package data ``tilemem.grammar``).
-Every AST node is an immutable dataclass that carries its source location, so
-later layers (error messages, proof trees, the UI) can point back at the text.
+The grammar lives in ``grammar/datalog.lark`` (package data ``tilemem.grammar``,
+LALR).  Every AST node is an immutable dataclass that carries its source location,
+so later layers (error messages, proof trees, the UI) can point back at the text.
+
+The language (a Soufflé-like subset)::
+
+    // comment to end of line; a run of whole-line comments directly above a
+    // .decl, fact or rule is that item's documentation (``doc``)
+    .decl space(var, space)        // name and column names (fixes the arity)
+    .input assign                  // facts come from Python (Database.add_facts)
+    fact_pred("Vec", 3).           // ground fact
+    head(V, "Vec") :- call(S, Op), arg(S, 0, V), !iter_arg(V), K2 = K + 1, X != Y.
+
+* predicate names ``[a-z][A-Za-z0-9_]*``; variables ``[A-Z][A-Za-z0-9_]*``; ``_`` is
+  anonymous (fresh at each occurrence); strings ``"..."`` with escapes ``\" \\ \n
+  \t \r`` (a raw newline inside quotes is data); integers, optionally negative.
+* body literals: atom; ``!atom`` (stratified negation; ``_`` allowed inside);
+  ``T op T`` with op in ``= != < <= > >=`` (integers numerically, strings
+  lexicographically, every integer before every string; ``=`` binds a free variable
+  to the other side); ``T = T + T`` / ``T = T - T`` (integers only).
+* ``.decl`` is optional; when present, every use must match its arity.  An
+  ``.input`` relation without ``.decl`` takes its arity from its uses.
+* zero-arity predicates are written ``p()``.
 """
 from __future__ import annotations
 
