@@ -1,4 +1,4 @@
-"""AST of tilemem's rule language and its lark parser.
+r"""AST of tilemem's rule language and its lark parser.
 
 The grammar lives in ``grammar/datalog.lark`` (package data ``tilemem.grammar``,
 LALR).  Every AST node is an immutable dataclass that carries its source location,
