@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 from . import ir
 from .backends import normalize_backend
 from .emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
-from .errors import TilememError, read_source
+from .errors import read_source
 from .parser import parse as _parse
 from .residency import ResidencyDecision, decisions
 from .printer import print_program

@@ -10,14 +10,13 @@ substituted arguments and remapped var lists in call attrs.
 """
 from __future__ import annotations
 
-import copy
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from . import ir
-from .facts import Facts, FOR_KINDS, last_yield
+from .facts import BRIDGE_ATTR, Facts, last_yield
 from . import typerules
 from .views import retype
 from .wellformed import names_in
@@ -26,8 +25,6 @@ from .wellformed import names_in
 # are expanded to every replacement used for that var).
 _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
-
-BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
 
 _SUFFIXED = re.compile(r"^(.+)_(\d+)$")
 
@@ -254,8 +251,7 @@ class _FunctionRewriter:
                 return replace(s, expr=self.rewrite_call(p, s.expr, local), comments=comments)
             return replace(s, comments=comments)
         if isinstance(s, ir.For):
-            new = replace(s, body=self.rewrite_body(s.body, local))
-            return new
+            return replace(s, body=self.rewrite_body(s.body, local))
         if isinstance(s, ir.If):
             return replace(s, then_body=self.rewrite_body(s.then_body, local),
                            else_body=None if s.else_body is None else self.rewrite_body(s.else_body, local))

@@ -136,7 +136,6 @@ class Facts:
     rows: dict[str, list[tuple]] = field(default_factory=lambda: defaultdict(list))
     # pos -> (function name, statement) for source mapping and the emitter
     stmts: dict[int, tuple[str, ir.Stmt]] = field(default_factory=dict)
-    # pos -> statement list it belongs to, and that list's index within it
     # var id -> (function name, plain name)
     vars: dict[str, tuple[str, str]] = field(default_factory=dict)
     origin: dict[tuple, int] = field(default_factory=dict)   # (pred, row) -> source line
@@ -221,7 +220,7 @@ class _Extractor:
         if owner is not None:
             self.f.add("list_in_stmt", lid, owner)
         for s in stmts:
-            p = self.stmt(s, lid)
+            self.stmt(s, lid)
         return lid
 
     def stmt(self, s: ir.Stmt, lid: int) -> int:
