@@ -267,6 +267,14 @@ def program():
     return load(PROGRAM, "prog.dl")
 
 
+@pytest.fixture(params=[True, False], ids=["fast-facts", "assert_"])
+def fact_path(request, monkeypatch):
+    """Run a test with both ways of storing facts in pyDatalog (see PyDatalogEngine)."""
+    from tilemem.datalog import PyDatalogEngine
+    monkeypatch.setattr(PyDatalogEngine, "fast_facts", request.param)
+    return request.param
+
+
 @pytest.fixture(params=["auto", "always"])
 def recursion(request, monkeypatch):
     """Run a test with both strategies for recursive components: "auto" (SLG for
@@ -290,7 +298,7 @@ def test_strategy_choice(program):
         eng.close()
 
 
-def test_evaluation_results(program, recursion):
+def test_evaluation_results(program, recursion, fact_path):
     with Database(program) as db:
         assert db.add_facts("edge", [(1, 2), (2, 3), (3, 4), (2, 3)]) == 3
         db.add_facts("label", [(1, "a"), (2, "b"), (3, "c"), (4, "d")])
@@ -512,7 +520,7 @@ def test_users_own_pydatalog_state_is_left_alone():
     pyd.clear()
 
 
-def test_nonlinear_and_mutual_recursion(recursion):
+def test_nonlinear_and_mutual_recursion(recursion, fact_path):
     rs = load(".decl e(a, b)\n.input e\n"
               "p(X, Y) :- e(X, Y).\n"
               "p(X, Z) :- p(X, Y), p(Y, Z).\n"                 # non-linear
@@ -595,8 +603,11 @@ def test_one_database_shared_by_threads():
 # ----------------------------------------------------------------------------- memory
 
 
-def test_no_memory_growth_across_many_databases():
+@pytest.mark.parametrize("fast, runs", [(True, 2000), (False, 500)], ids=["fast-facts", "assert_"])
+def test_no_memory_growth_across_many_databases(fast, runs, monkeypatch):
     """2000 sequential small solves: no Python object or traced-memory growth."""
+    from tilemem.datalog import PyDatalogEngine
+    monkeypatch.setattr(PyDatalogEngine, "fast_facts", fast)
     rs = load(ISO + "q(X) :- e(X, _), !p(X, X).\nn(Y) :- e(_, X), Y = X + 1.\n", "mem.dl")
 
     def solve(i):
@@ -611,22 +622,22 @@ def test_no_memory_growth_across_many_databases():
     gc.collect()
     start = time.perf_counter()
     objects_before = len(gc.get_objects())
-    for i in range(2000):
+    for i in range(runs):
         solve(i)
     gc.collect()
     assert len(gc.get_objects()) - objects_before < 100
     assert time.perf_counter() - start < 60
-    # tracemalloc (slow) on a shorter window: the 2nd half must not add to the 1st
+    # tracemalloc (slow) on a shorter window: the 2nd part must not add to the 1st
     tracemalloc.start()
     try:
-        for i in range(150):
+        for i in range(100):
             solve(i)
         gc.collect()
         middle = tracemalloc.get_traced_memory()[0]
-        for i in range(300):
+        for i in range(200):
             solve(i)
         gc.collect()
         end = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert end - middle < 64 * 1024, f"grew by {end - middle} bytes over 300 solves"
+    assert end - middle < 64 * 1024, f"grew by {end - middle} bytes over 200 solves"
