@@ -411,6 +411,8 @@ def test_query_patterns(program):
         assert db.query("path(3, 1)") == ((), [])
         assert db.query('kind("Vec", K)') == (("K",), [(3,)])
         assert db.query("label(N, _)").rows == [(1,)]
+        assert db.query("has_edge()") == ((), [()])
+        assert db.query("loop_free()") == ((), [])
 
 
 @pytest.mark.parametrize("value", NASTY)

@@ -10,7 +10,7 @@ import networkx as nx
 from .engine import Engine, PyDatalogEngine, value_key
 from .errors import FactError, QueryError
 from .program import RuleSet
-from .syntax import Atom, Const, Var, parse_query
+from .syntax import Atom, Const, parse_query
 
 __all__ = ["Database", "QueryResult", "ENGINES"]
 
@@ -163,6 +163,8 @@ class Database:
 
     def _ensure(self, preds: Iterable[str]) -> None:
         rules = self.rules
+        if len(self._solved) == len(rules.strata):
+            return
         needed: set[int] = set()
         for p in preds:
             needed.add(rules.predicates[p].stratum)

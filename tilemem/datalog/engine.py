@@ -21,7 +21,7 @@ import threading
 import weakref
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from typing import Iterable, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 from pyDatalog import Logic
 from pyDatalog import pyEngine as E
@@ -184,7 +184,6 @@ class PyDatalogEngine(Engine):
                 p.prearity = info.arity
                 E.insert(p)               # known (possibly empty) predicate
                 self._preds[name] = p
-            self._neg_preds = {}
             self._unasserted: dict[str, list] = {}   # solved, not yet asserted as facts
             # predicates read by some rule of another component must be asserted as facts
             # right after they are solved; the others only if a lookup needs them
@@ -629,7 +628,6 @@ class PyDatalogEngine(Engine):
                     d.clear()
             logic.Goal = logic.Tasks = logic.Recursive_Tasks = None
             self._preds = {}
-            self._neg_preds = {}
             self._rule_clauses = {}
             self._unasserted = {}
             self._consts = {}

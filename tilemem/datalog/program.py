@@ -11,7 +11,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,7 +21,7 @@ import networkx as nx
 
 from .errors import Diagnostic, RuleError
 from .syntax import (
-    Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
+    Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
     Var, parse_program,
 )
 
