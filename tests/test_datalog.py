@@ -355,6 +355,22 @@ def test_arithmetic_on_strings_is_an_evaluation_error():
         db.add_facts("v", [("s",)])
         with pytest.raises(EvaluationError, match=r"ar\.dl:3:15: arithmetic on a non-integer"):
             db.relation("w")
+        with pytest.raises(EvaluationError):          # the same again, not a stale result
+            db.relation("w")
+        assert db.relation("v") == [("s",)]
+
+
+def test_evaluation_error_in_recursion_then_recovery(recursion):
+    rs = load(".decl v(x)\n.input v\n"
+              "w(X) :- v(X).\n"
+              "w(Y) :- w(X), Y = X + 1, Y < 3.\n", "rec.dl")
+    with Database(rs) as db:
+        db.add_facts("v", [(0,), ("s",)])
+        with pytest.raises(EvaluationError, match="non-integer"):
+            db.relation("w")
+    with Database(rs) as db:
+        db.add_facts("v", [(0,)])
+        assert db.relation("w") == [(0,), (1,), (2,)]
 
 
 def test_add_facts_validation(program):

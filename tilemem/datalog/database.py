@@ -179,7 +179,15 @@ class Database:
             comp = rules.strata[i]
             if rules.predicates[comp[0]].is_derived:
                 t0 = time.perf_counter()
-                solved = self._engine.solve(comp)
+                try:
+                    solved = self._engine.solve(comp)
+                except BaseException:
+                    # the engine may be half-way through materialising: start afresh
+                    self._engine.close()
+                    self._engine = None
+                    self._results = {}
+                    self._solved = set()
+                    raise
                 self.stats["solve_seconds"] += time.perf_counter() - t0
                 for pred, rows in solved.items():
                     self._results[pred] = _sorted(rows)
