@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cli_helpers import DATA, REPO, run, run_in_process, tilemem_command
+from cli_helpers import REPO, run, run_in_process
 from tilemem.commands import COMMANDS
 
 EXAMPLE = REPO / "examples" / "matmul_bias_relu.pto"
@@ -19,9 +19,10 @@ def test_python_dash_m_works_like_the_script():
                             capture_output=True, text=True, timeout=300)
     assert script.returncode == module.returncode == 0
     assert script.stdout == module.stdout and "a_tile_Left" in module.stdout
-    bad = subprocess.run([sys.executable, "-m", "tilemem", "verify", str(DATA / "verify" / "store_from_mat.pto"), "-q"],
-                         capture_output=True, text=True, timeout=300)
-    assert bad.returncode == 1 and "requires Vec/Acc but is in Mat" in bad.stderr
+    usage = subprocess.run([sys.executable, "-m", "tilemem", "solve", "--backend", "nope", str(EXAMPLE)],
+                           capture_output=True, text=True, timeout=300)
+    assert (usage.returncode, usage.stdout) == (2, "")
+    assert usage.stderr.startswith("tilemem: error: unknown backend 'nope'")
 
 
 def test_help_lists_commands_and_exit_codes():

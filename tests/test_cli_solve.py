@@ -44,21 +44,19 @@ def test_diff_is_a_unified_diff_that_patches_the_input(tmp_path):
         assert copy.read_text() == solved_text(EXAMPLE, "910B")
 
 
-def test_diff_of_a_solved_file_is_empty():
-    r = run("solve", SOLVED, "--diff")
-    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+def test_diff_of_a_solved_file_is_empty(capsys):
+    assert run_in_process(capsys, "solve", SOLVED, "--diff") == (0, "", "")
 
 
-def test_check_exits_1_with_the_diff_when_solving_changes_the_file():
+def test_check_exits_1_with_the_diff_when_solving_changes_the_file(capsys):
     r = run("solve", LOOP, "--check")
     assert r.returncode == 1
     assert r.stdout.startswith(f"--- {LOOP}\n+++ {LOOP}\n@@ ")
     assert r.stderr == f"{LOOP}: solving would change this file\n"
-    r = run("solve", SOLVED, "--check")
-    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    assert run_in_process(capsys, "solve", SOLVED, "--check") == (0, "", "")
 
 
-def test_in_place_rewrites_atomically_and_keeps_the_mode(tmp_path):
+def test_in_place_rewrites_atomically_and_keeps_the_mode(tmp_path, capsys):
     f = tmp_path / "k.pto"
     shutil.copy(EXAMPLE, f)
     os.chmod(f, 0o640)
@@ -67,7 +65,7 @@ def test_in_place_rewrites_atomically_and_keeps_the_mode(tmp_path):
     assert f.read_text() == solved_text(EXAMPLE, "910B")
     assert stat.S_IMODE(f.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.pto"]     # no temp file left
-    assert run("solve", f, "--backend", "910B", "--check").returncode == 0
+    assert run_in_process(capsys, "solve", f, "--backend", "910B", "--check") == (0, "", "")
 
 
 def test_in_place_leaves_an_unchanged_file_alone(tmp_path, capsys):
@@ -139,6 +137,7 @@ def test_stdin_with_diff(capsys, monkeypatch):
     (["a.pto", "--in-place", "--out-dir", "d"], "choose one of --in-place and --out-dir"),
     (["-", "--in-place"], "--in-place needs a file"),
     (["-", "a.pto", "--check"], "standard input (-) can only be solved on its own"),
+    (["-", "--out-dir", "d"], "--out-dir needs files or directories"),
     (["a.pto", "--check", "-j", "-1"], "-j/--jobs must be"),
 ])
 def test_option_conflicts_are_usage_errors(args, message, capsys):
@@ -193,24 +192,24 @@ def test_batch_out_dir_mirrors_the_tree_and_survives_a_bad_file(tree, tmp_path):
     assert (tree / "a" / "m.pto").read_text() == EXAMPLE.read_text()   # inputs untouched
 
 
-def test_batch_check_prints_diffs_in_input_order_and_exits_1(tree):
-    r = run("solve", tree, "--check")
-    assert r.returncode == 1
-    heads = [l[4:] for l in r.stdout.splitlines() if l.startswith("--- ")]
+def test_batch_check_prints_diffs_in_input_order_and_exits_1(tree, capsys):
+    status, out, err = run_in_process(capsys, "solve", tree, "--check")
+    assert status == 1
+    heads = [l[4:] for l in out.splitlines() if l.startswith("--- ")]
     assert heads == [str(tree / "a" / "m.pto"), str(tree / "b" / "c" / "loop.pto")]
-    assert f"{tree / 'a' / 'm.pto'}: solving would change this file" in r.stderr
-    assert _summary(r.stderr) == (3, 2, 0)
+    assert f"{tree / 'a' / 'm.pto'}: solving would change this file" in err
+    assert _summary(err) == (3, 2, 0)
 
 
-def test_batch_workers_give_the_same_output(tree):
+def test_batch_workers_give_the_same_output(tree, capsys):
     files = [tree / "b" / "ok.pto", tree / "a" / "m.pto", tree / "b" / "c" / "loop.pto"]
-    one = run("solve", *files, "--diff", "-q")
+    one = run_in_process(capsys, "solve", *files, "--diff", "-q")
     two = run("solve", *files, "--diff", "-q", "-j", "2")
-    assert one.returncode == two.returncode == 0
-    assert one.stdout == two.stdout and one.stdout
+    assert one[0] == two.returncode == 0
+    assert one[1] == two.stdout and two.stdout
     heads = [l[4:] for l in two.stdout.splitlines() if l.startswith("--- ")]
     assert heads == [str(files[1]), str(files[2])]        # the order given, not completion order
-    assert one.stderr == two.stderr == ""                 # -q: no summary
+    assert one[2] == two.stderr == ""                     # -q: no summary
 
 
 def test_batch_progress_bar_on_a_terminal(tree, tmp_path):

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 
 import tilemem
-from cli_helpers import CORPUS, DATA, REPO, run, run_in_process
+from cli_helpers import CORPUS, REPO, run, run_in_process
 from tilemem.graph import build_graph, build_graphs, to_dot, to_html, to_svg_builtin
 
 EXAMPLE = REPO / "examples" / "matmul_bias_relu.pto"
@@ -158,17 +158,17 @@ def test_cli_residency_case_to_png_and_svg(tmp_path):
 
 
 @needs_corpus
-def test_cli_move_heavy_case_dot_on_stdout():
-    r = run("graph", PHI)
-    assert r.returncode == 0 and r.stdout.startswith("digraph tilemem {")
+def test_cli_move_heavy_case_dot_on_stdout(capsys):
+    status, out, _ = run_in_process(capsys, "graph", PHI)
+    assert status == 0 and out.startswith("digraph tilemem {")
     for move in ("x_tile_Left", "y_tile_Right", "acc_Vec"):
-        assert f"{move}\\ntile.move (inserted)" in r.stdout
-    assert 'label="if flag < 1"' in r.stdout
+        assert f"{move}\\ntile.move (inserted)" in out
+    assert 'label="if flag < 1"' in out
 
 
 def test_cli_html_and_builtin_svg(tmp_path, capsys):
     html, svg = tmp_path / "g.html", tmp_path / "g.svg"
-    assert run("graph", EXAMPLE, "--backend", "910B", "-o", html).returncode == 0
+    assert run_in_process(capsys, "graph", EXAMPLE, "--backend", "910B", "-o", html) == (0, "", "")
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "a_tile_Left" in page
     status, out, err = run_in_process(capsys, "graph", LOOP, "-o", svg, "--engine", "builtin")
@@ -188,12 +188,12 @@ def test_cli_function_filter_and_errors(tmp_path, capsys):
     assert status == 2 and "PNG needs Graphviz" in err
 
 
-def test_cli_without_graphviz(tmp_path):
+def test_cli_without_graphviz(tmp_path, capsys, monkeypatch):
     """No `dot` on PATH: SVG/HTML fall back to the built-in layout, PNG says how to install it."""
-    env = {"PATH": str(tmp_path / "nothing-here")}
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
     svg = tmp_path / "g.svg"
-    r = run("graph", EXAMPLE, "-o", svg, env=env)
-    assert r.returncode == 0 and 'class="node"' in svg.read_text()
-    r = run("graph", EXAMPLE, "-o", tmp_path / "g.png", env=env)
-    assert r.returncode == 2 and "apt-get install graphviz" in r.stderr
+    assert run_in_process(capsys, "graph", EXAMPLE, "-o", svg) == (0, "", "")
+    assert 'class="node"' in svg.read_text()
+    status, _, err = run_in_process(capsys, "graph", EXAMPLE, "-o", tmp_path / "g.png")
+    assert status == 2 and "apt-get install graphviz" in err
     assert not (tmp_path / "g.png").exists()

@@ -61,9 +61,8 @@ def test_extra_rules_declare_own_ops():
 # --------------------------------------------------------------------------- the command
 
 
-def test_cli_ok_is_silent():
-    r = run("verify", VDATA / "ok_matmul_add.pto")
-    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+def test_cli_ok_is_silent(capsys):
+    assert run_in_process(capsys, "verify", VDATA / "ok_matmul_add.pto") == (0, "", "")
 
 
 def test_cli_reports_with_source_line_and_caret():
@@ -77,16 +76,16 @@ def test_cli_reports_with_source_line_and_caret():
     assert lines[-1] == f"{path}: 1 violation of TileMemoryInferred"
 
 
-def test_cli_quiet_and_stdin():
+def test_cli_quiet_and_stdin(capsys, monkeypatch):
     text = (VDATA / "loop_body_violations.pto").read_text()
-    r = run("verify", "-", "-q", input=text)
-    assert r.returncode == 1
-    assert r.stderr.splitlines() == [f"<stdin>:{m}" for m in EXPECTED["loop_body_violations.pto"]]
+    status, out, err = run_in_process(capsys, "verify", "-", "-q", stdin=text, monkeypatch=monkeypatch)
+    assert (status, out) == (1, "")
+    assert err.splitlines() == [f"<stdin>:{m}" for m in EXPECTED["loop_body_violations.pto"]]
 
 
-def test_cli_rules_option():
+def test_cli_rules_option(capsys):
     path = VDATA / "custom_op_mat_operand.pto"
-    assert run("verify", path).returncode == 0
+    assert run_in_process(capsys, "verify", path) == (0, "", "")
     r = run("verify", path, "--rules", VDATA / "my_ops.dl", "-q")
     assert r.returncode == 1
     assert r.stderr == f"{path}:14:86: error: tile.my_add input 1 (y_mat) requires Vec but is in Mat\n"
@@ -97,18 +96,16 @@ def test_cli_input_errors_exit_2(tmp_path, capsys):
     assert status == 2 and "no such file" in err
     bad = tmp_path / "bad.pto"
     bad.write_text("import pypto.language as pl\n@pl.program\nclass P:\n    def f(:\n")
-    r = run("verify", bad)
-    assert r.returncode == 2 and r.stderr.startswith(f"{bad}:4:")
+    status, _, err = run_in_process(capsys, "verify", bad)
+    assert status == 2 and err.startswith(f"{bad}:4:")
 
 
-def test_cli_solve_then_verify_round_trip(tmp_path):
+def test_cli_solve_then_verify_round_trip(tmp_path, capsys):
     """What `solve` prints holds the property even when the input did not."""
     src = VDATA / "left_operand_in_vec.pto"
-    r = run("solve", src)
-    assert r.returncode == 0
     out = tmp_path / "solved.pto"
-    out.write_text(r.stdout)
-    assert run("verify", out).returncode == 0
+    assert run_in_process(capsys, "solve", src, "-o", out) == (0, "", "")
+    assert run_in_process(capsys, "verify", out) == (0, "", "")
 
 
 # --------------------------------------------------------------------------- the corpus

@@ -15,9 +15,9 @@ import difflib
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Iterator, Optional, Sequence
 
 SOLUTION_SCHEMA = "tilemem-solution/1"
 BATCH_SCHEMA = "tilemem-batch/1"

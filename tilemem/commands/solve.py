@@ -60,6 +60,8 @@ def _check_options(args, batch: bool):
     if args.in_place and "-" in args.files:
         raise UsageError("--in-place needs a file, not standard input")
     if batch and "-" in args.files:
+        if len(args.files) == 1:
+            raise UsageError("--out-dir needs files or directories, not standard input")
         raise UsageError("standard input (-) can only be solved on its own")
     if args.jobs < 0:
         raise UsageError("-j/--jobs must be 0 (one per CPU) or more")
