@@ -79,6 +79,20 @@ def test_hoisted_statements_are_marked():
     assert "hoisted" in to_dot([g])
 
 
+def test_residency_records_mark_hoisted_nodes_per_function():
+    sol = tilemem.solve(str(LOOP))
+    fn = sol.program.function("kernel")
+    recs = [{"function": "kernel", "var": "a_k", "hoisted": True, "reason": "hoisted out of the loop at line 9"},
+            {"function": "kernel", "var": "b_k", "hoisted": False, "reason": "its source stays"},
+            {"function": "other", "var": "a_l", "hoisted": True, "reason": "elsewhere"}]
+    g = build_graph(fn, sol.source.function("kernel"), residency=recs)
+    assert {n for n, a in g.nodes(data=True) if a["hoisted"]} == {"a_k"}
+    assert g.nodes["b_k"]["reason"] == "its source stays" and g.nodes["a_l"]["reason"] is None
+    page = to_html(to_svg_builtin([g]), to_dot([g]), "t", recs)
+    assert "<h2>Residency decisions</h2>" in page
+    assert "<td>b_k</td><td></td><td>stays</td><td>its source stays</td>" in page
+
+
 def test_residency_reasons_become_tooltips():
     sol = tilemem.solve(str(EXAMPLE), backend="910B")
     fn = sol.program.function("kernel")

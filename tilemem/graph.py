@@ -312,16 +312,27 @@ def build_graph(solved: ir.Function, source: Optional[ir.Function] = None,
 
     ``source``: the function as it was before solving (to find hoisted statements);
     ``moves``: names of the moves the solver inserted; ``residency``: the solution's
-    residency records (their ``reason`` is attached to the node they name).
+    residency decisions (``Solution.residency``: records with ``var``, ``reason`` and,
+    when present, ``function`` and ``hoisted``) — a hoisted record marks its node, and
+    every record's reason (why it was hoisted, or which rule refused) becomes the
+    node's tooltip.
     """
     hoisted = {v: "hoisted out of its loop (loop-invariant residency)"
                for v in hoisted_statements(source, solved)}
     reasons: dict[str, str] = {}
     for rec in residency or ():
-        var = _record_field(rec, "var", "name", "target", "stmt_var")
-        reason = _record_field(rec, "reason", "why", "decision")
-        if isinstance(var, str) and reason is not None:
-            reasons[var.split(":", 1)[-1]] = str(reason)
+        fn = _record_field(rec, "function")
+        if fn is not None and fn != solved.name:
+            continue
+        var = _record_field(rec, "var", "name")
+        reason = _record_field(rec, "reason")
+        if not isinstance(var, str):
+            continue
+        var = var.split(":", 1)[-1]
+        if reason is not None:
+            reasons[var] = str(reason)
+        if _record_field(rec, "hoisted") is True:
+            hoisted[var] = str(reason) if reason is not None else hoisted.get(var, "hoisted")
     return _Builder(solved, set(moves), hoisted, reasons).build()
 
 
@@ -718,9 +729,23 @@ _HTML_JS = """
 """
 
 
-def to_html(svg: str, dot_text: str, title: str) -> str:
-    """One self-contained page: the SVG inline, the DOT source, a little JS; no network."""
+def _decisions_table(residency) -> str:
+    rows = []
+    for rec in residency or ():
+        cells = [_record_field(rec, "function"), _record_field(rec, "var"), _record_field(rec, "line"),
+                 "hoisted" if _record_field(rec, "hoisted") else "stays", _record_field(rec, "reason")]
+        rows.append("<tr>" + "".join(f"<td>{_esc('' if c is None else str(c))}</td>" for c in cells) + "</tr>")
+    if not rows:
+        return ""
+    return ("<h2>Residency decisions</h2>\n<table><tr><th>function</th><th>var</th><th>line</th>"
+            "<th>verdict</th><th>reason</th></tr>\n" + "\n".join(rows) + "\n</table>")
+
+
+def to_html(svg: str, dot_text: str, title: str, residency=None) -> str:
+    """One self-contained page: the SVG inline, the residency decisions (when given), the
+    DOT source, a little JS; no network."""
     svg = svg[svg.find("<svg"):] if "<svg" in svg else svg
+    decisions = _decisions_table(residency)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -733,6 +758,8 @@ body {{ font-family: Helvetica, Arial, sans-serif; margin: 1.5em; color: #222; }
 .hot path, path.hot {{ stroke: #d62728 !important; stroke-width: 2.5px; }}
 .node.hot rect, .node.hot polygon, .node.hot ellipse {{ stroke-width: 3px; }}
 pre {{ background: #f6f6f6; padding: 0.8em; overflow: auto; font-size: 12px; }}
+table {{ border-collapse: collapse; margin: 1em 0; font-size: 13px; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }}
 </style>
 </head>
 <body>
@@ -742,6 +769,7 @@ drawn as boxes. Hover a node to highlight its edges.</p>
 <div class="graph">
 {svg}
 </div>
+{decisions}
 <details><summary>DOT source</summary><pre>{_esc(dot_text)}</pre></details>
 <script>{_HTML_JS}</script>
 </body>

@@ -114,6 +114,7 @@ def run(args) -> int:
         _write(render_dot(dot, "png"), args.output)
     else:
         svg = render_dot(dot, "svg").decode("utf-8") if use_dot else to_svg_builtin(graphs, title)
-        data = svg if fmt == "svg" else to_html(svg, dot, f"tilemem graph: {title}")
+        data = svg if fmt == "svg" else to_html(svg, dot, f"tilemem graph: {title}",
+                                                getattr(sol, "residency", None))
         _write(data.encode("utf-8"), args.output)
     return EXIT_OK
