@@ -37,6 +37,10 @@ def register(sub):
                      help="write nothing; exit 1 (printing the diff) when solving would change a file")
     out.add_argument("-i", "--in-place", action="store_true",
                      help="rewrite each input file atomically (only files that change)")
+    out.add_argument("--report", action="store_true",
+                     help="also print, on stderr, the residency verdict of every marked Mat load "
+                          "and chain step in a loop: hoisted, or the rule that refused it "
+                          "(needs --backend)")
     out.add_argument("--json", action="store_true",
                      help="print the solution as JSON (spaces, moves, residency; schema in README)")
     out.add_argument("--out-dir", metavar="DIR",
@@ -97,10 +101,24 @@ def _run_one(args, path_arg: str) -> int:
             emit(unified_diff(text, out, path), args.output)
     elif not args.in_place:
         emit(out, args.output)
+    if args.report:
+        print_report(sol, path)
     if args.check and changed:
         print(f"{path}: solving would change this file", file=sys.stderr)
         return EXIT_CHECK
     return EXIT_OK
+
+
+def print_report(sol, path: str) -> None:
+    """The residency verdicts, one per line, compiler-note style, on stderr."""
+    if sol.residency is None:
+        print(f"{path}: note: no residency report: no backend configured (use --backend)",
+              file=sys.stderr)
+        return
+    if not sol.residency:
+        print(f"{path}: note: no marked Mat load inside a loop", file=sys.stderr)
+    for d in sol.residency:
+        print(f"{path}:{d.line or 0}: note: {d.function}: {d.var}: {d.reason}", file=sys.stderr)
 
 
 def _run_batch(args) -> int:
