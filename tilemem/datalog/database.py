@@ -5,8 +5,6 @@ import threading
 import time
 from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
-import networkx as nx
-
 from .engine import Engine, PyDatalogEngine, value_key
 from .errors import FactError, QueryError
 from .program import RuleSet
@@ -168,7 +166,7 @@ class Database:
         needed: set[int] = set()
         for p in preds:
             needed.add(rules.predicates[p].stratum)
-            for a in nx.ancestors(rules.graph, p):
+            for a in rules.ancestors(p):
                 needed.add(rules.predicates[a].stratum)
         todo = sorted(needed - self._solved)
         if not todo:

@@ -342,7 +342,7 @@ class PyDatalogEngine(Engine):
         if cached is not None:
             return cached
         preds = rules.predicates
-        read_later = frozenset(q for q, p in rules.graph.edges
+        read_later = frozenset(q for q, p in rules.edges
                                if preds[q].stratum != preds[p].stratum)
         recursive = {info.stratum for info in preds.values() if info.recursive}
         if recursion == "always":
