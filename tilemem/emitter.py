@@ -116,8 +116,16 @@ class _FunctionRewriter:
                     y = last_yield(s.body)
                     if y is not None:
                         for i, t in enumerate(y.targets):
-                            if t not in self.declared and i < len(s.iter_args or []):
-                                inits.setdefault(t, (s.iter_args or [])[i])
+                            if i >= len(s.iter_args or []):
+                                continue
+                            ia = s.iter_args[i]
+                            ty = y.target_types[i] if i < len(y.target_types) else None
+                            if ty is not None:
+                                # the loop-carried type: iter-arg and return var share it
+                                # (the printer never prints an iter-arg's own type)
+                                self.declared.setdefault(ia, ty)
+                            elif t not in self.declared:
+                                inits.setdefault(t, ia)
                 elif isinstance(s, ir.If):
                     walk(s.then_body)
                     walk(s.else_body or [])
