@@ -28,6 +28,9 @@ _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
 
 _SUFFIXED = re.compile(r"^(.+)_(\d+)$")
 
+# Ops whose split= kwarg the printer leaves out inside pl.split_aiv.
+_SHARD_OPS = ("tile.aiv_shard", "tile.aic_gather")
+
 
 @dataclass
 class Solution3:
@@ -78,6 +81,7 @@ class _FunctionRewriter:
         self.env: dict[str, ir.Type] = {}           # plain name -> type after the rewrite
         self.used_names: set[str] = set()
         self.moves: list[MoveRecord] = []
+        self.split_modes: list[Optional[ir.Expr]] = []
         self._collect(fn)
         self.original_names = frozenset(self.used_names)
 
@@ -259,6 +263,13 @@ class _FunctionRewriter:
                 return replace(s, expr=self.rewrite_call(p, s.expr, local), comments=comments)
             return replace(s, comments=comments)
         if isinstance(s, ir.For):
+            if s.kind == "split_aiv":
+                # inside pl.split_aiv the printer omits the shard ops' split= kwarg
+                self.split_modes.append(s.iter.kwarg("mode"))
+                try:
+                    return replace(s, body=self.rewrite_body(s.body, local))
+                finally:
+                    self.split_modes.pop()
             return replace(s, body=self.rewrite_body(s.body, local))
         if isinstance(s, ir.If):
             return replace(s, then_body=self.rewrite_body(s.then_body, local),
@@ -293,8 +304,12 @@ class _FunctionRewriter:
             value = value.with_kwarg(kwarg, ir.Dotted(("pl", "Mem", target)))
             return typerules.retargeted_type(typ, target, space), value
         if p is not None and p in self.sol.rederive:
+            call = value
+            if (self.split_modes and self.split_modes[-1] is not None
+                    and call.op in _SHARD_OPS and call.kwarg("split") is None):
+                call = call.with_kwarg("split", self.split_modes[-1])
             try:
-                derived = typerules.derive_call_type(value, self.new_type, lhs_space=space,
+                derived = typerules.derive_call_type(call, self.new_type, lhs_space=space,
                                                      lhs_memref=typ.memref)
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
