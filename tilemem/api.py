@@ -57,13 +57,17 @@ class Solution:
 
 
 def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
-          path: Optional[str] = None) -> Solution:
+          path: Optional[str] = None, engine: Optional[str] = None) -> Solution:
     """Infer the memory space of every tile of every InCore function.
 
     ``text_or_path`` is program text, or the path of a file holding it.
     ``backend``: None/"none", "910B"/"Ascend910B", "950"/"Ascend950".
     ``rules``: extra rule files (e.g. the op table entries of your own ops).
+    ``engine``: the Datalog engine, "pydatalog" (the reference) or "clingo" (much faster
+    on large programs; ``pip install 'tilemem[fast]'``); same rules, same result.  Default:
+    ``$TILEMEM_ENGINE``, else "pydatalog".
     """
+    engine = engine or os.environ.get("TILEMEM_ENGINE") or "pydatalog"
     if path is None and _looks_like_path(text_or_path):
         path = text_or_path
         text = read_source(path)
@@ -73,12 +77,12 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     backend = normalize_backend(backend)
     program = _parse(text, path)
     check_program(program, path)
-    derived, _ = derive(program, backend, tuple(rules))
+    derived, _ = derive(program, backend, tuple(rules), engine=engine)
     sol3 = Solution3.from_relations(derived.rel)
     out, moves = emit(program, derived.facts, sol3)
     residency = None
     if backend is not None:          # residency needs the backend's capacities
-        res = derive_residency(out, backend, tuple(rules))
+        res = derive_residency(out, backend, tuple(rules), engine=engine)
         out = apply_hoists(out, res.facts, res.rel("hoist"))
         residency = decisions(res.facts, res.rel)
     out = strip_program_bridge_marks(out)

@@ -37,12 +37,15 @@ class Derived:
 
 
 def derive(program: ir.Program, backend: Optional[str] = None,
-           extra_rules: Sequence[str] = (), keep_db: bool = False):
-    """Extract facts, evaluate the rules, return (Derived, Database or None)."""
+           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog"):
+    """Extract facts, evaluate the rules, return (Derived, Database or None).
+
+    ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "pydatalog", the
+    default and reference, or "clingo"); every engine runs the same rule files."""
     backend = normalize_backend(backend)
     facts = extract(program, backend)
     rules = load_rules(extra_rules)
-    db = Database(rules)
+    db = Database(rules, engine=engine)
     try:
         for pred, rows in facts.items():
             if rows:
@@ -60,10 +63,10 @@ def derive(program: ir.Program, backend: Optional[str] = None,
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
-                     extra_rules: Sequence[str] = ()) -> Derived:
+                     extra_rules: Sequence[str] = (), engine: str = "pydatalog") -> Derived:
     """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
     facts = extract_program(program, backend)
-    db = Database(load_rules(extra_rules))
+    db = Database(load_rules(extra_rules), engine=engine)
     try:
         for pred, rows in facts.items():
             if rows:

@@ -30,6 +30,9 @@ def register(sub):
                    help="none (default), 910B / Ascend910B, 950 / Ascend950 (any case)")
     p.add_argument("--rules", action="append", metavar="FILE",
                    help="an extra rule file (e.g. op-table facts for your own ops); repeatable")
+    p.add_argument("--engine", choices=("pydatalog", "clingo"), default=None,
+                   help="Datalog engine: pydatalog (default, the reference) or clingo (much "
+                        "faster on large programs; pip install 'tilemem[fast]'); same result")
     out = p.add_argument_group("what to do with the result")
     out.add_argument("--diff", action="store_true",
                      help="print a unified diff of input vs solved program instead of the program")
@@ -78,6 +81,14 @@ def run(args) -> int:
     files = args.files
     batch = len(files) > 1 or bool(args.out_dir) or any(f != "-" and os.path.isdir(f) for f in files)
     _check_options(args, batch)
+    if args.engine:
+        from ..datalog import EngineUnavailable, engine_class
+        from ..errors import UsageError
+        try:
+            engine_class(args.engine)
+        except EngineUnavailable as err:
+            raise UsageError(str(err)) from None
+        os.environ["TILEMEM_ENGINE"] = args.engine     # batch workers inherit it
     if batch:
         return _run_batch(args)
     return _run_one(args, files[0])
@@ -89,7 +100,7 @@ def _run_one(args, path_arg: str) -> int:
     from ..batch import is_changed, solution_json, unified_diff, with_newline
     from .common import read_input, write_atomic
     text, path = read_input(path_arg)
-    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path)
+    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
     out = with_newline(sol.text)
     changed = is_changed(text, out)
     if args.in_place and changed:

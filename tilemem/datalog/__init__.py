@@ -13,10 +13,11 @@ Typical use::
 See ``docs`` in the module docstrings of :mod:`.syntax` (the language),
 :mod:`.program` (RuleSet) and :mod:`.engine` (how evaluation works).
 """
-from .database import ENGINES, Database, QueryResult
+from .database import ENGINES, Database, QueryResult, engine_class
 from .engine import Engine, PyDatalogEngine
 from .errors import (
-    DatalogError, Diagnostic, EvaluationError, FactError, QueryError, RuleError,
+    DatalogError, Diagnostic, EngineUnavailable, EvaluationError, FactError, QueryError,
+    RuleError,
 )
 from .program import PredicateInfo, RuleSet, plan_body
 from .syntax import (
@@ -26,7 +27,7 @@ from .syntax import (
 
 __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
-    "ENGINES", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
+    "ENGINES", "engine_class", "EngineUnavailable", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
     "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Var", "Const", "Decl",
     "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
 ]

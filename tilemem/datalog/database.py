@@ -3,17 +3,48 @@ from __future__ import annotations
 
 import threading
 import time
+from itertools import chain
 from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
 from .engine import Engine, PyDatalogEngine, value_key
-from .errors import FactError, QueryError
+from .errors import EngineUnavailable, FactError, QueryError
 from .program import RuleSet
 from .syntax import Atom, Const, parse_query
 
-__all__ = ["Database", "QueryResult", "ENGINES"]
+__all__ = ["Database", "QueryResult", "ENGINES", "engine_class"]
 
-#: engine name -> class.  Only pyDatalog today; the interface is in tilemem.datalog.engine.
-ENGINES: dict[str, type] = {"pydatalog": PyDatalogEngine}
+#: engine name -> class, or the "module:Class" that defines it (imported on first use,
+#: so that an optional engine costs nothing until it is chosen).  The interface is in
+#: tilemem.datalog.engine; pyDatalog is the default and the reference.
+ENGINES: dict[str, Union[type, str]] = {
+    "pydatalog": PyDatalogEngine,
+    "clingo": "tilemem.datalog.clingo_engine:ClingoEngine",
+}
+
+#: what to install for an optional engine
+_ENGINE_PACKAGES = {"clingo": "clingo (pip install 'tilemem[fast]' or pip install clingo)"}
+
+
+def engine_class(engine: Union[str, type]) -> type:
+    """The engine class for a name of :data:`ENGINES` (or a class, returned as is).
+
+    Raises :class:`EngineUnavailable` for an unknown name or a missing package."""
+    if not isinstance(engine, str):
+        return engine
+    cls = ENGINES.get(engine)
+    if cls is None:
+        raise EngineUnavailable(f"unknown Datalog engine '{engine}' (choose one of: "
+                                f"{', '.join(ENGINES)})")
+    if isinstance(cls, str):
+        import importlib
+        module, _, name = cls.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except ImportError as err:
+            raise EngineUnavailable(f"the '{engine}' engine needs "
+                                    f"{_ENGINE_PACKAGES.get(engine, err.name)}: {err}") from None
+        ENGINES[engine] = cls
+    return cls
 
 
 class QueryResult(NamedTuple):
@@ -50,13 +81,15 @@ class Database:
         if not isinstance(rules, RuleSet):
             raise TypeError(f"Database needs a RuleSet, not {type(rules).__name__}")
         self.rules = rules
-        self._engine_cls = ENGINES[engine] if isinstance(engine, str) else engine
+        self._engine_cls = engine_class(engine)
+        self.engine = getattr(self._engine_cls, "name", str(engine))
         self._lock = threading.RLock()
         self._facts: dict[str, set[tuple]] = {}            # input relation -> rows (Python side)
         self._file_facts: dict[str, set[tuple]] = {}
         for f in rules.facts:
             self._file_facts.setdefault(f.head.pred, set()).add(tuple(t.value for t in f.head.args))
         self._results: dict[str, list[tuple]] = {}         # materialised relations, sorted
+        self._lazy: set[str] = set()                       # solved, fetched from the engine on use
         self._solved: set[int] = set()                     # indices into rules.strata
         self._closed = False
         self.stats = {"facts": 0, "load_seconds": 0.0, "solve_seconds": 0.0,
@@ -121,41 +154,49 @@ class Database:
                 raise FactError(f"relation '{relation}' is not an .input relation")
             arity = info.arity
             existing = self._facts.setdefault(relation, set())
-            new: list[tuple] = []
-            seen_new: set[tuple] = set()
-            for n, row in enumerate(rows):
-                if isinstance(row, (str, bytes)) or not isinstance(row, (tuple, list)):
-                    raise FactError(f"{relation}: row {n} must be a tuple, not {type(row).__name__}")
-                if len(row) != arity:
-                    raise FactError(f"{relation}: row {n} has {len(row)} values, the relation "
-                                    f"has arity {arity}")
-                for v in row:
-                    tv = type(v)
-                    if tv is not int and tv is not str:
-                        if isinstance(v, bool) or not isinstance(v, (int, str)):
-                            raise FactError(f"{relation}: row {n} has a value of type "
-                                            f"{tv.__name__}; only int and str are allowed")
-                        row = tuple(int(x) if isinstance(x, int) else str(x) for x in row)
-                        break
-                row = tuple(row)
-                if row not in existing and row not in seen_new:
-                    seen_new.add(row)
-                    new.append(row)
+            rows = rows if isinstance(rows, (list, tuple)) else list(rows)
+            if (set(map(type, rows)) <= {tuple} and set(map(len, rows)) <= {arity}
+                    and set(map(type, chain.from_iterable(rows))) <= {int, str}):
+                # the common case, checked at C speed: tuples of ints and strings
+                new = [r for r in dict.fromkeys(rows) if r not in existing]
+            else:
+                new = self._checked_rows(relation, arity, rows, existing)
             if not new:
                 return 0
             existing.update(new)
             self.stats["facts"] += len(new)
             if self._solved:
                 # results depend on the old facts: rebuild the engine lazily
-                self._engine.close()
-                self._engine = None
-                self._results = {}
-                self._solved = set()
+                self._reset_engine()
             else:
                 t0 = time.perf_counter()
                 self._engine.add_facts(relation, new)
                 self.stats["load_seconds"] += time.perf_counter() - t0
             return len(new)
+
+    @staticmethod
+    def _checked_rows(relation: str, arity: int, rows, existing) -> list[tuple]:
+        new: list[tuple] = []
+        seen_new: set[tuple] = set()
+        for n, row in enumerate(rows):
+            if isinstance(row, (str, bytes)) or not isinstance(row, (tuple, list)):
+                raise FactError(f"{relation}: row {n} must be a tuple, not {type(row).__name__}")
+            if len(row) != arity:
+                raise FactError(f"{relation}: row {n} has {len(row)} values, the relation "
+                                f"has arity {arity}")
+            for v in row:
+                tv = type(v)
+                if tv is not int and tv is not str:
+                    if isinstance(v, bool) or not isinstance(v, (int, str)):
+                        raise FactError(f"{relation}: row {n} has a value of type "
+                                        f"{tv.__name__}; only int and str are allowed")
+                    row = tuple(int(x) if isinstance(x, int) else str(x) for x in row)
+                    break
+            row = tuple(row)
+            if row not in existing and row not in seen_new:
+                seen_new.add(row)
+                new.append(row)
+        return new
 
     # ------------------------------------------------------------------ evaluation
 
@@ -173,28 +214,58 @@ class Database:
             return
         if self._engine is None:
             self._build_engine()
+        if getattr(self._engine, "batch", False):
+            # engines that evaluate many strata in one go (clingo): hand them over at
+            # once, fetch each relation when it is read
+            comps = [rules.strata[i] for i in todo if rules.predicates[rules.strata[i][0]].is_derived]
+            t0 = time.perf_counter()
+            try:
+                self._engine.solve_many(comps)
+            except BaseException:
+                self._reset_engine()
+                raise
+            self.stats["solve_seconds"] += time.perf_counter() - t0
+            for comp in comps:
+                self._lazy.update(comp)
         for i in todo:
             comp = rules.strata[i]
             if rules.predicates[comp[0]].is_derived:
-                t0 = time.perf_counter()
-                try:
-                    solved = self._engine.solve(comp)
-                except BaseException:
-                    # the engine may be half-way through materialising: start afresh
-                    self._engine.close()
-                    self._engine = None
-                    self._results = {}
-                    self._solved = set()
-                    raise
-                self.stats["solve_seconds"] += time.perf_counter() - t0
-                for pred, rows in solved.items():
-                    self._results[pred] = _sorted(rows)
+                if getattr(self._engine, "batch", False):
+                    pass
+                else:
+                    t0 = time.perf_counter()
+                    try:
+                        solved = self._engine.solve(comp)
+                    except BaseException:
+                        # the engine may be half-way through materialising: start afresh
+                        self._reset_engine()
+                        raise
+                    self.stats["solve_seconds"] += time.perf_counter() - t0
+                    for pred, rows in solved.items():
+                        self._results[pred] = _sorted(rows)
             else:
                 for pred in comp:          # a base relation: Python facts + rule-file facts
                     rows = self._facts.get(pred, set()) | self._file_facts.get(pred, set())
                     self._results[pred] = _sorted(rows)
             self._solved.add(i)
             self.stats["strata_solved"] += 1
+
+    def _reset_engine(self):
+        if self._engine is not None:
+            self._engine.close()
+        self._engine = None
+        self._results = {}
+        self._lazy = set()
+        self._solved = set()
+
+    def _result(self, name: str) -> list[tuple]:
+        rows = self._results.get(name)
+        if rows is None and name in self._lazy:
+            t0 = time.perf_counter()
+            rows = self._results[name] = _sorted(self._engine.rows(name))
+            self._lazy.discard(name)
+            self.stats["solve_seconds"] += time.perf_counter() - t0
+        return rows
 
     def evaluate(self) -> "Database":
         """Compute every relation now (relation() and query() do it lazily)."""
@@ -210,13 +281,13 @@ class Database:
             if name not in self.rules.predicates:
                 raise KeyError(f"unknown relation '{name}'")
             self._ensure([name])
-            return list(self._results[name])
+            return list(self._result(name))
 
     def relations(self) -> dict[str, list[tuple]]:
         """Every relation (evaluating everything), name -> sorted tuples."""
         with self._lock:
             self.evaluate()
-            return {name: list(self._results[name]) for name in self.rules.predicates}
+            return {name: list(self._result(name)) for name in self.rules.predicates}
 
     # ------------------------------------------------------------------ queries
 

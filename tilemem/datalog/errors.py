@@ -52,3 +52,7 @@ class FactError(DatalogError, ValueError):
 
 class EvaluationError(DatalogError):
     """A run-time error while evaluating the rules (e.g. arithmetic on a string)."""
+
+
+class EngineUnavailable(DatalogError, ValueError):
+    """An evaluation engine that does not exist or whose package is not installed."""

@@ -1,0 +1,214 @@
+"""The Datalog engines agree: clingo derives exactly what pyDatalog (the reference) derives.
+
+* rule-language features on small rule sets, evaluated by both engines;
+* every golden corpus case, both databases of a solve (phases 0-3 over the InCore
+  facts, phase 4 over the rewritten program), every relation the solver reads;
+* the engine choice through the library and the CLI;
+* the on-disk cache of validated rule sets.
+"""
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from tilemem.datalog import (
+    Database, EngineUnavailable, EvaluationError, RuleSet, engine_class,
+)
+
+clingo = pytest.importorskip("clingo", reason="the clingo engine needs 'pip install clingo'")
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+CORPUS = SHARED / "corpus"
+ENGINES = ("pydatalog", "clingo")
+
+
+def both(rules_text: str, facts: dict, relations=None) -> dict:
+    """{engine: {relation: rows}} for every derived relation (or the given ones)."""
+    rs = RuleSet.load(rules_text)
+    out = {}
+    for engine in ENGINES:
+        with Database(rs, engine=engine) as db:
+            for rel, rows in facts.items():
+                db.add_facts(rel, rows)
+            names = relations or [p for p, info in rs.predicates.items() if info.is_derived]
+            out[engine] = {n: db.relation(n) for n in names}
+    return out
+
+
+def test_features_agree():
+    rules = r'''
+.decl e(a, b)
+.input e
+.decl lbl(x, s)
+.input lbl
+// left and right recursion
+reach(X, Y) :- e(X, Y).
+reach(X, Z) :- reach(X, Y), e(Y, Z).
+back(X, Z) :- e(X, Y), back(Y, Z).
+back(X, Y) :- e(X, Y).
+// negation with an anonymous variable, on a lower stratum
+sink(X) :- e(_, X), !e(X, _).
+// comparisons across types: every integer before every string
+small(X) :- lbl(X, S), S < "m".
+mixed(X, S) :- lbl(X, S), X < S.
+// arithmetic, binding equality both ways, comparisons between bound values
+succ(X, Y) :- e(X, _), Y = X + 1.
+pred(X, Y) :- e(X, _), Y = X - 1, Y >= 0.
+same(X, Y) :- lbl(X, S), Y = S.
+same2(X, Y) :- lbl(X, S), S = Y.
+// rule-file facts of a derived predicate, strings with escapes
+tag("a\"b\\c\nd\te").
+tag(S) :- lbl(_, S), S != "".
+// zero arity
+any() :- e(_, _).
+none() :- e(X, X).
+'''
+    facts = {"e": [(1, 2), (2, 3), (3, 1), (3, 4), (5, 6)],
+             "lbl": [(1, "alpha"), (2, "zeta"), (3, ""), (4, "m"), (5, "mu\u00e9\U0001F600"),
+                     (6, "quote\"back\\slash")]}
+    got = both(rules, facts)
+    assert got["clingo"] == got["pydatalog"]
+    ref = got["pydatalog"]
+    assert ref["sink"] == [(4,), (6,)]
+    assert ref["any"] == [()] and ref["none"] == []
+    assert (1, 1) in ref["reach"] and (1, 1) in ref["back"]
+    assert ("a\"b\\c\nd\te",) in ref["tag"]
+
+
+def test_query_patterns_agree():
+    rs = RuleSet.load('.decl e(a, b)\n.input e\np(X, Y) :- e(X, Y).\n')
+    answers = {}
+    for engine in ENGINES:
+        with Database(rs, engine=engine) as db:
+            db.add_facts("e", [(1, 1), (1, 2), (2, "x"), ("y", "y")])
+            answers[engine] = [db.query(q) for q in
+                               ("p(X, Y)", "p(X, X)", "p(1, Y)", 'p(_, "x")', "p(2, 3)")]
+    assert answers["clingo"] == answers["pydatalog"]
+    assert answers["clingo"][1].rows == [(1,), ("y",)]
+
+
+def test_adding_facts_after_evaluation_rebuilds():
+    rs = RuleSet.load('.decl e(a)\n.input e\np(X) :- e(X).\n')
+    with Database(rs, engine="clingo") as db:
+        db.add_facts("e", [(1,)])
+        assert db.relation("p") == [(1,)]
+        db.add_facts("e", [(2,)])
+        assert db.relation("p") == [(1,), (2,)]
+
+
+def test_clingo_refuses_what_it_cannot_represent():
+    rs = RuleSet.load('.decl e(a)\n.input e\np(X) :- e(X).\n')
+    with Database(rs, engine="clingo") as db:
+        db.add_facts("e", [(2**40,)])
+        with pytest.raises(EvaluationError, match="32-bit"):
+            db.relation("p")
+
+
+def test_unknown_engine():
+    with pytest.raises(EngineUnavailable, match="unknown Datalog engine"):
+        engine_class("souffle")
+    rs = RuleSet.load("p(1).")
+    with pytest.raises(EngineUnavailable):
+        Database(rs, engine="nope")
+
+
+# ----------------------------------------------------------------------------- corpus
+
+
+def _corpus_cases():
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.iterdir() if (p / "before.pto").is_file())
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus absent")
+def test_corpus_both_databases_agree():
+    import tilemem
+    from tilemem import solver
+    from tilemem.emitter import Solution3, emit
+
+    cases = _corpus_cases()
+    assert cases
+    for case in cases:
+        meta = json.loads((case / "meta.json").read_text())
+        program = tilemem.parse((case / "before.pto").read_text(), str(case / "before.pto"))
+        backend = meta.get("backend")
+        results = {}
+        for engine in ENGINES:
+            derived, _ = solver.derive(program, backend, engine=engine)
+            got = {("0-3", n): derived.rel(n) for n in solver.RESULT_RELATIONS}
+            if backend:
+                sol3 = Solution3.from_relations(derived.rel)
+                out, _ = emit(program, derived.facts, sol3)
+                res = solver.derive_residency(out, backend, engine=engine)
+                got.update({("4", n): res.rel(n) for n in solver.RESIDENCY_RESULTS})
+            results[engine] = got
+        assert results["clingo"] == results["pydatalog"], case.name
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus absent")
+def test_solve_and_cli_with_clingo(tmp_path, capsys):
+    import tilemem
+    from tilemem.cli import main
+
+    case = next(c for c in _corpus_cases()
+                if json.loads((c / "meta.json").read_text()).get("backend"))
+    backend = json.loads((case / "meta.json").read_text())["backend"]
+    ref = tilemem.solve(str(case / "before.pto"), backend=backend)
+    fast = tilemem.solve(str(case / "before.pto"), backend=backend, engine="clingo")
+    assert fast.text == ref.text and fast.moves == ref.moves and fast.spaces == ref.spaces
+    out = tmp_path / "out.pto"
+    assert main(["solve", str(case / "before.pto"), "--backend", backend, "--engine", "clingo",
+                 "-o", str(out)]) == 0
+    assert out.read_text().rstrip("\n") == ref.text.rstrip("\n")
+
+
+# ----------------------------------------------------------------------------- rule cache
+
+
+def test_rule_sets_are_cached_on_disk(tmp_path, monkeypatch):
+    from tilemem.datalog import program
+
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILEMEM_NO_CACHE", raising=False)
+    src = tmp_path / "r.dl"
+    src.write_text("// doc\np(X) :- q(X).\nq(1).\n")
+    RuleSet.clear_cache()
+    first = RuleSet.load(src)
+    files = list((tmp_path / "cache").glob("rules-*.pickle"))
+    assert len(files) == 1
+    RuleSet.clear_cache()
+    built = []
+    monkeypatch.setattr(program.RuleSet, "__init__",
+                        lambda self, parsed: built.append(1) or (_ for _ in ()).throw(AssertionError))
+    second = RuleSet.load(src)                  # from disk: the constructor is not called
+    assert not built
+    assert second is not first and second.rules[0].doc == "doc"
+    assert second.strata == first.strata and second.edges == first.edges
+    with Database(second) as db:
+        assert db.relation("p") == [(1,)]
+    monkeypatch.undo()
+    RuleSet.clear_cache()
+
+
+def test_changed_text_misses_the_disk_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+    RuleSet.clear_cache()
+    a = RuleSet.load(("mine.dl", "p(1)."))
+    b = RuleSet.load(("mine.dl", "p(2)."))
+    assert [f.head.args[0].value for f in a.facts] == [1]
+    assert [f.head.args[0].value for f in b.facts] == [2]
+    assert len(list(tmp_path.glob("rules-*.pickle"))) == 2
+    # a cache directory writable by others is not trusted
+    (tmp_path / "rules-x.pickle").write_bytes(pickle.dumps(a))
+    tmp_path.chmod(0o777)
+    try:
+        RuleSet.clear_cache()
+        from tilemem.datalog.program import _disk_load
+        assert _disk_load([("mine.dl", "p(1).")]) is None
+    finally:
+        tmp_path.chmod(0o700)
+        RuleSet.clear_cache()
