@@ -190,17 +190,40 @@ class PyDatalogEngine(Engine):
             self._read_later, self._seminaive = self._plan(rules, self.recursion)
             self._rule_clauses: dict[str, list] = {}     # clauses to retract once solved
             self._aux: dict[tuple[str, str], object] = {}  # (pred, "delta"/"new"/"init") -> Pred
-            for rule, body in zip(rules.rules, rules.planned):
-                head = rule.head.pred
-                if rules.predicates[head].stratum in self._seminaive:
+            # Rules are translated, and the facts written in rule files asserted, only for
+            # the predicates a solve or lookup needs: a solve reads a part of the rules
+            # (phases 0-3 or phase 4), and the op table's facts cost ~50 us each.
+            self._planned = {id(r): body for r, body in zip(rules.rules, rules.planned)}
+            self._prepared: set[str] = set()
+            self._file_rows: dict[str, list[tuple]] = {}
+            for fact in rules.facts:
+                self._file_rows.setdefault(fact.head.pred, []).append(
+                    tuple(t.value for t in fact.head.args))
+
+    def _prepare(self, preds) -> None:
+        """Translate the rules of ``preds`` and assert the rule-file facts of them and of
+        every predicate their rules read that has not been prepared (logic active)."""
+        info = self.rules.predicates
+        todo = [p for p in preds if p not in self._prepared]
+        for pred in todo:
+            self._prepared.add(pred)
+            for rule in info[pred].rules:
+                body = self._planned[id(rule)]
+                if info[pred].stratum in self._seminaive:
                     self._add_seminaive_clauses(rule, body)
                 else:
                     clause = self._translate_rule(rule, body)
                     E.assert_(clause)
-                    self._rule_clauses.setdefault(head, []).append(clause)
-            for fact in rules.facts:
-                self._assert_row(self._preds[fact.head.pred],
-                                 tuple(t.value for t in fact.head.args))
+                    self._rule_clauses.setdefault(pred, []).append(clause)
+                for lit in rule.body:
+                    atom = lit if isinstance(lit, Atom) else lit.atom if isinstance(lit, Negation) else None
+                    if atom is not None and atom.pred not in self._prepared and not info[atom.pred].rules:
+                        self._prepare([atom.pred])
+            rows = self._file_rows.pop(pred, None)
+            if rows:
+                p = self._preds[pred]
+                for row in rows:
+                    self._assert_row(p, row)
 
     # ------------------------------------------------------------------ activation
 
@@ -569,6 +592,7 @@ class PyDatalogEngine(Engine):
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         out: dict[str, list[tuple]] = {}
         with self._active(), gc_paused():
+            self._prepare(component)
             if self.rules.predicates[component[0]].stratum in self._seminaive:
                 return self._solve_recursive(component)
             for pred in component:
@@ -599,6 +623,7 @@ class PyDatalogEngine(Engine):
             else:
                 terms.append(E.Var(value))
         with self._active(), gc_paused():
+            self._prepare([pred])
             rows = self._unasserted.pop(pred, None)
             if rows is not None:
                 p = self._preds[pred]
