@@ -28,6 +28,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from . import ir
 from .errors import TilememError
+from .recursion import deep_recursion
 from .printer import BINARY_PRECEDENCE, print_expr
 
 __all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
@@ -410,7 +411,11 @@ class _Builder(Transformer):
 
     def int_const(self, c):
         tok = c[0]
-        return ir.IntConst(int(tok.value), tok.line, tok.column)
+        try:
+            return ir.IntConst(int(tok.value), tok.line, tok.column)
+        except ValueError:      # Python's int/str conversion limit (4300 digits by default)
+            raise _SyntaxProblem(f"integer literal too long ({len(tok.value)} digits)",
+                                 tok.line, tok.column) from None
 
     def float_const(self, c):
         tok = c[0]
@@ -805,15 +810,36 @@ def _cache_path(grammar: str, postlex: PtoIndenter) -> Optional[str]:
     The key covers everything the tables depend on: the grammar, the terminals the
     postlexer consumes, and the lark and Python versions.  The callbacks are rebuilt
     from the transformer on every load, so editing them needs no invalidation.
+
+    lark reads the cache with ``pickle.load``: whoever can write the file can run code in
+    this process.  So it lives in a directory only this user can write (the rule cache's:
+    ``$TILEMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilemem``, else ``~/.cache/tilemem``;
+    created with mode 0700), never in the shared temp directory, where any local user
+    could plant a file under its predictable name.  When the directory or the file is not
+    private to this user, or ``TILEMEM_NO_CACHE`` is set, no cache is used.
     """
     import hashlib
-    import tempfile
+    import stat
     import lark
     key = "\0".join((grammar, repr(sorted(postlex.always_accept)), lark.__version__, sys.version))
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+    if os.environ.get("TILEMEM_NO_CACHE"):
+        return None
     try:
-        return os.path.join(tempfile.gettempdir(), f".tilemem_pto_{digest}.lark")
-    except Exception:  # pragma: no cover - no usable temp dir: no cache
+        uid = os.getuid()
+        d = os.environ.get("TILEMEM_CACHE_DIR") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tilemem")
+        os.makedirs(d, mode=0o700, exist_ok=True)
+        st = os.lstat(d)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
+            return None
+        path = os.path.join(d, f"pto_{digest}.lark")
+        if os.path.lexists(path):
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
+                return None
+        return path
+    except Exception:  # no home, no getuid (Windows), read-only file system: no cache
         return None
 
 
@@ -1165,11 +1191,9 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
         fast = _get_fast()
     except Exception as exc:  # pragma: no cover - a broken installation
         raise TilememError(path, None, None, f"internal error: cannot build the parser: {exc}") from None
-    old_limit = sys.getrecursionlimit()
     indenter = _INDENTER
+    deep = deep_recursion().__enter__()     # process-wide: shared with concurrent parses
     try:
-        if old_limit < 20000:
-            sys.setrecursionlimit(20000)
         if fast is not None:
             indenter = PtoIndenter()      # per call: parse() is re-entrant on the fast path
             prog = fast.parse(src, indenter)
@@ -1204,8 +1228,7 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
         raise TilememError(path, line, col, f"internal error while parsing: {type(exc).__name__}: {exc}",
                            source=text) from None
     finally:
-        if sys.getrecursionlimit() != old_limit:
-            sys.setrecursionlimit(old_limit)
+        deep.__exit__(None, None, None)
     return prog
 
 
