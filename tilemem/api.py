@@ -90,6 +90,6 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     for vid, space in sorted(sol3.space.items()):
         fn, name = vid.split(":", 1)
         spaces.setdefault(fn, {})[name] = space
-    return Solution(text=print_program(out), program=out, spaces=spaces, moves=moves,
+    return Solution(text=print_program(out, path), program=out, spaces=spaces, moves=moves,
                     backend=backend, source=program, path=path, extra_rules=tuple(rules),
                     residency=residency, _derived=derived)

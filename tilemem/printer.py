@@ -11,10 +11,10 @@ PyPTO round-trips byte for byte.
 """
 from __future__ import annotations
 
-import sys
 from typing import Optional
 
 from . import ir
+from .recursion import deep_recursion
 
 __all__ = ["print_program", "print_function", "print_stmt", "print_stmts", "print_expr", "print_type",
            "print_tileview", "precedence", "BINARY_PRECEDENCE"]
@@ -377,18 +377,14 @@ _STMT = {
 
 
 class _DeepRecursion:
-    """Temporarily raise the recursion limit so deeply nested programs print."""
-
-    LIMIT = 20000
+    """Temporarily raise the recursion limit so deeply nested programs print (shared with
+    concurrent callers, see ``tilemem.recursion``)."""
 
     def __enter__(self):
-        self.old = sys.getrecursionlimit()
-        if self.old < self.LIMIT:
-            sys.setrecursionlimit(self.LIMIT)
+        self._deep = deep_recursion().__enter__()
 
     def __exit__(self, exc_type, exc, tb):
-        if sys.getrecursionlimit() != self.old:
-            sys.setrecursionlimit(self.old)
+        self._deep.__exit__(exc_type, exc, tb)
         if exc_type is RecursionError:
             from .errors import TilememError
             raise TilememError("<output>", None, None, "program is nested too deeply to print") from None
@@ -460,8 +456,41 @@ def print_function(f: ir.Function, indent: int = 1, prefix: str = "pl", in_progr
     return "\n".join(out)
 
 
-def print_program(prog: ir.Program) -> str:
-    """The whole program text, without a trailing newline."""
+def _too_deep_at(prog: ir.Program) -> tuple:
+    """(line, col) of the first statement too deeply nested to print, else (None, None)."""
+    from .errors import TilememError
+    for f in prog.functions:
+        stack = [list(f.body)]
+        while stack:
+            body = stack.pop()
+            for s in body:
+                nested = [b for b in (getattr(s, "body", None), getattr(s, "then_body", None),
+                                      getattr(s, "else_body", None)) if b]
+                if nested:
+                    stack.extend(nested)
+                    continue
+                try:
+                    print_stmt(s)
+                except TilememError:
+                    return s.line, s.col
+    return None, None
+
+
+def print_program(prog: ir.Program, path: Optional[str] = None) -> str:
+    """The whole program text, without a trailing newline.
+
+    A program nested too deeply to print raises TilememError; with ``path`` (the file the
+    program was read from) it points at the offending statement there.
+    """
+    if path is not None:
+        from .errors import TilememError
+        try:
+            return print_program(prog)
+        except TilememError as e:
+            if e.path != "<output>":
+                raise
+            line, col = _too_deep_at(prog)
+            raise TilememError(path, line, col, "statement nested too deeply to print") from None
     pfx = prog.prefix or "pl"
     out = [prog.header if prog.header else f"# pypto.program: {prog.name or 'Program'}"]
     if pfx == "pl":

@@ -17,7 +17,7 @@ def run(args) -> int:
     from ..parser import parse
     from ..printer import print_program
     text, path = read_input(args.file)
-    out = print_program(parse(text, path))
+    out = print_program(parse(text, path), path)
     if args.check:
         if out.rstrip("\n") != text.rstrip("\n"):
             print(f"{path}: would be reformatted", file=sys.stderr)
