@@ -34,24 +34,41 @@ class TilememError(Exception):
         self.source_line = source_line
         super().__init__(self.format_first_line())
 
+    # Messages and source lines quote the input; a hostile input (a 1 MB name or line)
+    # must not turn one error into megabytes of terminal output.
+    MAX_MESSAGE = 1000
+    MAX_SOURCE = 160
+
     def format_first_line(self) -> str:
+        msg = self.message
+        if len(msg) > self.MAX_MESSAGE:
+            msg = msg[: self.MAX_MESSAGE - 3] + "..."
         if self.line is None:
-            return f"{self.path}: error: {self.message}"
+            return f"{self.path}: error: {msg}"
         if self.col is None:
-            return f"{self.path}:{self.line}: error: {self.message}"
-        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
+            return f"{self.path}:{self.line}: error: {msg}"
+        return f"{self.path}:{self.line}:{self.col}: error: {msg}"
 
     def format(self) -> str:
-        """``path:line:col: error: message``, then the source line and a caret line."""
+        """``path:line:col: error: message``, then the source line and a caret line
+        (a long line is shown as a window around the column)."""
         first = self.format_first_line()
         if not self.source_line or self.line is None:
             return first
         src = self.source_line.rstrip("\r\n")
-        if self.col is None:
+        col = self.col
+        if len(src) > self.MAX_SOURCE:
+            at = (col or 1) - 1
+            start = max(0, min(at - self.MAX_SOURCE // 2, len(src) - self.MAX_SOURCE))
+            end = start + self.MAX_SOURCE
+            src = ("..." if start else "") + src[start:end] + ("..." if end < len(src) else "")
+            if col is not None:
+                col = col - start + (3 if start else 0)
+        if col is None:
             return f"{first}\n{src}"
         # Keep tabs in the caret prefix so the caret lines up under tabbed text.
-        prefix = "".join(ch if ch == "\t" else " " for ch in src[: max(self.col - 1, 0)])
-        prefix += " " * max(self.col - 1 - len(src), 0)
+        prefix = "".join(ch if ch == "\t" else " " for ch in src[: max(col - 1, 0)])
+        prefix += " " * max(col - 1 - len(src), 0)
         return f"{first}\n{src}\n{prefix}^"
 
     def __str__(self) -> str:

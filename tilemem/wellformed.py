@@ -96,6 +96,82 @@ def _reads(fn: ir.Function) -> Iterator[ir.Name]:
                 stack.append(s.body)
 
 
+def _dotted_in(e) -> Iterator[ir.Dotted]:
+    """Every dotted reference (``pl.Mem.Vec``, ...) inside an expression, iteratively."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, ir.Dotted):
+            yield x
+        elif isinstance(x, ir.Call):
+            stack.extend(v for _, v in x.kwargs)
+            stack.extend(x.args)
+        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
+            stack.extend(x.items)
+        elif isinstance(x, ir.DictExpr):
+            for k, v in x.items:
+                stack.extend((k, v))
+        elif isinstance(x, ir.Subscript):
+            stack.extend(x.index)
+            stack.append(x.value)
+        elif isinstance(x, ir.BinOp):
+            stack.extend((x.right, x.left))
+        elif isinstance(x, ir.UnaryOp):
+            stack.append(x.operand)
+
+
+def _check_spaces(fn: ir.Function, path: str) -> None:
+    """Memory spaces named in an InCore function must be spaces the pass knows: an unknown
+    one (``pl.Mem.Bogus``) would otherwise reach the rewrite as a resolved space."""
+    from .facts import space_of_expr
+    from .views import SPACES
+
+    def bad(name, line, col):
+        raise TilememError(path, line, col, f"unknown memory space '{name}' "
+                           f"(expected one of {', '.join(SPACES)})")
+
+    def types(t):
+        if isinstance(t, ir.TileType) and t.space is not None and t.space not in SPACES:
+            bad(t.space, t.line, t.col)
+        elif isinstance(t, ir.TupleType):
+            for x in t.items:
+                types(x)
+
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            exprs: list = []
+            if isinstance(s, ir.Assign):
+                types(s.type)
+                exprs.append(s.value)
+            elif isinstance(s, ir.Yield):
+                for t in s.target_types:
+                    types(t)
+                exprs.extend(s.values)
+            elif isinstance(s, ir.EvalStmt):
+                exprs.append(s.expr)
+            elif isinstance(s, ir.Return):
+                exprs.extend(s.values)
+            elif isinstance(s, ir.For):
+                exprs.append(s.iter)
+                stack.append(s.body)
+            elif isinstance(s, ir.If):
+                exprs.append(s.cond)
+                stack.append(s.then_body)
+                stack.append(s.else_body or [])
+            elif isinstance(s, ir.While):
+                exprs.append(s.cond)
+                stack.append(s.body)
+            elif isinstance(s, ir.With):
+                exprs.append(s.item)
+                stack.append(s.body)
+            for e in exprs:
+                for d in _dotted_in(e):
+                    sp = space_of_expr(d)
+                    if sp is not None and sp not in SPACES:
+                        bad(sp, d.line, d.col)
+
+
 def check_program(program: ir.Program, path: str = "<input>") -> None:
     dynamic = {name for name, _ in program.dynamic}
     for fn in program.functions:
@@ -113,3 +189,4 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
                 raise TilememError(
                     path, n.line, n.col,
                     f"InCore function '{fn.name}' reads undefined name '{n.id}'")
+        _check_spaces(fn, path)
