@@ -1,0 +1,40 @@
+"""Shared pytest configuration.
+
+``--fuzz-long`` (or ``TILEMEM_FUZZ_LONG=1``) turns the robustness suites (fuzzing,
+property tests, isolation) from their CI size into long runs: >= 100,000 mutated inputs,
+thousands of generated programs and solves.  The CI-sized runs use fixed seeds so that
+every run checks the same inputs.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--fuzz-long", action="store_true", default=False,
+                     help="long robustness runs (>= 100,000 fuzzed inputs, thousands of "
+                          "generated programs); same as TILEMEM_FUZZ_LONG=1")
+
+
+def pytest_configure(config):
+    if config.getoption("--fuzz-long", default=False):
+        # test modules read the flag when they are imported (hypothesis settings)
+        os.environ["TILEMEM_FUZZ_LONG"] = "1"
+    config.addinivalue_line("markers", "fuzz_long: only meaningful with --fuzz-long")
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:          # the property tests skip themselves
+        return
+    common = dict(deadline=None, database=None, print_blob=True,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                         HealthCheck.filter_too_much])
+    # CI: the same examples every run; long runs explore new ones.
+    settings.register_profile("tilemem-ci", derandomize=True, **common)
+    settings.register_profile("tilemem-long", derandomize=False, **common)
+    settings.load_profile("tilemem-long" if fuzz_long() else "tilemem-ci")
+
+
+def fuzz_long() -> bool:
+    return os.environ.get("TILEMEM_FUZZ_LONG", "") not in ("", "0")
