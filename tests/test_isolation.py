@@ -173,3 +173,23 @@ def test_solution_query_after_other_solves():
         return sol.query("space(V, S)")
     with ThreadPoolExecutor(4) as ex:
         assert list(ex.map(q, range(4))) == [(cols, rows)] * 4
+
+
+def test_recursion_limit_is_restored_after_concurrent_deep_work():
+    """Parsing and printing deeply nested programs in threads at once leaves the
+    process's recursion limit as it was, and every thread gets the full answer."""
+    from tilemem.printer import print_program
+    base = next(t for name, t, _ in PROGRAMS if name.startswith("gen_"))
+    deep = base.replace("return out_0", "k: pl.Scalar[pl.INDEX] = " + "-(" * 480 + "1" + ")" * 480
+                        + "\n        return out_0", 1)
+    expected = print_program(tilemem.parse(deep))
+    limit = sys.getrecursionlimit()
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)                  # switch threads often, inside parse/print
+    try:
+        with ThreadPoolExecutor(8) as ex:
+            got = list(ex.map(lambda _: print_program(tilemem.parse(deep)), range(64)))
+    finally:
+        sys.setswitchinterval(old_interval)
+    assert got == [expected] * 64
+    assert sys.getrecursionlimit() == limit

@@ -69,4 +69,15 @@ def emit(text: str, out: Optional[str]) -> None:
     if out and out != "-":
         write_atomic(out, text)
     else:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:        # a full disk or device behind stdout: not a bug
+            from ..errors import UsageError
+            try:                    # drop what is still buffered, or exit would retry it
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            raise UsageError(f"cannot write to standard output: {e.strerror or e}") from None
