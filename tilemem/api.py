@@ -43,17 +43,55 @@ class Solution:
     # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
     residency: Optional[list[ResidencyDecision]] = None
     _derived: object = field(default=None, repr=False)
+    _source_text: Optional[str] = field(default=None, repr=False)
+    _session: object = field(default=None, repr=False)
 
     def query(self, pattern: str):
         """Rows of a Datalog pattern over the program's facts and derived relations.
 
-        Returns ``(columns, rows)``; e.g. ``query('space(V, "Acc")')``.
+        Returns ``(columns, rows)``; e.g. ``query('space(V, "Acc")')``.  Relations of
+        phase 4 (residency, e.g. ``hoist(P, L)``) are answered from the whole rewritten
+        program when a backend is set.  The databases are built on first use and kept
+        until :meth:`close`.
         """
-        _, db = derive(self.source, self.backend, self.extra_rules, keep_db=True)
-        try:
-            return db.query(pattern)
-        finally:
-            db.close()
+        return self.session().query(pattern)
+
+    def session(self):
+        """The :class:`tilemem.explain.Session` behind query/explain (built lazily)."""
+        if self._session is None:
+            from .explain import Session
+            self._session = Session(self.source, self.backend, self.extra_rules, self.path,
+                                    self._source_text)
+        return self._session
+
+    def explain(self, var: str, function: Optional[str] = None):
+        """The proof tree of the var's memory space (a :class:`tilemem.explain.ProofNode`;
+        ``str()`` is an indented tree, ``to_dict()`` JSON-able data).  For a var the rules
+        leave unresolved, a :class:`tilemem.explain.WhyNot` saying why.  ``var`` is a
+        name, ``"function:name"``, or the name of an inserted move (then the proof of
+        the ``move_at`` fact that inserted it)."""
+        return self.session().explain_var(var, function)
+
+    def why_not(self, var: str, space: str, function: Optional[str] = None, depth: int = 3):
+        """Why ``var`` is not in ``space``: each rule that could derive ``space(var, space)``
+        and its first failing premise (a :class:`tilemem.explain.WhyNot`)."""
+        return self.session().why_not_var(var, space, function, depth)
+
+    def explain_residency(self, var: str, function: Optional[str] = None):
+        """Proof trees of the phase 4 verdicts on the statement defining ``var``
+        (``residency_hoisted`` / ``residency_declined``); empty without a backend."""
+        return self.session().explain_residency(var, function)
+
+    def why(self, fact: str):
+        """Proof trees of the facts matching a pattern such as ``move_at(P, "k:a", T)``,
+        or a :class:`tilemem.explain.WhyNot` when none holds."""
+        return self.session().why(fact)
+
+    def close(self) -> None:
+        """Free the databases kept for queries and explanations."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
 
 def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
@@ -92,4 +130,4 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
         spaces.setdefault(fn, {})[name] = space
     return Solution(text=print_program(out, path), program=out, spaces=spaces, moves=moves,
                     backend=backend, source=program, path=path, extra_rules=tuple(rules),
-                    residency=residency, _derived=derived)
+                    residency=residency, _derived=derived, _source_text=text)
