@@ -1,0 +1,59 @@
+"""``tilemem query``: an interactive console over a program's facts and derived relations."""
+import sys
+
+from .common import EXIT_INPUT, EXIT_OK, add_parser, read_input
+
+
+def _wrap(text: str) -> str:
+    import textwrap
+    return textwrap.fill(text, 79, break_on_hyphens=False)
+
+
+def register(sub):
+    p = add_parser(sub, "query", help="query the program's facts and derived relations (console)",
+                   description=_wrap(
+                       "An interactive console over the program's facts and every relation the "
+                       "rules derive. Type a pattern such as space(V, \"Acc\") or "
+                       "move_at(P, V, T) to see the matching rows; :why FACT prints a proof "
+                       "tree, :whynot FACT why a fact does not hold, :predicates lists every "
+                       "relation with its comment, :rules P shows the rules deriving P, :help "
+                       "the rest. Line editing, history (~/.tilemem_history, or "
+                       "$TILEMEM_HISTFILE) and tab completion of predicate names when run in "
+                       "a terminal. With -e, run the given lines and exit (status 2 if one "
+                       "fails); with input from a pipe, run its lines."))
+    p.add_argument("file", help="program text (a path: the console reads its commands from stdin)")
+    p.add_argument("-e", "--execute", action="append", metavar="LINE",
+                   help="run this pattern or :command and exit; repeatable")
+    p.add_argument("--backend", default=None,
+                   help="as for solve (needed for the phase 4 residency relations)")
+    p.add_argument("--rules", action="append", metavar="FILE", help="an extra rule file; repeatable")
+    p.add_argument("--ascii", action="store_true", help="draw trees with ASCII characters only")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..console import Console
+    from ..errors import UsageError
+    from ..explain import Session
+    from ..parser import parse
+    from ..wellformed import check_program
+    from .why import _ascii
+    if args.file == "-" and not args.execute:
+        raise UsageError("the console reads its commands from stdin: give the program as a file "
+                         "(or use -e)")
+    text, path = read_input(args.file)
+    program = parse(text, path)
+    check_program(program, path)
+    with Session(program, args.backend, args.rules or (), path, text) as ses:
+        console = Console(ses, sys.stdout, ascii=_ascii(args))
+        if args.execute:
+            for line in args.execute:
+                if not console.run_line(line):
+                    break
+            return EXIT_INPUT if console.errors else EXIT_OK
+        interactive = sys.stdin.isatty()
+        banner = (f"tilemem query console: {path}"
+                  f"{' (backend ' + ses.backend + ')' if ses.backend else ''}\n"
+                  f"Type a pattern such as space(V, \"Acc\"), :help for commands, :quit to leave.")
+        errors = console.loop(sys.stdin, interactive, banner)
+        return EXIT_INPUT if errors and not interactive else EXIT_OK
