@@ -42,7 +42,7 @@ DEFAULT_MODELS = ("pypto_lib_models_deepseek_v3_2_decode_front_910B_001",)
 # ----------------------------------------------------------------------------- child: one size
 
 
-def run_one(n: int, engine: str, seed: int, backend: str) -> dict:
+def run_one(n: int, engine: str, seed: int, backend: str, single: bool = False) -> dict:
     import resource
 
     from gen import count_statements, generate
@@ -51,7 +51,7 @@ def run_one(n: int, engine: str, seed: int, backend: str) -> dict:
     import tilemem
     from tilemem.solver import load_rules
 
-    text = generate(n, seed)
+    text = generate(n, seed, fn_stmts=(n, n)) if single else generate(n, seed)
     stmts = count_statements(text)
     t0 = time.perf_counter()
     load_rules()                                  # parse/validate rules (cached per process)
@@ -66,7 +66,7 @@ def run_one(n: int, engine: str, seed: int, backend: str) -> dict:
         cpu = time.process_time() - c0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # KiB -> MiB
     stages = timer.times
-    return {"n": n, "stmts": stmts, "lines": text.count("\n"), "engine": engine,
+    return {"n": n, "stmts": stmts, "lines": text.count("\n"), "engine": engine, "single": single,
             "load_rules": load, "total": total, "cpu": cpu,
             "stages": {s: stages[s] for s in STAGES},
             "other": total - sum(stages.values()), "peak_mb": rss,
@@ -143,27 +143,30 @@ def corpus_section(args, engines) -> list[str]:
 
 def sizes_section(args, engines) -> list[str]:
     rows = []
-    for engine in engines:
-        for n in args.sizes:
-            if engine == "pydatalog" and n > args.pydatalog_max:
-                continue
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(n),
-                   "--engine", engine, "--seed", str(args.seed), "--backend", args.backend]
-            t0 = time.perf_counter()
-            try:
-                r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                rows.append({"n": n, "engine": engine, "error": f"timeout {args.timeout}s"})
-                print(f"  {engine} {n}: timeout", file=sys.stderr)
-                continue
-            if r.returncode != 0:
-                rows.append({"n": n, "engine": engine, "error": r.stderr.strip().splitlines()[-1:]})
-                print(f"  {engine} {n}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
-                continue
-            row = json.loads(r.stdout.strip().splitlines()[-1])
-            rows.append(row)
-            print(f"  {engine} {n}: {row['total']:.2f}s ({time.perf_counter() - t0:.1f}s with "
-                  f"generation)", file=sys.stderr)
+    runs = [(engine, n, False) for engine in engines for n in args.sizes
+            if not (engine == "pydatalog" and n > args.pydatalog_max)]
+    runs += [(engine, n, True) for engine in engines for n in args.stress
+             if not (engine == "pydatalog" and n > args.pydatalog_max)]
+    for engine, n, single in runs:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--one", str(n),
+               "--engine", engine, "--seed", str(args.seed), "--backend", args.backend]
+        if single:
+            cmd.append("--single")
+        t0 = time.perf_counter()
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            rows.append({"n": n, "engine": engine, "error": f"timeout {args.timeout}s"})
+            print(f"  {engine} {n}: timeout", file=sys.stderr)
+            continue
+        if r.returncode != 0:
+            rows.append({"n": n, "engine": engine, "error": r.stderr.strip().splitlines()[-1:]})
+            print(f"  {engine} {n}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
+            continue
+        row = json.loads(r.stdout.strip().splitlines()[-1])
+        rows.append(row)
+        print(f"  {engine} {n}: {row['total']:.2f}s ({time.perf_counter() - t0:.1f}s with "
+              f"generation)", file=sys.stderr)
     out = ["### In process: `tilemem.solve(text, backend=...)` on generated programs "
            f"(`bench/gen.py`, seed {args.seed}, backend {args.backend})", "",
            "| engine | statements | lines | parse s | facts s | rules s | emit s | print s | "
@@ -174,14 +177,16 @@ def sizes_section(args, engines) -> list[str]:
             out.append(f"| {row['engine']} | ~{row['n']} | | | | | | | {row['error']} | | | |")
             continue
         s = row["stages"]
-        out.append(f"| {row['engine']} | {row['stmts']} | {row['lines']} | {s['parse']:.2f} | "
+        one = " (one function)" if row.get("single") else ""
+        out.append(f"| {row['engine']} | {row['stmts']}{one} | {row['lines']} | {s['parse']:.2f} | "
                    f"{s['facts']:.2f} | {s['rules']:.2f} | {s['emit']:.2f} | {s['print']:.2f} | "
                    f"{row['total']:.2f} | {row['cpu']:.2f} | {row['peak_mb']:.0f} | {row['moves']} |")
     out.append("")
     out.append("Growth exponent (log-log slope of the total time, 1k statements to the largest size):")
     out.append("")
     for engine in engines:
-        ok = sorted((r for r in rows if r.get("engine") == engine and "error" not in r),
+        ok = sorted((r for r in rows if r.get("engine") == engine and "error" not in r
+                     and not r.get("single")),
                     key=lambda r: r["stmts"])
         small = [r for r in ok if r["n"] >= 1000]
         if len(small) >= 2:
@@ -211,13 +216,18 @@ def main(argv=None) -> int:
                     help="real models (directory names under --models-dir) timed whole-process")
     ap.add_argument("--no-corpus", action="store_true", help="skip the whole-process section")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per generated size")
+    ap.add_argument("--stress", default="",
+                    help="stress tier: sizes generated as ONE function (comma-separated), "
+                         "exposing rules quadratic within a function")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--single", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="pydatalog", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(run_one(args.one, args.engine, args.seed, args.backend)))
+        print(json.dumps(run_one(args.one, args.engine, args.seed, args.backend, args.single)))
         return 0
     args.sizes = [int(s) for s in args.sizes.split(",") if s]
+    args.stress = [int(s) for s in args.stress.split(",") if s]
     args.models = [m for m in args.models.split(",") if m]
     if args.engines:
         engines = args.engines.split(",")
@@ -233,7 +243,7 @@ def main(argv=None) -> int:
              f"Python {sys.version.split()[0]}", ""]
     if not args.no_corpus:
         lines += corpus_section(args, engines)
-    if args.sizes:
+    if args.sizes or args.stress:
         lines += sizes_section(args, engines)
     print("\n".join(lines))
     return 0
