@@ -175,6 +175,30 @@ class _FunctionRewriter:
             return m.group(1)
         return name
 
+    def hinted(self, t: ir.TileType) -> ir.TileType:
+        """PyPTO prints a var inside a type by its name hint, not its de-duplicated name;
+        a derived type copies var names from the arguments, so map them back."""
+        def expr(e):
+            if isinstance(e, ir.Name):
+                h = self.name_hint(e.id)
+                return e if h == e.id else replace(e, id=h)
+            if isinstance(e, ir.BinOp):
+                return replace(e, left=expr(e.left), right=expr(e.right))
+            if isinstance(e, ir.UnaryOp):
+                return replace(e, operand=expr(e.operand))
+            if isinstance(e, ir.Call):
+                return replace(e, args=tuple(expr(a) for a in e.args))
+            return e
+
+        def exprs(xs):
+            return None if xs is None else tuple(expr(x) for x in xs)
+
+        view = t.view
+        if view is not None:
+            view = replace(view, valid_shape=exprs(view.valid_shape), stride=exprs(view.stride),
+                           start_offset=None if view.start_offset is None else expr(view.start_offset))
+        return replace(t, shape=exprs(t.shape), view=view)
+
     def fresh_name(self, base: str) -> str:
         name, k = base, 0
         while name in self.used_names:
@@ -314,7 +338,7 @@ class _FunctionRewriter:
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
             if isinstance(derived, ir.TileType):
-                return derived, value
+                return self.hinted(derived), value
         return retype(typ, space), value
 
     def run(self) -> ir.Function:
