@@ -36,23 +36,20 @@ class Derived:
         return self.relations.get(name, [])
 
 
-def derive(program: ir.Program, backend: Optional[str] = None,
-           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog"):
-    """Extract facts, evaluate the rules, return (Derived, Database or None).
+# The phase-4 relations: hoists and the verdict on every candidate.
+RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_declined", "total_footprint",
+                     "backend_capacity")
 
-    ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "pydatalog", the
-    default and reference, or "clingo"); every engine runs the same rule files."""
-    backend = normalize_backend(backend)
-    facts = extract(program, backend)
-    rules = load_rules(extra_rules)
-    db = Database(rules, engine=engine)
+
+def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
+              keep_db: bool):
+    """Load the facts into a fresh, isolated database and read the named relations."""
+    db = Database(load_rules(extra_rules), engine=engine)
     try:
         for pred, rows in facts.items():
             if rows:
                 db.add_facts(pred, rows)
-        derived = Derived(facts)
-        for name in RESULT_RELATIONS:
-            derived.relations[name] = db.relation(name)
+        derived = Derived(facts, {name: db.relation(name) for name in names})
     except BaseException:
         db.close()
         raise
@@ -62,22 +59,18 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     return derived, None
 
 
+def derive(program: ir.Program, backend: Optional[str] = None,
+           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog"):
+    """Phases 0-3 over the InCore functions: return (Derived, Database or None).
+
+    ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "pydatalog", the
+    default and reference, or "clingo"); every engine runs the same rule files."""
+    facts = extract(program, normalize_backend(backend))
+    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db)
+
+
 def derive_residency(program: ir.Program, backend: Optional[str],
                      extra_rules: Sequence[str] = (), engine: str = "pydatalog") -> Derived:
     """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
     facts = extract_program(program, backend)
-    db = Database(load_rules(extra_rules), engine=engine)
-    try:
-        for pred, rows in facts.items():
-            if rows:
-                db.add_facts(pred, rows)
-        derived = Derived(facts)
-        for name in RESIDENCY_RESULTS:
-            derived.relations[name] = db.relation(name)
-    finally:
-        db.close()
-    return derived
-
-
-RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_declined", "total_footprint",
-                     "backend_capacity")
+    return _evaluate(facts, RESIDENCY_RESULTS, extra_rules, engine, False)[0]
