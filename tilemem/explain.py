@@ -42,6 +42,7 @@ from .datalog import (
     parse_query,
 )
 from .datalog.engine import value_key
+from .resources import resource_dir
 
 __all__ = [
     "ExplainError", "Explainer", "ProofNode", "WhyNot", "Candidate", "Session", "SourceMap",
@@ -117,10 +118,9 @@ def rule_file_name(file: Optional[str]) -> str:
 
 
 def _package_rules_dir():
-    from importlib.resources import files
     from pathlib import Path
     try:
-        return Path(str(files("tilemem.rules"))).resolve()
+        return Path(str(resource_dir("rules"))).resolve()
     except Exception:
         return None
 

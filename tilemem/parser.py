@@ -13,7 +13,6 @@ no other exception escapes :func:`parse`.
 from __future__ import annotations
 
 import ast
-import importlib.resources
 import os
 import re
 import sys
@@ -30,6 +29,7 @@ from . import ir
 from .errors import TilememError
 from .recursion import deep_recursion
 from .printer import BINARY_PRECEDENCE, print_expr
+from .resources import resource_dir
 
 __all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
 
@@ -796,7 +796,7 @@ def get_parser() -> Lark:
     """The process-wide lark LALR parser (built on first use)."""
     global _PARSER, _INDENTER
     if _PARSER is None:
-        grammar = (importlib.resources.files("tilemem.grammar") / "pto.lark").read_text(encoding="utf-8")
+        grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
         _INDENTER = PtoIndenter()
         _PARSER = Lark(grammar, parser="lalr", lexer="basic", postlex=_INDENTER,
                        transformer=_Builder(), maybe_placeholders=True, propagate_positions=False,

@@ -12,11 +12,11 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
+from ..resources import resource_dir
 from .errors import Diagnostic, RuleError
 from .syntax import (
     Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
@@ -149,7 +149,7 @@ def _code_digest() -> str:
         here = Path(__file__).resolve().parent
         for part in (here / "program.py", here / "syntax.py"):
             h.update(part.read_bytes())
-        h.update(files("tilemem.grammar").joinpath("datalog.lark").read_bytes())
+        h.update(resource_dir("grammar").joinpath("datalog.lark").read_bytes())
         _code_digest_value = h.hexdigest()
     return _code_digest_value
 
@@ -222,7 +222,7 @@ def _disk_store(texts, rs: "RuleSet") -> None:
 
 
 def _package_rule_files() -> list[Traversable]:
-    root = files("tilemem.rules")
+    root = resource_dir("rules")
     return sorted((f for f in root.iterdir() if f.name.endswith(".dl") and f.is_file()),
                   key=lambda f: f.name)
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from importlib.resources import files
 from typing import Optional, Union
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from ..resources import resource_dir
 from .errors import Diagnostic
 
 __all__ = [
@@ -236,7 +236,7 @@ def _get_parser() -> Lark:
     global _parser
     with _parser_lock:
         if _parser is None:
-            text = files("tilemem.grammar").joinpath("datalog.lark").read_text(encoding="utf-8")
+            text = resource_dir("grammar").joinpath("datalog.lark").read_text(encoding="utf-8")
             _parser = Lark(text, parser="lalr", start=["program", "query"],
                            propagate_positions=True, maybe_placeholders=False)
             for term in _parser.terminals:
