@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-__all__ = ["TilememError", "UsageError", "read_source", "decode_source", "position_of", "source_line_at"]
+__all__ = ["TilememError", "UsageError", "read_source", "read_stream", "decode_source", "position_of",
+           "source_line_at"]
 
 
 class TilememError(Exception):
@@ -112,7 +113,7 @@ def read_source(path) -> str:
     spath = os.fspath(path)
     try:
         with open(spath, "rb") as fh:
-            data = fh.read()
+            data = read_stream(fh, spath)
     except FileNotFoundError:
         raise TilememError(spath, None, None, "cannot read file: no such file") from None
     except IsADirectoryError:
@@ -122,6 +123,34 @@ def read_source(path) -> str:
     except OSError as exc:
         raise TilememError(spath, None, None, f"cannot read file: {exc.strerror or exc}") from None
     return decode_source(data, spath)
+
+
+#: The largest input read (bytes).  Real programs are a few MB; without a bound, an
+#: endless source (``/dev/zero``, ``yes | tilemem solve -``) would be read until memory ends.
+MAX_INPUT_BYTES = 256 << 20
+
+
+def read_stream(fh, path: str) -> bytes:
+    """All the bytes of a binary stream, read in 1 MB chunks.
+
+    Stops early at a chunk holding a NUL byte (the input is binary: ``decode_source``
+    reports where), and raises TilememError past MAX_INPUT_BYTES, so that a device or an
+    endless pipe ends in an error instead of a hang.
+    """
+    chunks = []
+    total = 0
+    while True:
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        if b"\x00" in chunk:
+            break
+        if total > MAX_INPUT_BYTES:
+            raise TilememError(path, None, None,
+                               f"input too large (more than {MAX_INPUT_BYTES >> 20} MB)")
+    return b"".join(chunks)
 
 
 def _safe_line(data: bytes, line: int) -> Optional[str]:

@@ -27,9 +27,9 @@ def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
 
 def read_input(path: str) -> tuple[str, str]:
     """(text, display path) of a program file, or of standard input for ``-``."""
-    from ..errors import decode_source, read_source
+    from ..errors import decode_source, read_source, read_stream
     if path == "-":
-        return decode_source(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+        return decode_source(read_stream(sys.stdin.buffer, "<stdin>"), "<stdin>"), "<stdin>"
     return read_source(path), path
 
 
