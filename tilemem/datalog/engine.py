@@ -65,6 +65,9 @@ class Engine(ABC):
 # ----------------------------------------------------------------------------- GC pause
 
 _gc_lock = threading.Lock()
+
+# One pyDatalog evaluation at a time in this process (see PyDatalogEngine._active).
+_PYDATALOG_LOCK = threading.RLock()
 _gc_users = 0
 _gc_was_enabled = False
 
@@ -229,8 +232,13 @@ class PyDatalogEngine(Engine):
 
     @contextmanager
     def _active(self):
-        """Install this engine's logic in the current thread for the duration of a call."""
-        with self._lock:
+        """Install this engine's logic in the current thread for the duration of a call.
+
+        Calls are serialised process-wide: the compiled pyDatalog extension keeps
+        state beyond the thread-local logic, and rare wrong answers were seen with
+        concurrent evaluation in threads.  (The GIL already prevents parallel
+        evaluation; parsing and emitting still run concurrently.)"""
+        with _PYDATALOG_LOCK, self._lock:
             if self._closed:
                 raise RuntimeError("the Datalog database is closed")
             ltl, ftl = Logic.tl, E.Fresh_var.tl
