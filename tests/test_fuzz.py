@@ -172,6 +172,9 @@ HOSTILE = {
     "unknown_space_in_type": lambda: BASE.replace("pl.BF16, pl.Mem.Mat]", "pl.BF16, pl.Mem.Bogus]", 1).encode(),
     "unknown_dtype": lambda: BASE.replace("pl.FP32] = pl.tile.relu", "pl.FP99] = pl.tile.relu").encode(),
     "unknown_layout": lambda: _after_anchor("        m: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.tile.move(r_tile, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.diagonal)\n").encode(),
+    # (an unknown op keeps its written type, which the rewrite then retypes: crashed on the enum)
+    "unknown_layout_in_view": lambda: BASE.replace("pl.Tile[[16, 128], pl.FP32] = pl.tile.relu", "pl.Tile[[16, 128], pl.FP32, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.col_majovr)] = pl.exp.relu").encode(),
+    "unknown_pad_in_view": lambda: BASE.replace("pl.Tile[[16, 128], pl.FP32] = pl.tile.relu", "pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc, pl.TileView(pad=pl.PadValue.Tensor)] = pl.tile.add(s_tile, )").encode(),
     "unknown_view_fields": lambda: BASE.replace("pl.Tile[[16, 128], pl.FP32] = pl.tile.relu", "pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[q, 9], pad=pl.PadValue.zz, bogus=1)] = pl.tile.relu").encode(),
     "tile_parameter": lambda: BASE.replace("bias: pl.Tensor[[16, 128], pl.FP32], out_0", "bias: pl.Tile[[16, 128], pl.FP32], out_0", 1).encode(),
     "yield_at_top_level": lambda: _after_anchor("        y: pl.Tile[[16, 128], pl.FP32] = pl.yield_(r_tile)\n").encode(),
@@ -311,7 +314,8 @@ MUST_FAIL = {"empty", "blank_lines", "comments_only", "only_import", "nul_first_
              "tile_parameter", "unterminated_string", "unbalanced_open", "unbalanced_close",
              "mismatched_brackets", "cut_in_the_middle", "keyword_swapped", "deep_parens_100000",
              "deep_lists_100000", "deep_for_1500", "class_without_body", "function_without_body",
-             "int_5000_digits", "line_1mb_int_literal"}
+             "int_5000_digits", "line_1mb_int_literal", "unknown_layout", "unknown_layout_in_view",
+             "unknown_pad_in_view"}
 # These are valid programs and must solve.
 MUST_SOLVE = {"bom_first", "crlf_line_ends", "no_final_newline", "tab_indentation", "line_1mb_comment",
               "line_1mb_spaces", "line_1mb_name", "deep_parens_200", "deep_lists_200", "deep_if_200",

@@ -121,18 +121,32 @@ def _dotted_in(e) -> Iterator[ir.Dotted]:
 
 
 def _check_spaces(fn: ir.Function, path: str) -> None:
-    """Memory spaces named in an InCore function must be spaces the pass knows: an unknown
-    one (``pl.Mem.Bogus``) would otherwise reach the rewrite as a resolved space."""
+    """Memory spaces, tile layouts, pad values and compact modes named in an InCore
+    function must be members PyPTO knows: an unknown one (``pl.Mem.Bogus``,
+    ``pl.TileLayout.col_majovr``) would otherwise reach the rewrite, which retypes the
+    tile with it."""
     from .facts import space_of_expr
-    from .views import SPACES
+    from .views import COMPACT_MODES, LAYOUTS, PAD_VALUES, SPACES
 
-    def bad(name, line, col):
-        raise TilememError(path, line, col, f"unknown memory space '{name}' "
-                           f"(expected one of {', '.join(SPACES)})")
+    enums = {"TileLayout": ("tile layout", LAYOUTS), "PadValue": ("pad value", PAD_VALUES),
+             "CompactMode": ("compact mode", COMPACT_MODES)}
+
+    def bad(name, line, col, what="memory space", members=SPACES):
+        raise TilememError(path, line, col, f"unknown {what} '{name}' "
+                           f"(expected one of {', '.join(members)})")
 
     def types(t):
-        if isinstance(t, ir.TileType) and t.space is not None and t.space not in SPACES:
-            bad(t.space, t.line, t.col)
+        if isinstance(t, ir.TileType):
+            if t.space is not None and t.space not in SPACES:
+                bad(t.space, t.line, t.col)
+            v = t.view
+            if v is not None:
+                for field, enum in (("blayout", "TileLayout"), ("slayout", "TileLayout"),
+                                    ("pad", "PadValue"), ("compact", "CompactMode")):
+                    value = getattr(v, field)
+                    what, members = enums[enum]
+                    if value is not None and value not in members:
+                        bad(value, t.line, t.col, what, members)
         elif isinstance(t, ir.TupleType):
             for x in t.items:
                 types(x)
@@ -170,6 +184,10 @@ def _check_spaces(fn: ir.Function, path: str) -> None:
                     sp = space_of_expr(d)
                     if sp is not None and sp not in SPACES:
                         bad(sp, d.line, d.col)
+                    if len(d.parts) == 3 and d.parts[1] in enums:
+                        what, members = enums[d.parts[1]]
+                        if d.parts[2] not in members:
+                            bad(d.parts[2], d.line, d.col, what, members)
 
 
 def check_program(program: ir.Program, path: str = "<input>") -> None:
