@@ -140,7 +140,7 @@ def with_newline(text: str) -> str:
 
 
 def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
-               want_json: bool = False) -> FileResult:
+               want_json: bool = False, engine: Optional[str] = None) -> FileResult:
     """Solve one file; never raises for a bad input (the result says what went wrong)."""
     from .api import solve
     from .commands.common import read_input
@@ -151,7 +151,7 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
     try:
         res.source, shown = read_input(path)
         res.path = shown
-        sol = solve(res.source, backend=backend, rules=rules, path=shown)
+        sol = solve(res.source, backend=backend, rules=rules, path=shown, engine=engine)
         res.text = with_newline(sol.text)
         if want_json:
             res.json = solution_json(sol, shown, is_changed(res.source, res.text))
@@ -173,12 +173,13 @@ def _job(args) -> FileResult:
 
 
 def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str],
-              want_json: bool = False, jobs: int = 1) -> Iterator[FileResult]:
+              want_json: bool = False, jobs: int = 1,
+              engine: Optional[str] = None) -> Iterator[FileResult]:
     """Solve every path, yielding results in input order.
 
     ``jobs`` > 1 uses that many worker processes (each solves whole files).
     """
-    work = [(p, backend, tuple(rules), want_json) for p in paths]
+    work = [(p, backend, tuple(rules), want_json, engine) for p in paths]
     if jobs <= 1 or len(work) <= 1:
         for w in work:
             yield _job(w)

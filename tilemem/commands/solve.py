@@ -88,7 +88,6 @@ def run(args) -> int:
             engine_class(args.engine)
         except EngineUnavailable as err:
             raise UsageError(str(err)) from None
-        os.environ["TILEMEM_ENGINE"] = args.engine     # batch workers inherit it
     if batch:
         return _run_batch(args)
     return _run_one(args, files[0])
@@ -154,7 +153,8 @@ def _run_batch(args) -> int:
     progress = Progress(len(files), enabled=None if not args.quiet else False)
     n_changed = n_input_err = n_internal = 0
     docs = []
-    for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs)):
+    for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
+                                     engine=args.engine)):
         progress.clear()
         if res.status != OK:
             print(res.error, file=sys.stderr)

@@ -45,6 +45,10 @@ from .syntax import Arith, Atom, Comparison, Const, Negation, Var
 
 __all__ = ["ClingoEngine"]
 
+# One clingo engine call at a time in this process: the fast tuple builder below reuses
+# module-level cffi buffers, which concurrent threads would overwrite.
+_CLINGO_LOCK = threading.RLock()
+
 # Building one tuple symbol per fact row through clingo's public ``Function`` costs ~8 us
 # (argument checks, two cffi allocations per call).  The same C call with reused
 # buffers costs ~2 us and yields the same ``clingo.Symbol``; it uses the cffi handles
@@ -270,7 +274,7 @@ class ClingoEngine(Engine):
     # ------------------------------------------------------------------ Engine API
 
     def add_facts(self, pred: str, rows: Sequence[tuple]) -> None:
-        with self._lock:
+        with _CLINGO_LOCK, self._lock:
             if pred in self._grounded_inputs:
                 raise EvaluationError(f"facts of '{pred}' added after it was grounded")
             self._facts.setdefault(pred, []).extend(rows)
@@ -282,7 +286,7 @@ class ClingoEngine(Engine):
     def solve_many(self, components: Sequence[Sequence[str]]) -> None:
         """Ground the rules of every predicate of ``components`` (all lower strata are
         already solved or among them)."""
-        with self._lock:
+        with _CLINGO_LOCK, self._lock:
             self._check_open()
             preds = self.rules.predicates
             todo = [p for comp in components for p in comp if p not in self._solved]
@@ -326,7 +330,7 @@ class ClingoEngine(Engine):
 
     def rows(self, pred: str) -> list[tuple]:
         """The tuples of a solved or input relation (converted on first use)."""
-        with self._lock:
+        with _CLINGO_LOCK, self._lock:
             got = self._rows.get(pred)
             if got is not None:
                 return got
@@ -370,7 +374,7 @@ class ClingoEngine(Engine):
             raise RuntimeError("the Datalog database is closed")
 
     def close(self) -> None:
-        with self._lock:
+        with _CLINGO_LOCK, self._lock:
             self._closed = True
             self._ctl = None
             self._facts = {}
