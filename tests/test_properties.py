@@ -103,7 +103,7 @@ def _round_trip(text: str) -> ir.Program:
 @given(st.data())
 def test_generated_text_is_canonical_and_round_trips(data):
     """No solving: the generator writes PyPTO's canonical text, and the IR round-trips."""
-    text, _ = _draw_program(data, strict=data.draw(st.booleans()), max_stmts=6)
+    text, _ = _draw_program(data, strict=data.draw(st.booleans()), max_stmts=5)
     prog = _round_trip(text)
     assert print_program(prog) + "\n" == text
 
@@ -111,7 +111,7 @@ def test_generated_text_is_canonical_and_round_trips(data):
 # ----------------------------------------------------------------------------- solving
 
 
-@settings(max_examples=examples(160))
+@settings(max_examples=examples(100))
 @given(st.data())
 def test_strict_programs_solve_verify_and_are_fixed_points(data):
     text, backend = _draw_program(data, strict=True)
@@ -143,7 +143,7 @@ def test_programs_solve_to_valid_programs(data):
     assert all(m.target in SPACES for m in sol.moves)
 
 
-@settings(max_examples=examples(100))
+@settings(max_examples=examples(70))
 @given(st.data())
 def test_wild_programs_never_crash(data):
     """Programs outside the strict subset (divergent branches, iter-arg aliases, unknown
