@@ -93,7 +93,7 @@ def test_threads_give_the_fresh_answers(fresh_answers):
 
 
 def test_many_solves_in_one_process(fresh_answers):
-    n = 3_000 if LONG else 160
+    n = 3_000 if LONG else 120
     rng = random.Random(5)
     order = [PROGRAMS[rng.randrange(len(PROGRAMS))] for _ in range(n)]
     limit = sys.getrecursionlimit()

@@ -20,10 +20,8 @@ import contextlib
 import os
 import pickle
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 
 import tilemem
 from tilemem.errors import TilememError
@@ -104,7 +102,7 @@ def _programs(marker: Path) -> dict[str, str]:
 @contextlib.contextmanager
 def booby_traps():
     """Make every way of running code from text fail loudly while the block runs."""
-    import ast  # noqa: F401  (AST-only parsing of unmodelled statements stays allowed)
+    import ast                     # AST-only parsing of unmodelled statements stays allowed
     trapped = []
     real_compile = builtins.compile
 
@@ -119,7 +117,6 @@ def booby_traps():
             trapped.append("compile")
             raise AssertionError("compile() to code while processing input")
         return real_compile(source, filename, mode, flags, *a, **k)
-    import ast
     ast_only = ast.PyCF_ONLY_AST
     import pyDatalog.pyDatalog as pyd
     patches = [(builtins, "eval", trap("eval")), (builtins, "exec", trap("exec")),
