@@ -212,3 +212,31 @@ def test_changed_text_misses_the_disk_cache(tmp_path, monkeypatch):
     finally:
         tmp_path.chmod(0o700)
         RuleSet.clear_cache()
+
+
+def test_disk_cache_file_must_be_a_private_regular_file(tmp_path, monkeypatch):
+    """The cached pickle itself is trusted only as this user's regular file that others
+    cannot write: not a symlink (to a file someone else planted), not group-writable."""
+    from tilemem.datalog.program import _disk_load, _disk_path
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
+    texts = [("mine.dl", "p(1).")]
+    RuleSet.clear_cache()
+    try:
+        RuleSet.load(texts[0])
+        path = _disk_path(texts)
+        assert path.is_file()
+        path.chmod(0o600)
+        assert isinstance(_disk_load(texts), RuleSet)           # the honest entry is used
+        path.chmod(0o666)
+        assert _disk_load(texts) is None                       # writable by others
+        path.chmod(0o600)
+        planted = tmp_path / "planted.pickle"
+        planted.write_bytes(path.read_bytes())
+        planted.chmod(0o600)
+        path.unlink()
+        path.symlink_to(planted)
+        assert _disk_load(texts) is None                       # a symlink is not followed
+    finally:
+        RuleSet.clear_cache()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -177,22 +178,33 @@ def _disk_path(texts: Sequence[tuple[str, str]]) -> Optional[Path]:
     return d / f"rules-{h.hexdigest()[:32]}.pickle"
 
 
+def _private(st, is_kind) -> bool:
+    """The entry is of the expected kind, this user's, and not writable by others."""
+    getuid = getattr(os, "getuid", None)
+    return (is_kind(st.st_mode) and (getuid is None or st.st_uid == getuid())
+            and not (st.st_mode & 0o022))
+
+
 def _private_dir(d: Path) -> bool:
     try:
-        st = d.stat()
+        return _private(os.lstat(d), stat.S_ISDIR)
     except OSError:
         return False
-    getuid = getattr(os, "getuid", None)
-    return (getuid is None or st.st_uid == getuid()) and not (st.st_mode & 0o022)
 
 
 def _disk_load(texts) -> Optional["RuleSet"]:
     try:
         path = _disk_path(texts)
-        if path is None or not path.is_file() or not _private_dir(path.parent):
+        if path is None or not _private_dir(path.parent):
             return None
-        import pickle
-        with open(path, "rb") as f:
+        # the file itself must be this user's regular file too (a pickle is code): it is
+        # opened without following a symlink and checked on the open descriptor, so it
+        # cannot be swapped between the check and the read
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as f:
+            if not _private(os.fstat(f.fileno()), stat.S_ISREG):
+                return None
+            import pickle
             rs = pickle.load(f)
         return rs if isinstance(rs, RuleSet) else None
     except Exception:
