@@ -13,10 +13,9 @@ Translation (rules are ours, so they become program text; facts never do):
   ``p()`` becomes ``t_p``;
 * ``!atom`` becomes ``not atom``; comparisons and ``+``/``-`` are written as they are;
   strings are quoted with clingo's escapes (``\\"``, ``\\\\``, ``\\n``);
-* input facts (from Python, and the ground facts of the rule files) are handed over as
-  clingo symbols (``clingo.Number`` / ``clingo.String``), returned by an external
-  function that the grounder calls once per relation:
-  ``t_p(X0, X1) :- (X0, X1) = @facts("p").``
+* input facts (from Python, and the ground facts of the rule files) never become
+  program text: each row is added as the fact ``t_p(v0, v1)`` through clingo's backend
+  interface, its values built as clingo symbols (``clingo.Number`` / ``clingo.String``).
 
 Evaluation: the first ``solve_many`` grounds the facts of the input relations the
 requested strata read, then the rules of those strata, in one grounding call (later
@@ -32,7 +31,6 @@ string makes the rule instance silently not apply (pyDatalog raises an error).
 from __future__ import annotations
 
 import threading
-from itertools import chain
 from typing import Sequence
 
 import clingo
@@ -45,42 +43,93 @@ from .syntax import Arith, Atom, Comparison, Const, Negation, Var
 
 __all__ = ["ClingoEngine"]
 
-# One clingo engine call at a time in this process: the fast tuple builder below reuses
+# One clingo engine call at a time in this process: the fast fact loader below reuses
 # module-level cffi buffers, which concurrent threads would overwrite.
 _CLINGO_LOCK = threading.RLock()
 
-# Building one tuple symbol per fact row through clingo's public ``Function`` costs ~8 us
-# (argument checks, two cffi allocations per call).  The same C call with reused
-# buffers costs ~2 us and yields the same ``clingo.Symbol``; it uses the cffi handles
-# clingo's own wrappers use, so it is checked once and dropped if they ever change.
+# Input facts go straight into clingo's program through its backend interface: one atom
+# ``t_p(args)`` per row, made a fact by a rule with an empty body.  (Handing the rows to
+# the grounder as tuple symbols through an external function would also create one
+# tuple symbol per row, and clingo keeps every symbol it ever built until the process
+# exits: ~20% more memory on large programs.)  The public ``Function`` +
+# ``Backend.add_atom`` + ``Backend.add_rule`` cost ~12 us per row; the same three C calls
+# with reused buffers cost ~2 us.  They use the cffi handles clingo's own wrappers use,
+# so the fast loader is checked once on a scratch program and dropped if they change.
+def _public_loader(backend, name: str, rows, symbol_of):
+    add_atom, add_rule = backend.add_atom, backend.add_rule
+    for r in rows:
+        add_rule([add_atom(Function(name, [symbol_of(v) for v in r]))])
+
+
+_load_rows = _public_loader
 try:
     from clingo._internal import _ffi, _lib
 
-    def _make_tuple_builder():
+    def _make_fast_loader():
         create = _lib.clingo_symbol_create_function
-        Symbol = clingo.Symbol
-        out = _ffi.new("clingo_symbol_t*")
+        add_atom = _lib.clingo_backend_add_atom
+        add_rule = _lib.clingo_backend_rule
+        sym = _ffi.new("clingo_symbol_t*")
+        atom = _ffi.new("clingo_atom_t*")
+        NULL = _ffi.NULL
         buffers: dict[int, object] = {}
 
-        def build(reps: Sequence[int]):
-            n = len(reps)
-            buf = buffers.get(n)
-            if buf is None:
-                buf = buffers[n] = _ffi.new("clingo_symbol_t[]", n)
-            for i, r in enumerate(reps):
-                buf[i] = r
-            if not create(b"", buf, n, True, out):
-                raise EvaluationError("clingo could not build a symbol")
-            return Symbol(out[0])
+        def load(backend, name: str, rows, symbol_of):
+            reps: dict = {}          # value -> C symbol (an int never equals a str)
+            for r in rows:
+                for v in r:
+                    if v not in reps:
+                        reps[v] = symbol_of(v)._rep
+            handle = backend._rep
+            cname = name.encode("ascii")
+            for r in rows:
+                n = len(r)
+                buf = buffers.get(n)
+                if buf is None:
+                    buf = buffers[n] = _ffi.new("clingo_symbol_t[]", n)
+                for i, v in enumerate(r):
+                    buf[i] = reps[v]
+                if not (create(cname, buf, n, True, sym) and add_atom(handle, sym, atom)
+                        and add_rule(handle, False, atom, 1, NULL, 0)):
+                    raise EvaluationError(f"clingo: could not add a fact of '{name}'")
 
-        probe = build([Number(1)._rep, String("a")._rep])
-        if probe != Function("", [Number(1), String("a")]):
-            raise ImportError("unexpected symbol layout")
-        return build
+        probe = clingo.Control(["--warn=none"])
+        with probe.backend() as b:
+            load(b, "p", [(1, "a"), (2, "b")], lambda v: Number(v) if type(v) is int else String(v))
+        probe.add("base", [], "q(X) :- p(X, \"b\").")
+        probe.ground([("base", [])])
+        got = sorted((str(a.symbol), a.is_fact) for a in probe.symbolic_atoms)
+        if got != [('p(1,"a")', True), ('p(2,"b")', True), ("q(2)", True)]:
+            raise ImportError("unexpected clingo internals")
+        return load
 
-    _build_tuple = _make_tuple_builder()
+    _load_rows = _make_fast_loader()
 except Exception:                      # pragma: no cover - another clingo build
-    _build_tuple = None
+    pass
+
+
+
+def _make_memory_release():
+    """``malloc_trim(0)`` of the C library when it has one (glibc), else a no-op.
+
+    A grounding leaves the C heap full of freed holes sized for the grounder's tables;
+    the next program's allocations fit them badly, so the process keeps the pages of
+    both (100-200 MB at 50,000 statements).  Handing the free pages back to the system
+    when an engine closes keeps the peak at what one grounding needs."""
+    try:
+        import ctypes
+        import ctypes.util
+        name = ctypes.util.find_library("c")
+        trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except Exception:                   # pragma: no cover - no C library to talk to
+        trim = None
+    if trim is None:
+        return lambda: None
+    trim.argtypes = [ctypes.c_size_t]
+    return lambda: trim(0)
+
+
+_release_free_memory = _make_memory_release()
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 _PREFIX = "t_"
@@ -158,7 +207,8 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
     written for left-to-right evaluation (selective literals first), so a body with
     more than two positive atoms is split into auxiliary rules, one per join step,
     each keeping only the variables still needed (``tag``, the rule's index, makes
-    their names unique)."""
+    their names unique).  Every segment then joins two relations, whose cost no join
+    order can make worse than linear in its inputs and output."""
     positives = [i for i, lit in enumerate(planned) if isinstance(lit, Atom)]
     if len(positives) <= 2:
         return [f"{_atom_text(rule.head)} :- {', '.join(_literal_text(l) for l in planned)}."]
@@ -174,7 +224,10 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
         if isinstance(lit, Atom):
             seen_atoms += 1
         rest = planned[i + 1:]
-        # cut after the second positive atom of the segment, before the next atom
+        # cut after the second positive atom of the segment, before the next atom.
+        # (Letting a third atom whose variables are all bound join the segment saves
+        # auxiliary atoms, but gringo may then join it first, on a partial key: the
+        # peak memory at 50,000 statements varied by 200 MB from run to run.)
         if seen_atoms >= 2 and rest and isinstance(rest[0], Atom):
             needed = set(head_vars)
             for r in rest:
@@ -189,16 +242,6 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
             seen_atoms = 1
     out.append(f"{_atom_text(rule.head)} :- {', '.join(current)}.")
     return out
-
-
-class _Context:
-    """The external functions the grounder calls: ``@facts("p")`` -> p's rows as symbols."""
-
-    def __init__(self, engine: "ClingoEngine"):
-        self._engine = engine
-
-    def facts(self, name):
-        return self._engine._fact_symbols(name.string)
 
 
 class ClingoEngine(Engine):
@@ -218,7 +261,6 @@ class ClingoEngine(Engine):
         self._rows: dict[str, list[tuple]] = {}
         self._symbols: dict = {}                     # (type, value) -> Symbol
         self._values: dict = {}                      # Symbol -> Python value
-        self._reps: dict = {}                        # value -> symbol's C value
         self._parts = 0
         self._rule_index = {id(r): i for i, r in enumerate(rules.rules)}
         self._ctl = clingo.Control(["--warn=none"])
@@ -243,20 +285,6 @@ class ClingoEngine(Engine):
             self._symbols[key] = s
             self._values[s] = v
         return s
-
-    def _fact_symbols(self, pred: str) -> list:
-        rows = self._facts.pop(pred, ())
-        sym = self._symbol
-        with gc_paused():
-            if self.rules.predicates[pred].arity == 1:
-                return [sym(r[0]) for r in rows]
-            if _build_tuple is None:
-                return [Function("", [sym(v) for v in r]) for r in rows]
-            reps = self._reps                # value -> C symbol (an int never equals a str)
-            for v in set(chain.from_iterable(rows)).difference(reps):
-                reps[v] = sym(v)._rep
-            build = _build_tuple
-            return [build([reps[v] for v in r]) for r in rows]
 
     def _value(self, s):
         v = self._values.get(s)
@@ -286,7 +314,8 @@ class ClingoEngine(Engine):
     def solve_many(self, components: Sequence[Sequence[str]]) -> None:
         """Ground the rules of every predicate of ``components`` (all lower strata are
         already solved or among them)."""
-        with _CLINGO_LOCK, self._lock:
+        # clingo's objects and ours hold no reference cycles: no collector while grounding
+        with _CLINGO_LOCK, self._lock, gc_paused():
             self._check_open()
             preds = self.rules.predicates
             todo = [p for comp in components for p in comp if p not in self._solved]
@@ -306,31 +335,33 @@ class ClingoEngine(Engine):
             for p in todo:                 # rule-file facts (or input rows) of a derived predicate
                 if self._facts.get(p):
                     inputs.add(p)
+            facts = []
             for q in sorted(inputs):
-                # an input relation (or one with only rule-file facts): its rows as symbols
+                # an input relation (or one with only rule-file facts): its rows become facts
                 self._grounded_inputs.add(q)
-                if not self._facts.get(q):
+                rows = self._facts.pop(q, None)
+                if not rows:
                     continue
-                arity = preds[q].arity
-                if arity == 0:
+                if preds[q].arity == 0:
                     lines.append(f"{_PREFIX}{q}.")
-                    self._facts.pop(q)
-                    continue
-                vs = ",".join(f"X{i}" for i in range(arity))
-                head = f"{_PREFIX}{q}({vs})"
-                lines.append(f"{head} :- {vs if arity == 1 else '(' + vs + ')'} = @facts({_quote(q)}).")
+                else:
+                    facts.append((_PREFIX + q, rows))
             self._parts += 1
             part = f"s{self._parts}"
             try:
+                if facts:
+                    with self._ctl.backend() as backend:
+                        for name, rows in facts:
+                            _load_rows(backend, name, rows, self._symbol)
                 self._ctl.add(part, [], "\n".join(lines))
-                self._ctl.ground([(part, [])], context=_Context(self))
+                self._ctl.ground([(part, [])])
             except RuntimeError as err:
                 raise EvaluationError(f"clingo: {err}") from None
             self._solved.update(todo)
 
     def rows(self, pred: str) -> list[tuple]:
         """The tuples of a solved or input relation (converted on first use)."""
-        with _CLINGO_LOCK, self._lock:
+        with _CLINGO_LOCK, self._lock, gc_paused():
             got = self._rows.get(pred)
             if got is not None:
                 return got
@@ -381,3 +412,4 @@ class ClingoEngine(Engine):
             self._rows = {}
             self._symbols = {}
             self._values = {}
+            _release_free_memory()
