@@ -84,7 +84,8 @@ class Database:
         self._engine_cls = engine_class(engine)
         self.engine = getattr(self._engine_cls, "name", str(engine))
         self._lock = threading.RLock()
-        self._facts: dict[str, set[tuple]] = {}            # input relation -> rows (Python side)
+        self._facts: dict[str, list[tuple]] = {}           # input relation -> distinct rows
+        self._fact_sets: dict[str, set[tuple]] = {}        # built when a relation grows again
         self._file_facts: dict[str, set[tuple]] = {}
         for f in rules.facts:
             self._file_facts.setdefault(f.head.pred, set()).add(tuple(t.value for t in f.head.args))
@@ -122,6 +123,7 @@ class Database:
                 self._engine.close()
                 self._engine = None
             self._facts = {}
+            self._fact_sets = {}
             self._results = {}
 
     def __enter__(self) -> "Database":
@@ -153,7 +155,16 @@ class Database:
             if not info.is_input:
                 raise FactError(f"relation '{relation}' is not an .input relation")
             arity = info.arity
-            existing = self._facts.setdefault(relation, set())
+            # The rows are kept on the Python side (to rebuild the engine) as a list; the
+            # set to deduplicate against is built only if the relation gets rows again
+            # (a solve adds each relation once: a set per relation would be pure overhead).
+            kept = self._facts.get(relation)
+            if kept:
+                existing = self._fact_sets.get(relation)
+                if existing is None:
+                    existing = self._fact_sets[relation] = set(kept)
+            else:
+                existing = frozenset()
             rows = rows if isinstance(rows, (list, tuple)) else list(rows)
             if (set(map(type, rows)) <= {tuple} and set(map(len, rows)) <= {arity}
                     and set(map(type, chain.from_iterable(rows))) <= {int, str}):
@@ -163,7 +174,11 @@ class Database:
                 new = self._checked_rows(relation, arity, rows, existing)
             if not new:
                 return 0
-            existing.update(new)
+            if kept:
+                kept.extend(new)
+                existing.update(new)
+            else:
+                self._facts[relation] = new
             self.stats["facts"] += len(new)
             if self._solved:
                 # results depend on the old facts: rebuild the engine lazily
@@ -245,7 +260,7 @@ class Database:
                         self._results[pred] = _sorted(rows)
             else:
                 for pred in comp:          # a base relation: Python facts + rule-file facts
-                    rows = self._facts.get(pred, set()) | self._file_facts.get(pred, set())
+                    rows = set(self._facts.get(pred, ())) | self._file_facts.get(pred, set())
                     self._results[pred] = _sorted(rows)
             self._solved.add(i)
             self.stats["strata_solved"] += 1
