@@ -138,12 +138,14 @@ class Facts:
     stmts: dict[int, tuple[str, ir.Stmt]] = field(default_factory=dict)
     # var id -> (function name, plain name)
     vars: dict[str, tuple[str, str]] = field(default_factory=dict)
-    origin: dict[tuple, int] = field(default_factory=dict)   # (pred, row) -> source line
+    # (pred, row) -> source line, for explanations; None when not recorded (a solve
+    # does not need it, and it is one dict entry per fact)
+    origin: Optional[dict[tuple, int]] = field(default_factory=dict)
 
     def add(self, pred: str, *row, line: Optional[int] = None):
         assert pred in SCHEMA, pred
         self.rows[pred].append(row)
-        if line is not None:
+        if line is not None and self.origin is not None:
             self.origin.setdefault((pred, row), line)
 
     def items(self) -> Iterable[tuple[str, list[tuple]]]:
@@ -154,6 +156,7 @@ class Facts:
 class _Extractor:
     def __init__(self, facts: Facts):
         self.f = facts
+        self.vids: dict[str, str] = {}
         self.pos = 0
         self.list_id = 0
 
@@ -164,7 +167,10 @@ class _Extractor:
 
     # -- vars ---------------------------------------------------------------
     def vid(self, func: str, name: str) -> str:
-        return f"{func}:{name}"
+        # one string object per var, however many facts name it (large programs have
+        # millions of fact rows: the copies were a fifth of the facts' memory)
+        v = f"{func}:{name}"
+        return self.vids.setdefault(v, v)
 
     def declare(self, func: str, name: str, kind: str, typ: Optional[ir.Type], line=None):
         v = self.vid(func, name)
@@ -332,9 +338,11 @@ class _Extractor:
         self.f.add("stmt_end", p, self._next(), line=line)
 
 
-def extract(program: ir.Program, backend: Optional[str] = None) -> Facts:
-    """The facts of every InCore function of ``program`` (phases 0–3 read only these)."""
-    facts = Facts()
+def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = True) -> Facts:
+    """The facts of every InCore function of ``program`` (phases 0–3 read only these).
+
+    ``origins``: record each fact's source line (``Facts.origin``, for explanations)."""
+    facts = Facts(origin={} if origins else None)
     ex = _Extractor(facts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
@@ -570,9 +578,10 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
     return None
 
 
-def extract_program(program: ir.Program, backend: Optional[str] = None) -> Facts:
+def extract_program(program: ir.Program, backend: Optional[str] = None,
+                    origins: bool = True) -> Facts:
     """Facts of every function of the program, with the residency relations (phase 4)."""
-    facts = Facts()
+    facts = Facts(origin={} if origins else None)
     ex = _ProgramExtractor(facts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from . import ir
 from .backends import normalize_backend
 from .datalog import Database, RuleSet
+from .datalog.engine import gc_paused
 from .facts import Facts, extract, extract_program
 
 # The derived relations the emitter and the library expose.
@@ -60,17 +61,22 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
 
 
 def derive(program: ir.Program, backend: Optional[str] = None,
-           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog"):
+           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog",
+           origins: bool = True):
     """Phases 0-3 over the InCore functions: return (Derived, Database or None).
 
     ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "pydatalog", the
-    default and reference, or "clingo"); every engine runs the same rule files."""
-    facts = extract(program, normalize_backend(backend))
+    default and reference, or "clingo"); every engine runs the same rule files.
+    ``origins=False`` skips the facts' source lines (only explanations read them)."""
+    with gc_paused():                # facts are acyclic (see api.solve)
+        facts = extract(program, normalize_backend(backend), origins)
     return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db)
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
-                     extra_rules: Sequence[str] = (), engine: str = "pydatalog") -> Derived:
+                     extra_rules: Sequence[str] = (), engine: str = "pydatalog",
+                     origins: bool = True) -> Derived:
     """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
-    facts = extract_program(program, backend)
+    with gc_paused():
+        facts = extract_program(program, backend, origins)
     return _evaluate(facts, RESIDENCY_RESULTS, extra_rules, engine, False)[0]
