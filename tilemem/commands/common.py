@@ -20,6 +20,12 @@ exit status:
 """
 
 
+def wrap(text: str) -> str:
+    """A long description filled to 79 columns (the parsers keep text as written)."""
+    import textwrap
+    return textwrap.fill(text, 79, break_on_hyphens=False)
+
+
 def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
     return subparsers.add_parser(name, epilog=EPILOG,
                                  formatter_class=argparse.RawDescriptionHelpFormatter, **kw)

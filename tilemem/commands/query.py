@@ -1,17 +1,12 @@
 """``tilemem query``: an interactive console over a program's facts and derived relations."""
 import sys
 
-from .common import EXIT_INPUT, EXIT_OK, add_parser, read_input
-
-
-def _wrap(text: str) -> str:
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
+from .common import EXIT_INPUT, EXIT_OK, add_parser, read_input, wrap
 
 
 def register(sub):
     p = add_parser(sub, "query", help="query the program's facts and derived relations (console)",
-                   description=_wrap(
+                   description=wrap(
                        "An interactive console over the program's facts and every relation the "
                        "rules derive. Type a pattern such as space(V, \"Acc\") or "
                        "move_at(P, V, T) to see the matching rows; :why FACT prints a proof "

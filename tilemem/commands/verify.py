@@ -1,17 +1,12 @@
 """``tilemem verify``: check the TileMemoryInferred property on a program as written."""
 import sys
 
-from .common import EXIT_CHECK, EXIT_OK, add_parser, read_input
-
-
-def _wrap(text: str) -> str:
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
+from .common import EXIT_CHECK, EXIT_OK, add_parser, read_input, wrap
 
 
 def register(sub):
     p = add_parser(sub, "verify", help="check that every tile has a valid memory space",
-                   description=_wrap("Check the TileMemoryInferred property on the program as written "
+                   description=wrap("Check the TileMemoryInferred property on the program as written "
                                "(rules/verify.dl): every tile var defined by an assignment has a "
                                "memory space, and every constrained operand lies in a space its op "
                                "accepts. Each violation is reported as path:line:col: error: ...; "

@@ -2,19 +2,14 @@
 import json
 import sys
 
-from .common import EXIT_OK, add_parser, read_input
+from .common import EXIT_OK, add_parser, read_input, wrap
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 
 
-def _wrap(text: str) -> str:
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
-
-
 def register(sub):
     p = add_parser(sub, "why", help="explain why a tile is in its memory space (proof tree)",
-                   description=_wrap(
+                   description=wrap(
                        "Print the proof tree of VAR's memory space: each step is a fact, the "
                        "rule that derived it (file:line and its comment) and its premises, down "
                        "to the facts of your program (with their source lines) and of the op "
