@@ -669,6 +669,14 @@ class Explainer:
 
     # ------------------------------------------------------------------ derivations
 
+    def _unifying(self, atom: Atom, env: dict):
+        """(row, env extended by the row) for each row of ``atom`` that agrees with env."""
+        pattern = [_term_value(t, env) for t in atom.args]
+        for row in self.rel.match(atom.pred, pattern):
+            e2 = _unify_row(atom, row, env)
+            if e2 is not None:
+                yield row, e2
+
     def _solve(self, body: Sequence, order: Sequence[int], env: dict, k: int, rows: dict):
         """Yield (env, rows) for every way the literals order[k:] hold."""
         if k == len(order):
@@ -677,17 +685,12 @@ class Explainer:
         i = order[k]
         lit = body[i]
         if isinstance(lit, Atom):
-            pattern = [_term_value(t, env) for t in lit.args]
-            for row in self.rel.match(lit.pred, pattern):
-                e2 = _unify_row(lit, row, env)
-                if e2 is not None:
-                    r2 = dict(rows)
-                    r2[i] = row
-                    yield from self._solve(body, order, e2, k + 1, r2)
+            for row, e2 in self._unifying(lit, env):
+                r2 = dict(rows)
+                r2[i] = row
+                yield from self._solve(body, order, e2, k + 1, r2)
         elif isinstance(lit, Negation):
-            pattern = [_term_value(t, env) for t in lit.atom.args]
-            if not any(_unify_row(lit.atom, row, env) is not None
-                       for row in self.rel.match(lit.atom.pred, pattern)):
+            if next(self._unifying(lit.atom, env), None) is None:
                 yield from self._solve(body, order, env, k + 1, rows)
         else:
             e2 = self._check(lit, env)
@@ -983,19 +986,14 @@ class Explainer:
             i = order[k]
             lit = body[i]
             if isinstance(lit, Atom):
-                pattern = [_term_value(t, e) for t in lit.args]
-                for row in self.rel.match(lit.pred, pattern):
-                    e2 = _unify_row(lit, row, e)
-                    if e2 is not None:
-                        trail.append((i, row))
-                        search(e2, k + 1, trail)
-                        trail.pop()
-                        if best["k"] == len(order) or steps[0] > MAX_SEARCH_STEPS:
-                            return
+                for row, e2 in self._unifying(lit, e):
+                    trail.append((i, row))
+                    search(e2, k + 1, trail)
+                    trail.pop()
+                    if best["k"] == len(order) or steps[0] > MAX_SEARCH_STEPS:
+                        return
             elif isinstance(lit, Negation):
-                pattern = [_term_value(t, e) for t in lit.atom.args]
-                if not any(_unify_row(lit.atom, row, e) is not None
-                           for row in self.rel.match(lit.atom.pred, pattern)):
+                if next(self._unifying(lit.atom, e), None) is None:
                     trail.append((i, None))
                     search(e, k + 1, trail)
                     trail.pop()
