@@ -367,50 +367,10 @@ def _int_const(e) -> Optional[int]:
     return None
 
 
-def _subexprs(e):
-    """Every expression node inside e, iteratively (inputs may nest deeply)."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        yield x
-        if isinstance(x, ir.Call):
-            stack.extend(v for _, v in reversed(x.kwargs))
-            stack.extend(reversed(x.args))
-        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
-            stack.extend(reversed(x.items))
-        elif isinstance(x, ir.DictExpr):
-            for k, v in reversed(x.items):
-                stack.extend((v, k))
-        elif isinstance(x, ir.Subscript):
-            stack.extend(reversed(x.index))
-            stack.append(x.value)
-        elif isinstance(x, ir.BinOp):
-            stack.extend((x.right, x.left))
-        elif isinstance(x, ir.UnaryOp):
-            stack.append(x.operand)
-
-
 def _use_names(e):
     """Syntactic uses of vars in e: positional operands of calls (kwargs are attributes,
     not operands, in PyPTO's IR) and every operand of other expressions."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Name):
-            yield x
-        elif isinstance(x, ir.Call):
-            stack.extend(reversed(x.args))
-        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
-            stack.extend(reversed(x.items))
-        elif isinstance(x, ir.Subscript):
-            stack.extend(reversed(x.index))
-            stack.append(x.value)
-        elif isinstance(x, ir.BinOp):
-            stack.extend((x.right, x.left))
-        elif isinstance(x, ir.UnaryOp):
-            stack.append(x.operand)
+    return (x for x in ir.subexpressions(e, operands_only=True) if isinstance(x, ir.Name))
 
 
 def _has_bridge(call: ir.Call) -> bool:
@@ -508,7 +468,7 @@ class _ProgramExtractor(_Extractor):
 
     def _expr_facts(self, p: int, e: ir.Expr, top: Optional[ir.Call], line):
         fname = self.fn.name
-        for x in _subexprs(e):
+        for x in ir.subexpressions(e):
             if isinstance(x, ir.Name):
                 self.f.add("reads", p, self.vid(fname, x.id), line=line)
             elif isinstance(x, ir.Call):

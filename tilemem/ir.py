@@ -466,3 +466,32 @@ class Program:
 
 Stmts = list[Stmt]
 AnyNode = Union[Expr, Type, Stmt, Function, Program]
+
+
+def subexpressions(e, operands_only: bool = False):
+    """Every expression node inside ``e`` (``e`` included), in pre-order, left to right;
+    iterative, since inputs may nest deeply.  ``operands_only``: skip what PyPTO's IR
+    keeps as attributes rather than operands (a call's keyword arguments, dict literals)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if x is None:
+            continue
+        yield x
+        if isinstance(x, Call):
+            if not operands_only:
+                stack.extend(v for _, v in reversed(x.kwargs))
+            stack.extend(reversed(x.args))
+        elif isinstance(x, (ListExpr, TupleExpr)):
+            stack.extend(reversed(x.items))
+        elif isinstance(x, DictExpr):
+            if not operands_only:
+                for k, v in reversed(x.items):
+                    stack.extend((v, k))
+        elif isinstance(x, Subscript):
+            stack.extend(reversed(x.index))
+            stack.append(x.value)
+        elif isinstance(x, BinOp):
+            stack.extend((x.right, x.left))
+        elif isinstance(x, UnaryOp):
+            stack.append(x.operand)

@@ -18,32 +18,11 @@ FREE_SUFFIX = "__FREE_VAR"
 
 def names_in(e) -> Iterator[ir.Name]:
     """Every Name read inside an expression or type (iteratively: inputs can nest deeply)."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if x is None:
-            continue
-        if isinstance(x, ir.Name):
-            yield x
-        elif isinstance(x, ir.Call):
-            stack.extend(v for _, v in reversed(x.kwargs))
-            stack.extend(reversed(x.args))
-        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
-            stack.extend(reversed(x.items))
-        elif isinstance(x, ir.DictExpr):
-            for k, v in reversed(x.items):
-                stack.extend((v, k))
-        elif isinstance(x, ir.Subscript):
-            stack.extend(reversed(x.index))
-            stack.append(x.value)
-        elif isinstance(x, ir.BinOp):
-            stack.extend((x.right, x.left))
-        elif isinstance(x, ir.UnaryOp):
-            stack.append(x.operand)
-        elif isinstance(x, ir.TileType):
-            stack.extend(reversed(x.shape))
-        elif isinstance(x, ir.TensorType):
-            stack.extend(reversed(x.shape))
+    roots = e.shape if isinstance(e, (ir.TileType, ir.TensorType)) else [e]
+    for root in roots:
+        for x in ir.subexpressions(root):
+            if isinstance(x, ir.Name):
+                yield x
 
 
 def _bound_names(fn: ir.Function) -> set[str]:
@@ -97,27 +76,8 @@ def _reads(fn: ir.Function) -> Iterator[ir.Name]:
 
 
 def _dotted_in(e) -> Iterator[ir.Dotted]:
-    """Every dotted reference (``pl.Mem.Vec``, ...) inside an expression, iteratively."""
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, ir.Dotted):
-            yield x
-        elif isinstance(x, ir.Call):
-            stack.extend(v for _, v in x.kwargs)
-            stack.extend(x.args)
-        elif isinstance(x, (ir.ListExpr, ir.TupleExpr)):
-            stack.extend(x.items)
-        elif isinstance(x, ir.DictExpr):
-            for k, v in x.items:
-                stack.extend((k, v))
-        elif isinstance(x, ir.Subscript):
-            stack.extend(x.index)
-            stack.append(x.value)
-        elif isinstance(x, ir.BinOp):
-            stack.extend((x.right, x.left))
-        elif isinstance(x, ir.UnaryOp):
-            stack.append(x.operand)
+    """Every dotted reference (``pl.Mem.Vec``, ...) inside an expression."""
+    return (x for x in ir.subexpressions(e) if isinstance(x, ir.Dotted))
 
 
 def _check_spaces(fn: ir.Function, path: str) -> None:
