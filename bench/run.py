@@ -49,7 +49,7 @@ def run_one(n: int, engine: str, seed: int, backend: str, single: bool = False) 
     from stages import STAGES, StageTimer
 
     import tilemem
-    from tilemem.solver import load_rules
+    from tilemem.infer.solver import load_rules
 
     text = generate(n, seed, fn_stmts=(n, n)) if single else generate(n, seed)
     t0 = time.perf_counter()

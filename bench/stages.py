@@ -48,7 +48,9 @@ class StageTimer:
 
     @contextmanager
     def installed(self):
-        from tilemem import api, emitter, solver
+        from tilemem import api
+        from tilemem.infer import emitter
+        from tilemem.infer import solver
         plan = [(api, "_parse", "parse"), (api, "check_program", "parse"),
                 (solver, "extract", "facts"), (solver, "extract_program", "facts"),
                 (api, "derive", "rules"), (api, "derive_residency", "rules"),

@@ -22,7 +22,7 @@ with and without iter-args (``init_values`` / ``pl.yield_``), ``if``/``else`` bl
 and without return values; and an orchestration function that creates the output
 tensors and calls every kernel.
 
-Result annotations are what PyPTO's type deducer gives (``tilemem.typerules``), optionally
+Result annotations are what PyPTO's type deducer gives (``tilemem.ir.typerules``), optionally
 without their memory space, as in the text PyPTO prints before the pass.
 
 ``strict`` programs (the default) avoid the constructs for which PyPTO's pass itself does
@@ -53,8 +53,8 @@ from typing import Optional, Sequence
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
 
 from tilemem import ir  # noqa: E402
-from tilemem.printer import print_expr, print_type  # noqa: E402
-from tilemem.typerules import ArgInfo, DeductionError, derive_result_type  # noqa: E402
+from tilemem.ir.printer import print_expr, print_type  # noqa: E402
+from tilemem.ir.typerules import ArgInfo, DeductionError, derive_result_type  # noqa: E402
 
 __all__ = ["Choices", "RandomChoices", "HypothesisChoices", "GenOptions", "generate", "main"]
 

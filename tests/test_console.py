@@ -12,7 +12,7 @@ import time
 import pytest
 
 import tilemem
-from tilemem.console import Console, history_file
+from tilemem.tools.console import Console, history_file
 
 from cli_helpers import run, tilemem_command
 from test_explain import MATMUL_ADD, RESIDENT, program
@@ -69,7 +69,7 @@ def test_errors_are_reported_and_the_session_goes_on():
 def test_why_whynot_predicates_rules_depth_and_quit():
     c, out = console_for(program(MATMUL_ADD))
     c.run_line(':why space("k:c", "Acc")')
-    assert out.getvalue().startswith('space("k:c", "Acc")    <- rules/resolve.dl:')
+    assert out.getvalue().startswith('space("k:c", "Acc")    <- rules/p1_resolve.dl:')
     assert 'op_output_fixed("tile.matmul", "Acc")' in out.getvalue()
     out.truncate(0), out.seek(0)
     c.run_line(':why space("k:c", "Vec")')          # does not hold: the why-not

@@ -127,8 +127,8 @@ def _corpus_cases():
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus absent")
 def test_corpus_both_databases_agree():
     import tilemem
-    from tilemem import solver
-    from tilemem.emitter import Solution3, emit
+    from tilemem.infer import solver
+    from tilemem.infer.emitter import Solution3, emit
 
     cases = _corpus_cases()
     assert cases

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tilemem.errors import TilememError, decode_source, read_source
-from tilemem.parser import MAX_NESTING, parse
-from tilemem.printer import print_program
+from tilemem.frontend.parser import MAX_NESTING, parse
+from tilemem.ir.printer import print_program
 
 HEAD = ("import pypto.language as pl\n@pl.program\nclass A:\n    @pl.function\n"
         "    def f(self, x: pl.Scalar[pl.INT32]):\n")          # body starts on line 6
@@ -180,7 +180,7 @@ def test_mangled_input_never_leaks_exceptions():
 
 
 def test_internal_failure_becomes_positioned_error(monkeypatch):
-    import tilemem.parser as parser_mod
+    import tilemem.frontend.parser as parser_mod
 
     def boom(e):
         raise ValueError("boom")

@@ -12,7 +12,7 @@ import pytest
 
 import tilemem
 from tilemem.datalog import RuleSet
-from tilemem.explain import ExplainError, ProofNode, WhyNot, compact_source, format_fact
+from tilemem.explain.proofs import ExplainError, ProofNode, WhyNot, compact_source, format_fact
 
 from cli_helpers import CORPUS, run, run_in_process
 
@@ -97,7 +97,7 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     check_tree(tree, sol.session().phase3())
     s = str(tree)
     assert s.splitlines()[0].startswith('space("k:c", "Acc")')
-    assert "rules/resolve.dl:" in s and "rules/ops.dl:" in s
+    assert "rules/p1_resolve.dl:" in s and "rules/ops.dl:" in s
     assert "A fixed output space" in s                    # the rule's comment
     assert f"<input>:{call.source['line']}: c = pl.tile.matmul(a, b)" in s
 
@@ -107,7 +107,7 @@ def test_to_dict_is_json_and_repeats_shared_subtrees_by_reference():
     d = sol.explain("c").to_dict()
     json.dumps(d)
     assert d["pred"] == "space" and d["args"] == ["k:c", "Acc"] and d["kind"] == "derived"
-    assert d["rule"]["file"].startswith("rules/resolve.dl") and d["rule"]["head"] == "space"
+    assert d["rule"]["file"].startswith("rules/p1_resolve.dl") and d["rule"]["head"] == "space"
     refs, ids = [], set()
 
     def walk(n):
@@ -516,7 +516,7 @@ def test_why_cli_tree_not_json_and_errors(tmp_path, capsys):
     f.write_text(program(DEMAND))
     r = run("why", f, "x_tile")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[0].startswith('space("k:x_tile", "Vec")    <- rules/resolve.dl:')
+    assert r.stdout.splitlines()[0].startswith('space("k:x_tile", "Vec")    <- rules/p1_resolve.dl:')
     assert f"{f}:{line_no(program(DEMAND), 'pl.tile.exp(x_flat)')}: y_flat = pl.tile.exp(x_flat)" in r.stdout
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--not", "mat")
     assert st == 0 and out.startswith('space("k:x_tile", "Mat") does not hold.')
@@ -536,7 +536,7 @@ def test_why_cli_tree_not_json_and_errors(tmp_path, capsys):
 
 
 def test_facts_souffle_format(tmp_path, capsys):
-    from tilemem.facts import SCHEMA
+    from tilemem.facts.extract import SCHEMA
     f = tmp_path / "k.pto"
     f.write_text(program(MATMUL_ADD))
     st, out, err = run_in_process(capsys, "facts", f, "--format", "souffle", tmp_path / "sf")

@@ -1,4 +1,4 @@
-"""``tilemem graph`` and ``tilemem.graph``: the dataflow graph of the solved program."""
+"""``tilemem graph`` and ``tilemem.tools.graph``: the dataflow graph of the solved program."""
 from __future__ import annotations
 
 import shutil
@@ -10,7 +10,7 @@ import pytest
 
 import tilemem
 from cli_helpers import CORPUS, REPO, run, run_in_process
-from tilemem.graph import build_graph, build_graphs, to_dot, to_html, to_svg_builtin
+from tilemem.tools.graph import build_graph, build_graphs, to_dot, to_html, to_svg_builtin
 
 EXAMPLE = REPO / "examples" / "matmul_bias_relu.pto"
 LOOP = REPO / "examples" / "accumulate_loop.pto"

@@ -131,7 +131,7 @@ def test_memory_does_not_grow_between_solves():
 
 def test_concurrent_parse_and_print_round_trip():
     """The parser's state is per call: texts parsed at once in threads print back exactly."""
-    from tilemem.printer import print_program
+    from tilemem.ir.printer import print_program
     texts = [t for name, t, _ in PROGRAMS if not name.startswith("bad")]
     # long texts, so that threads switch in the middle of a parse
     texts.append(generate(RandomChoices(77), GenOptions(max_kernels=6, max_stmts=40)))
@@ -178,7 +178,7 @@ def test_solution_query_after_other_solves():
 def test_recursion_limit_is_restored_after_concurrent_deep_work():
     """Parsing and printing deeply nested programs in threads at once leaves the
     process's recursion limit as it was, and every thread gets the full answer."""
-    from tilemem.printer import print_program
+    from tilemem.ir.printer import print_program
     base = next(t for name, t, _ in PROGRAMS if name.startswith("gen_"))
     deep = base.replace("return out_0", "k: pl.Scalar[pl.INDEX] = " + "-(" * 480 + "1" + ")" * 480
                         + "\n        return out_0", 1)

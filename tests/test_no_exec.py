@@ -136,10 +136,10 @@ def booby_traps():
 
 def _run_all_ways(text: str, backend, query: bool) -> str:
     """solve (and a query of the solution), fmt, facts and verify, in-process."""
-    from tilemem.facts import extract
-    from tilemem.parser import parse
-    from tilemem.printer import print_program
-    from tilemem.wellformed import check_program
+    from tilemem.facts.extract import extract
+    from tilemem.frontend.parser import parse
+    from tilemem.ir.printer import print_program
+    from tilemem.frontend.wellformed import check_program
     try:
         sol = tilemem.solve(text, backend=backend, path="payload.pto")
         outcome = "solved"
@@ -155,7 +155,7 @@ def _run_all_ways(text: str, backend, query: bool) -> str:
         extract(prog, None)
         if query:
             try:
-                from tilemem.verify import verify
+                from tilemem.tools.verify import verify
             except ImportError:
                 pass
             else:
@@ -190,7 +190,7 @@ def test_payloads_are_data_in_process(tmp_path):
 def test_payloads_survive_printing_unchanged(tmp_path):
     """Strings, attributes, comments and headers with payloads print back byte for byte
     (and strings and attributes come through the solver unchanged)."""
-    from tilemem.printer import print_program
+    from tilemem.ir.printer import print_program
     marker = tmp_path / "MARKER"
     progs = _programs(marker)
     for i, p in enumerate(_payloads(marker)):
@@ -231,8 +231,8 @@ def test_facts_print_back_as_the_same_rows(tmp_path):
     """``tilemem facts`` output is Datalog that loads back to exactly the extracted rows,
     whatever the names (quotes, backslashes and Datalog-looking names cannot break out)."""
     from tilemem.datalog import Database, RuleSet, format_value
-    from tilemem.facts import SCHEMA, extract
-    from tilemem.parser import parse
+    from tilemem.facts.extract import SCHEMA, extract
+    from tilemem.frontend.parser import parse
     marker = tmp_path / "MARKER"
     for name, text in _programs(marker).items():
         if not name.startswith(("var_", "param_", "function_names", "unknown_op", "string_kwarg_0")):

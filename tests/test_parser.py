@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tilemem import ir
-from tilemem.parser import parse, to_type
-from tilemem.printer import (print_expr, print_function, print_program, print_stmt, print_stmts,
+from tilemem.frontend.parser import parse, to_type
+from tilemem.ir.printer import (print_expr, print_function, print_program, print_stmt, print_stmts,
                              print_tileview, print_type)
 
 HEAD = "import pypto.language as pl\n\n@pl.program\nclass P:\n"
@@ -509,7 +509,7 @@ def test_return_none_annotation_means_no_return():
 
 def test_lark_driver_matches_fast_driver(monkeypatch):
     """The fallback (lark's own LALR driver) builds the same IR as the fast driver."""
-    import tilemem.parser as parser_mod
+    import tilemem.frontend.parser as parser_mod
     from pathlib import Path
     files = sorted((Path(__file__).resolve().parent / "data" / "friendly").glob("*.pto"))
     texts = [p.read_text(encoding="utf-8") for p in files]

@@ -32,7 +32,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import tilemem  # noqa: E402
 from tilemem import ir  # noqa: E402
-from tilemem.printer import print_program  # noqa: E402
+from tilemem.ir.printer import print_program  # noqa: E402
 
 from gen_kernels import GenOptions, HypothesisChoices, RandomChoices, generate  # noqa: E402
 
@@ -57,9 +57,9 @@ def _draw_program(data, strict=True, max_stmts=5, max_kernels=2):
 def _verify(program: ir.Program) -> list[str]:
     """The TileMemoryInferred violations of a program, as messages (rules/verify.dl)."""
     try:
-        from tilemem.verify import verify
+        from tilemem.tools.verify import verify
     except ImportError:            # before `tilemem verify` existed: the relations directly
-        from tilemem.solver import derive
+        from tilemem.infer.solver import derive
         _, db = derive(program, None, keep_db=True)
         try:
             return [f"unannotated_tile{r}" for r in db.relation("unannotated_tile")] + \
@@ -138,7 +138,7 @@ def test_programs_solve_to_valid_programs(data):
     if strict:
         assert _incore_tiles_without_space(program) == []
     # every space the solution names is a real one, every move goes to a real space
-    from tilemem.views import SPACES
+    from tilemem.ir.views import SPACES
     assert {s for f in sol.spaces.values() for s in f.values()} <= set(SPACES)
     assert all(m.target in SPACES for m in sol.moves)
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tilemem.parser import parse
-from tilemem.printer import print_program
+from tilemem.frontend.parser import parse
+from tilemem.ir.printer import print_program
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT / ".." / "shared"

@@ -12,7 +12,7 @@ def test_every_rule_is_documented():
 
 def test_each_phase_has_its_rule_file():
     files = {str(r.file).rsplit("/", 1)[-1] for r in RuleSet.from_package().rules}
-    assert {"demand.dl", "resolve.dl", "moves.dl", "rewrite.dl", "verify.dl", "residency.dl",
+    assert {"p0_demand.dl", "p1_resolve.dl", "p2_moves.dl", "p3_rewrite.dl", "verify.dl", "p4_residency.dl",
             "program.dl"} <= files
 
 

@@ -6,8 +6,8 @@ expected value is the exact LHS annotation PyPTO printed, written as an ``ir`` o
 import pytest
 
 from tilemem import ir
-from tilemem import typerules as R
-from tilemem.typerules import ArgInfo, DeductionError, derive_result_type as derive
+from tilemem.ir import typerules as R
+from tilemem.ir.typerules import ArgInfo, DeductionError, derive_result_type as derive
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -724,7 +724,7 @@ import glob as _glob
 import os as _os
 import re as _re
 
-from tilemem.views import retype as _retype
+from tilemem.ir.views import retype as _retype
 
 _CORPUS = "/work/shared/corpus"
 _MODELS = "/work/shared/corpus-models"

@@ -1,11 +1,11 @@
-"""``tilemem verify`` and ``tilemem.verify``: the TileMemoryInferred property (rules/verify.dl)."""
+"""``tilemem verify`` and ``tilemem.tools.verify``: the TileMemoryInferred property (rules/verify.dl)."""
 from __future__ import annotations
 
 import pytest
 
 from cli_helpers import CORPUS, DATA, run, run_in_process
-from tilemem.parser import parse
-from tilemem.verify import verify
+from tilemem.frontend.parser import parse
+from tilemem.tools.verify import verify
 
 VDATA = DATA / "verify"
 

@@ -6,7 +6,7 @@ Types are compared structurally against hand-built ``ir`` objects (no printer ne
 import pytest
 
 from tilemem import ir
-from tilemem import views as V
+from tilemem.ir import views as V
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -16,12 +16,12 @@ __all__ = ["solve", "parse", "print_program", "Solution", "TilememError", "__ver
 def __getattr__(name):
     # Import lazily so that `tilemem --version` and `tilemem fmt` stay fast.
     if name in ("solve", "parse", "Solution"):
-        from . import api
+        from tilemem import api
         return getattr(api, name)
     if name == "print_program":
-        from .printer import print_program
+        from tilemem.ir.printer import print_program
         return print_program
     if name == "TilememError":
-        from .errors import TilememError
+        from tilemem.errors import TilememError
         return TilememError
     raise AttributeError(f"module 'tilemem' has no attribute '{name}'")

@@ -1,6 +1,6 @@
 """``python -m tilemem`` works like the ``tilemem`` command."""
 import sys
 
-from .cli import main
+from tilemem.cli import main
 
 sys.exit(main())

@@ -5,16 +5,16 @@ import os
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from . import ir
-from .backends import normalize_backend
-from .emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
-from .datalog.engine import gc_paused
-from .errors import read_source
-from .parser import parse as _parse
-from .residency import ResidencyDecision, decisions
-from .printer import print_program
-from .solver import derive, derive_residency
-from .wellformed import check_program
+from tilemem import ir
+from tilemem.backends import normalize_backend
+from tilemem.infer.emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
+from tilemem.datalog.engine import gc_paused
+from tilemem.errors import read_source
+from tilemem.frontend.parser import parse as _parse
+from tilemem.residency.verdicts import ResidencyDecision, decisions
+from tilemem.ir.printer import print_program
+from tilemem.infer.solver import derive, derive_residency
+from tilemem.frontend.wellformed import check_program
 
 
 def parse(text: str, path: str = "<input>") -> ir.Program:
@@ -59,7 +59,7 @@ class Solution:
     def session(self):
         """The :class:`tilemem.explain.Session` behind query/explain (built lazily)."""
         if self._session is None:
-            from .explain import Session
+            from tilemem.explain.proofs import Session
             self._session = Session(self.source, self.backend, self.extra_rules, self.path,
                                     self._source_text)
         return self._session

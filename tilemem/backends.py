@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .errors import UsageError
+from tilemem.errors import UsageError
 
 _ALIASES = {
     "none": None, "null": None, "": None,

@@ -11,9 +11,9 @@ import importlib
 import os
 import sys
 
-from . import __version__
-from .commands import COMMANDS
-from .commands.common import EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from tilemem import __version__
+from tilemem.commands import COMMANDS
+from tilemem.commands.common import EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
-    from .datalog import DatalogError
-    from .errors import TilememError, UsageError
+    from tilemem.datalog import DatalogError
+    from tilemem.errors import TilememError, UsageError
     try:
         return args.func(args)
     except TilememError as e:

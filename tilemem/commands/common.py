@@ -33,7 +33,7 @@ def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
 
 def read_input(path: str) -> tuple[str, str]:
     """(text, display path) of a program file, or of standard input for ``-``."""
-    from ..errors import decode_source, read_source, read_stream
+    from tilemem.errors import decode_source, read_source, read_stream
     if path == "-":
         return decode_source(read_stream(sys.stdin.buffer, "<stdin>"), "<stdin>"), "<stdin>"
     return read_source(path), path
@@ -44,7 +44,7 @@ def write_atomic(path: str, text: str) -> None:
 
     A crash or error leaves any previous file untouched, never a half-written one.
     """
-    from ..errors import UsageError
+    from tilemem.errors import UsageError
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if os.path.isdir(path):
         raise UsageError(f"cannot write '{path}': it is a directory")
@@ -81,7 +81,7 @@ def emit(text: str, out: Optional[str]) -> None:
         except BrokenPipeError:
             raise
         except OSError as e:        # a full disk or device behind stdout: not a bug
-            from ..errors import UsageError
+            from tilemem.errors import UsageError
             try:                    # drop what is still buffered, or exit would retry it
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             except (OSError, ValueError):

@@ -7,7 +7,7 @@ package.  Install it with ``eval "$(tilemem completion bash)"`` in ``~/.bashrc``
 """
 import argparse
 
-from .common import EXIT_OK, add_parser, emit
+from tilemem.commands.common import EXIT_OK, add_parser, emit
 
 SHELLS = ("bash",)
 
@@ -37,7 +37,7 @@ def _words(ws) -> str:
 
 def _value_completion(action: argparse.Action) -> str:
     """The bash expression completing the value of an option (or a positional)."""
-    from ..backends import BACKENDS
+    from tilemem.backends import BACKENDS
     if action.choices:
         return f'COMPREPLY=( $(compgen -W "{_words(map(str, action.choices))}" -- "$cur") )'
     if action.dest == "backend":
@@ -108,6 +108,6 @@ def bash_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
 
 
 def run(args) -> int:
-    from ..cli import build_parser
+    from tilemem.cli import build_parser
     emit(bash_script(build_parser()), args.output)
     return EXIT_OK

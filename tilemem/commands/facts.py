@@ -1,5 +1,5 @@
 """``tilemem facts``: print the Datalog facts the rules read."""
-from .common import EXIT_OK, add_parser, emit, read_input
+from tilemem.commands.common import EXIT_OK, add_parser, emit, read_input
 
 
 def register(sub):
@@ -20,23 +20,23 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..backends import normalize_backend
-    from ..datalog import format_value
-    from ..facts import extract
-    from ..parser import parse
-    from ..wellformed import check_program
+    from tilemem.backends import normalize_backend
+    from tilemem.datalog import format_value
+    from tilemem.facts.extract import extract
+    from tilemem.frontend.parser import parse
+    from tilemem.frontend.wellformed import check_program
     text, path = read_input(args.file)
     program = parse(text, path)
     check_program(program, path)
     fmt, *rest = args.format
     if fmt not in ("dl", "souffle") or len(rest) > (1 if fmt == "souffle" else 0):
-        from ..errors import UsageError
+        from tilemem.errors import UsageError
         raise UsageError(f"--format takes 'dl' or 'souffle DIR', not '{' '.join(args.format)}'")
     facts = extract(program, normalize_backend(args.backend))
     if fmt == "souffle":
         return _write_souffle(facts, (rest[0] if rest else None) or args.dir or args.output)
     if args.dir:
-        from ..errors import UsageError
+        from tilemem.errors import UsageError
         raise UsageError("a directory argument is only taken with --format souffle")
     lines = [f"{pred}({', '.join(format_value(x) for x in row)})."
              for pred, rows in facts.items() for row in rows]
@@ -50,8 +50,8 @@ def _write_souffle(facts, directory) -> int:
     relation gets its file, empty ones included, so a Souffle program's .input
     directives all find theirs."""
     import os
-    from ..errors import UsageError
-    from .common import write_atomic
+    from tilemem.errors import UsageError
+    from tilemem.commands.common import write_atomic
     if not directory:
         raise UsageError("--format souffle needs a directory: tilemem facts FILE --format souffle DIR")
     if os.path.exists(directory) and not os.path.isdir(directory):

@@ -1,7 +1,7 @@
 """``tilemem fmt``: parse and print a program in PyPTO's canonical form."""
 import sys
 
-from .common import EXIT_CHECK, EXIT_OK, add_parser, emit, read_input
+from tilemem.commands.common import EXIT_CHECK, EXIT_OK, add_parser, emit, read_input
 
 
 def register(sub):
@@ -14,8 +14,8 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..parser import parse
-    from ..printer import print_program
+    from tilemem.frontend.parser import parse
+    from tilemem.ir.printer import print_program
     text, path = read_input(args.file)
     out = print_program(parse(text, path), path)
     if args.check:

@@ -2,7 +2,7 @@
 import os
 import sys
 
-from .common import EXIT_OK, add_parser, read_input
+from tilemem.commands.common import EXIT_OK, add_parser, read_input
 
 FORMATS = ("dot", "svg", "png", "html")
 
@@ -37,7 +37,7 @@ def register(sub):
 
 
 def _format(args) -> str:
-    from ..errors import UsageError
+    from tilemem.errors import UsageError
     if args.format:
         return args.format
     if not args.output or args.output == "-":
@@ -56,7 +56,7 @@ def _format(args) -> str:
 def _write_atomic_bytes(path: str, data: bytes) -> None:
     """Like common.write_atomic, for bytes (PNG): temp file in the same directory + rename."""
     import tempfile
-    from ..errors import UsageError
+    from tilemem.errors import UsageError
     if os.path.isdir(path):
         raise UsageError(f"cannot write '{path}': it is a directory")
     directory = os.path.dirname(os.path.abspath(path))
@@ -88,9 +88,9 @@ def _write(data: bytes, out) -> None:
 
 
 def run(args) -> int:
-    from ..api import solve
-    from ..errors import UsageError
-    from ..graph import (GRAPHVIZ_HINT, build_graphs, have_dot, render_dot, to_dot, to_html,
+    from tilemem.api import solve
+    from tilemem.errors import UsageError
+    from tilemem.tools.graph import (GRAPHVIZ_HINT, build_graphs, have_dot, render_dot, to_dot, to_html,
                          to_svg_builtin)
     fmt = _format(args)
     if fmt == "png" and (not args.output or args.output == "-") and sys.stdout.isatty():

@@ -1,7 +1,7 @@
 """``tilemem query``: an interactive console over a program's facts and derived relations."""
 import sys
 
-from .common import EXIT_INPUT, EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import EXIT_INPUT, EXIT_OK, add_parser, read_input, wrap
 
 
 def register(sub):
@@ -27,12 +27,12 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..console import Console
-    from ..errors import UsageError
-    from ..explain import Session
-    from ..parser import parse
-    from ..wellformed import check_program
-    from .why import _ascii
+    from tilemem.tools.console import Console
+    from tilemem.errors import UsageError
+    from tilemem.explain.proofs import Session
+    from tilemem.frontend.parser import parse
+    from tilemem.frontend.wellformed import check_program
+    from tilemem.commands.why import _ascii
     if args.file == "-" and not args.execute:
         raise UsageError("the console reads its commands from stdin: give the program as a file "
                          "(or use -e)")

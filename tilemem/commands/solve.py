@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from .common import EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_parser, emit
+from tilemem.commands.common import EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_parser, emit
 
 def _wrap(text: str) -> str:
     import textwrap
@@ -57,7 +57,7 @@ def register(sub):
 
 
 def _check_options(args, batch: bool):
-    from ..errors import UsageError
+    from tilemem.errors import UsageError
     if args.output and (batch or args.in_place or args.out_dir):
         raise UsageError("-o/--output takes one input file and excludes --in-place and --out-dir")
     if args.check and (args.in_place or args.out_dir or args.output):
@@ -82,8 +82,8 @@ def run(args) -> int:
     batch = len(files) > 1 or bool(args.out_dir) or any(f != "-" and os.path.isdir(f) for f in files)
     _check_options(args, batch)
     if args.engine:
-        from ..datalog import EngineUnavailable, engine_class
-        from ..errors import UsageError
+        from tilemem.datalog import EngineUnavailable, engine_class
+        from tilemem.errors import UsageError
         try:
             engine_class(args.engine)
         except EngineUnavailable as err:
@@ -95,9 +95,9 @@ def run(args) -> int:
 
 def _run_one(args, path_arg: str) -> int:
     import json
-    from ..api import solve
-    from ..batch import is_changed, solution_json, unified_diff, with_newline
-    from .common import read_input, write_atomic
+    from tilemem.api import solve
+    from tilemem.tools.batch import is_changed, solution_json, unified_diff, with_newline
+    from tilemem.commands.common import read_input, write_atomic
     text, path = read_input(path_arg)
     sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
     out = with_newline(sol.text)
@@ -133,12 +133,12 @@ def print_report(sol, path: str) -> None:
 
 def _run_batch(args) -> int:
     import json
-    from ..backends import normalize_backend
-    from ..batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs, output_paths,
+    from tilemem.backends import normalize_backend
+    from tilemem.tools.batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs, output_paths,
                          run_batch, unified_diff)
-    from ..errors import UsageError
-    from ..solver import load_rules
-    from .common import write_atomic
+    from tilemem.errors import UsageError
+    from tilemem.infer.solver import load_rules
+    from tilemem.commands.common import write_atomic
 
     t0 = time.perf_counter()
     backend = normalize_backend(args.backend)        # a bad backend or rule file fails once,

@@ -1,7 +1,7 @@
 """``tilemem verify``: check the TileMemoryInferred property on a program as written."""
 import sys
 
-from .common import EXIT_CHECK, EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import EXIT_CHECK, EXIT_OK, add_parser, read_input, wrap
 
 
 def register(sub):
@@ -20,9 +20,9 @@ def register(sub):
 
 
 def run(args) -> int:
-    from ..parser import parse
-    from ..verify import verify
-    from ..wellformed import check_program
+    from tilemem.frontend.parser import parse
+    from tilemem.tools.verify import verify
+    from tilemem.frontend.wellformed import check_program
     text, path = read_input(args.file)
     program = parse(text, path)
     check_program(program, path)

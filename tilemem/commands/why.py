@@ -2,7 +2,7 @@
 import json
 import sys
 
-from .common import EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import EXIT_OK, add_parser, read_input, wrap
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 
@@ -35,7 +35,7 @@ def register(sub):
 
 
 def _space_name(s: str) -> str:
-    from ..errors import UsageError
+    from tilemem.errors import UsageError
     name = s.split(".")[-1]
     for sp in SPACES:
         if sp.lower() == name.lower():
@@ -55,10 +55,10 @@ def _ascii(args) -> bool:
 
 
 def run(args) -> int:
-    from ..errors import UsageError
-    from ..explain import ExplainError, Session
-    from ..parser import parse
-    from ..wellformed import check_program
+    from tilemem.errors import UsageError
+    from tilemem.explain.proofs import ExplainError, Session
+    from tilemem.frontend.parser import parse
+    from tilemem.frontend.wellformed import check_program
     text, path = read_input(args.file)
     program = parse(text, path)
     check_program(program, path)
@@ -95,7 +95,7 @@ def run(args) -> int:
 
 
 def _answer(answer, out, data, args, asc):
-    from ..explain import WhyNot
+    from tilemem.explain.proofs import WhyNot
     if isinstance(answer, WhyNot):
         data["why_not"] = answer.to_dict()
         out.append(answer.render(args.depth or 3, asc))
@@ -107,7 +107,7 @@ def _answer(answer, out, data, args, asc):
 
 
 def _explain_var(ses, args, out, data, asc):
-    from ..explain import ExplainError, WhyNot
+    from tilemem.explain.proofs import ExplainError, WhyNot
     name = args.var
     try:
         vid = ses.resolve_var(name, args.function)

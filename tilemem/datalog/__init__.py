@@ -13,14 +13,14 @@ Typical use::
 See ``docs`` in the module docstrings of :mod:`.syntax` (the language),
 :mod:`.program` (RuleSet) and :mod:`.engine` (how evaluation works).
 """
-from .database import ENGINES, Database, QueryResult, engine_class
-from .engine import Engine, PyDatalogEngine
-from .errors import (
+from tilemem.datalog.database import ENGINES, Database, QueryResult, engine_class
+from tilemem.datalog.engine import Engine, PyDatalogEngine
+from tilemem.datalog.errors import (
     DatalogError, Diagnostic, EngineUnavailable, EvaluationError, FactError, QueryError,
     RuleError,
 )
-from .program import PredicateInfo, RuleSet, plan_body
-from .syntax import (
+from tilemem.datalog.program import PredicateInfo, RuleSet, plan_body
+from tilemem.datalog.syntax import (
     Arith, Atom, Comparison, Const, Decl, Input, Loc, Negation, Rule, Var, format_value,
     parse_program, parse_query,
 )

@@ -36,10 +36,10 @@ from typing import Sequence
 import clingo
 from clingo import Function, Number, String
 
-from .engine import Engine, PatternTerm, gc_paused
-from .errors import EvaluationError
-from .program import RuleSet
-from .syntax import Arith, Atom, Comparison, Const, Negation, Var
+from tilemem.datalog.engine import Engine, PatternTerm, gc_paused
+from tilemem.datalog.errors import EvaluationError
+from tilemem.datalog.program import RuleSet
+from tilemem.datalog.syntax import Arith, Atom, Comparison, Const, Negation, Var
 
 __all__ = ["ClingoEngine"]
 

@@ -6,10 +6,10 @@ import time
 from itertools import chain
 from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
-from .engine import Engine, PyDatalogEngine, value_key
-from .errors import EngineUnavailable, FactError, QueryError
-from .program import RuleSet
-from .syntax import Atom, Const, parse_query
+from tilemem.datalog.engine import Engine, PyDatalogEngine, value_key
+from tilemem.datalog.errors import EngineUnavailable, FactError, QueryError
+from tilemem.datalog.program import RuleSet
+from tilemem.datalog.syntax import Atom, Const, parse_query
 
 __all__ = ["Database", "QueryResult", "ENGINES", "engine_class"]
 

@@ -26,9 +26,9 @@ from typing import Optional, Sequence, Union
 from pyDatalog import Logic
 from pyDatalog import pyEngine as E
 
-from .errors import EvaluationError
-from .program import RuleSet
-from .syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
+from tilemem.datalog.errors import EvaluationError
+from tilemem.datalog.program import RuleSet
+from tilemem.datalog.syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
 
 __all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_paused"]
 
@@ -434,7 +434,7 @@ class PyDatalogEngine(Engine):
             the other atoms of C reading the full relation; the delta atom is moved to
             the front (it is the smallest relation) and the body re-planned.
         """
-        from .program import plan_body
+        from tilemem.datalog.program import plan_body
 
         comp = self.rules.predicates[rule.head.pred].stratum
         in_comp = [lit for lit in rule.body

@@ -17,9 +17,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
-from ..resources import resource_dir
-from .errors import Diagnostic, RuleError
-from .syntax import (
+from tilemem.resources import resource_dir
+from tilemem.datalog.errors import Diagnostic, RuleError
+from tilemem.datalog.syntax import (
     Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
     Var, parse_program,
 )

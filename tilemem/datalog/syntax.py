@@ -34,8 +34,8 @@ from typing import Optional, Union
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..resources import resource_dir
-from .errors import Diagnostic
+from tilemem.resources import resource_dir
+from tilemem.datalog.errors import Diagnostic
 
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Literal",
@@ -453,7 +453,7 @@ def _scan_comments(text: str) -> list[Token]:
 
 def parse_query(text: str) -> Atom:
     """Parse one atom typed by a user.  Raises :class:`QueryError` on bad input."""
-    from .errors import QueryError
+    from tilemem.datalog.errors import QueryError
 
     if not isinstance(text, str):
         raise QueryError(f"a query must be a string, not {type(text).__name__}")

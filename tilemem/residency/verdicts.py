@@ -1,7 +1,7 @@
 """Phase 4 verdicts in words: for every marked Mat load and exact-chain step inside
 a loop, "hoisted out of loop L" or the first residency rule that refused it.
 
-The verdicts are derived by ``rules/residency.dl`` (``residency_hoisted`` and
+The verdicts are derived by ``rules/p4_residency.dl`` (``residency_hoisted`` and
 ``residency_declined(pos, var, loop, code, detail)``); this module only turns the
 code and its detail into a sentence with source lines.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Optional
 
-from . import ir
-from .facts import Facts
+from tilemem import ir
+from tilemem.facts.extract import Facts
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def _name(vid) -> str:
 
 
 def _stmt_text(facts: Facts, pos) -> str:
-    from .printer import print_stmt
+    from tilemem.ir.printer import print_stmt
     entry = facts.stmts.get(pos) if isinstance(pos, int) else None
     if not entry:
         return "a statement"

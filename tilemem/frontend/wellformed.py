@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from . import ir
-from .errors import TilememError
+from tilemem import ir
+from tilemem.errors import TilememError
 
 FREE_SUFFIX = "__FREE_VAR"
 
@@ -85,8 +85,8 @@ def _check_spaces(fn: ir.Function, path: str) -> None:
     function must be members PyPTO knows: an unknown one (``pl.Mem.Bogus``,
     ``pl.TileLayout.col_majovr``) would otherwise reach the rewrite, which retypes the
     tile with it."""
-    from .facts import space_of_expr
-    from .views import COMPACT_MODES, LAYOUTS, PAD_VALUES, SPACES
+    from tilemem.facts.extract import space_of_expr
+    from tilemem.ir.views import COMPACT_MODES, LAYOUTS, PAD_VALUES, SPACES
 
     enums = {"TileLayout": ("tile layout", LAYOUTS), "PadValue": ("pad value", PAD_VALUES),
              "CompactMode": ("compact mode", COMPACT_MODES)}

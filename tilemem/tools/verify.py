@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from . import ir
-from .datalog import Database
-from .errors import TilememError
-from .facts import extract
-from .solver import load_rules
+from tilemem import ir
+from tilemem.datalog import Database
+from tilemem.errors import TilememError
+from tilemem.facts.extract import extract
+from tilemem.infer.solver import load_rules
 
 
 @dataclass(frozen=True)

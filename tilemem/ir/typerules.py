@@ -47,8 +47,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
-from . import ir
-from .views import (
+from tilemem import ir
+from tilemem.ir.views import (
     EffectiveView, build_result_type, const_value, dtype_bits, dtype_bytes, effective_view,
     expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type, index_const, is_float,
     norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,

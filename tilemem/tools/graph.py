@@ -27,9 +27,9 @@ from typing import Iterable, Optional, Sequence
 
 import networkx as nx
 
-from . import ir
-from .facts import last_yield
-from .printer import print_expr
+from tilemem import ir
+from tilemem.facts.extract import last_yield
+from tilemem.ir.printer import print_expr
 
 # Fill colours per memory space (ColorBrewer Set3/Pastel-like, readable with black text).
 SPACE_COLORS = {
@@ -281,7 +281,7 @@ class _Builder:
 def _type_text(t) -> Optional[str]:
     if t is None:
         return None
-    from .printer import print_type
+    from tilemem.ir.printer import print_type
     try:
         return print_type(t)
     except Exception:  # a display nicety only
@@ -338,7 +338,7 @@ def build_graph(solved: ir.Function, source: Optional[ir.Function] = None,
 
 def build_graphs(sol, function: Optional[str] = None) -> list[nx.MultiDiGraph]:
     """One graph per InCore function of a ``tilemem.Solution`` (or only ``function``)."""
-    from .errors import UsageError
+    from tilemem.errors import UsageError
     incore = [f for f in sol.program.functions if f.is_incore]
     if function is not None:
         chosen = [f for f in incore if f.name == function]
@@ -525,7 +525,7 @@ def have_dot() -> bool:
 
 def render_dot(dot_text: str, fmt: str) -> bytes:
     """Render DOT text with Graphviz (``fmt``: svg or png). Raises UsageError without it."""
-    from .errors import UsageError
+    from tilemem.errors import UsageError
     exe = shutil.which("dot")
     if exe is None:
         raise UsageError(GRAPHVIZ_HINT)

@@ -19,7 +19,7 @@ __all__ = [
     "ListExpr", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
-    "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "pos",
+    "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "pos", "subexpressions",
 ]
 
 
@@ -213,7 +213,7 @@ class TileView:
     """The fields of a printed ``pl.TileView(...)``.
 
     Only fields written in the text are set; ``None`` means "the implicit value
-    for the tile's shape and memory space" (see ``tilemem.views``).
+    for the tile's shape and memory space" (see ``tilemem.ir.views``).
     """
     valid_shape: Optional[tuple[Expr, ...]] = None
     stride: Optional[tuple[Expr, ...]] = None

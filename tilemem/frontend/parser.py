@@ -25,11 +25,11 @@ from lark.indenter import Indenter
 from lark.parse_tree_builder import ExpandSingleChild
 from lark.parsers.lalr_analysis import Shift
 
-from . import ir
-from .errors import TilememError
-from .recursion import deep_recursion
-from .printer import BINARY_PRECEDENCE, print_expr
-from .resources import resource_dir
+from tilemem import ir
+from tilemem.errors import TilememError
+from tilemem.recursion import deep_recursion
+from tilemem.ir.printer import BINARY_PRECEDENCE, print_expr
+from tilemem.resources import resource_dir
 
 __all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
 

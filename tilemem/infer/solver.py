@@ -1,6 +1,6 @@
 """Run the rules over a program's facts and collect the solution.
 
-The solver is glue: facts in (``tilemem.facts``), rules evaluated by the Datalog
+The solver is glue: facts in (``tilemem.facts.extract``), rules evaluated by the Datalog
 engine (``tilemem.datalog``), derived relations out.  It computes nothing about
 spaces or moves itself.
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from . import ir
-from .backends import normalize_backend
-from .datalog import Database, RuleSet
-from .datalog.engine import gc_paused
-from .facts import Facts, extract, extract_program
+from tilemem import ir
+from tilemem.backends import normalize_backend
+from tilemem.datalog import Database, RuleSet
+from tilemem.datalog.engine import gc_paused
+from tilemem.facts.extract import Facts, extract, extract_program
 
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (

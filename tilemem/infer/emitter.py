@@ -5,7 +5,7 @@ goes and which argument slots read it (``move_at``, ``move_use``, ``move_slot``)
 the moves' layout kwargs (``move_blayout``, ``move_slayout``), which producers are
 retargeted (``retarget``) and which calls get their result type re-derived
 (``rederive``).  The emitter only rebuilds the text: new annotations (through
-``tilemem.views``/``tilemem.typerules``), inserted ``tile.move`` statements,
+``tilemem.ir.views``/``tilemem.ir.typerules``), inserted ``tile.move`` statements,
 substituted arguments and remapped var lists in call attrs.
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from . import ir
-from .facts import BRIDGE_ATTR, Facts, last_yield
-from . import typerules
-from .views import retype
-from .wellformed import names_in
+from tilemem import ir
+from tilemem.facts.extract import BRIDGE_ATTR, Facts, last_yield
+from tilemem.ir import typerules
+from tilemem.ir.views import retype
+from tilemem.frontend.wellformed import names_in
 
 # Call attrs that list vars; they follow argument substitution (dump_vars entries
 # are expanded to every replacement used for that var).

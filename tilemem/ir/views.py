@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
-from . import ir
+from tilemem import ir
 
 __all__ = [
     "SPACES", "LAYOUTS", "PAD_VALUES", "COMPACT_MODES", "DTYPES",

@@ -142,10 +142,10 @@ def with_newline(text: str) -> str:
 def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
                want_json: bool = False, engine: Optional[str] = None) -> FileResult:
     """Solve one file; never raises for a bad input (the result says what went wrong)."""
-    from .api import solve
-    from .commands.common import read_input
-    from .datalog import DatalogError
-    from .errors import TilememError, UsageError
+    from tilemem.api import solve
+    from tilemem.commands.common import read_input
+    from tilemem.datalog import DatalogError
+    from tilemem.errors import TilememError, UsageError
     t0 = time.perf_counter()
     res = FileResult(path)
     try:

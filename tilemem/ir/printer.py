@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import ir
-from .recursion import deep_recursion
+from tilemem import ir
+from tilemem.recursion import deep_recursion
 
 __all__ = ["print_program", "print_function", "print_stmt", "print_stmts", "print_expr", "print_type",
            "print_tileview", "precedence", "BINARY_PRECEDENCE"]
@@ -386,7 +386,7 @@ class _DeepRecursion:
     def __exit__(self, exc_type, exc, tb):
         self._deep.__exit__(exc_type, exc, tb)
         if exc_type is RecursionError:
-            from .errors import TilememError
+            from tilemem.errors import TilememError
             raise TilememError("<output>", None, None, "program is nested too deeply to print") from None
         return False
 
@@ -458,7 +458,7 @@ def print_function(f: ir.Function, indent: int = 1, prefix: str = "pl", in_progr
 
 def _too_deep_at(prog: ir.Program) -> tuple:
     """(line, col) of the first statement too deeply nested to print, else (None, None)."""
-    from .errors import TilememError
+    from tilemem.errors import TilememError
     for f in prog.functions:
         stack = [list(f.body)]
         while stack:
@@ -483,7 +483,7 @@ def print_program(prog: ir.Program, path: Optional[str] = None) -> str:
     program was read from) it points at the offending statement there.
     """
     if path is not None:
-        from .errors import TilememError
+        from tilemem.errors import TilememError
         try:
             return print_program(prog)
         except TilememError as e:

@@ -37,12 +37,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence, Union
 
-from .datalog import (
+from tilemem.datalog import (
     Arith, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var, format_value,
     parse_query,
 )
-from .datalog.engine import value_key
-from .resources import resource_dir
+from tilemem.datalog.engine import value_key
+from tilemem.resources import resource_dir
 
 __all__ = [
     "ExplainError", "Explainer", "ProofNode", "WhyNot", "Candidate", "Session", "SourceMap",
@@ -240,8 +240,8 @@ class SourceMap:
         return compact_source(self.lines[line - 1])
 
     def stmt_text(self, pos) -> Optional[str]:
-        from . import ir
-        from .printer import print_stmt
+        from tilemem import ir
+        from tilemem.ir.printer import print_stmt
         entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
         if not entry:
             return None
@@ -1273,7 +1273,7 @@ class Session:
 
     def __init__(self, program, backend: Optional[str] = None, extra_rules: Sequence[str] = (),
                  path: str = "<input>", text: Optional[str] = None):
-        from .backends import normalize_backend
+        from tilemem.backends import normalize_backend
         self.program = program
         self.backend = normalize_backend(backend)
         self.extra_rules = tuple(extra_rules)
@@ -1304,14 +1304,14 @@ class Session:
 
     @property
     def rules(self) -> RuleSet:
-        from .solver import load_rules
+        from tilemem.infer.solver import load_rules
         return load_rules(self.extra_rules)
 
     # -- databases
     def phase3(self) -> Explainer:
         """The Explainer of phases 0–3 (built on first use)."""
         if self._x1 is None:
-            from .solver import derive
+            from tilemem.infer.solver import derive
             if self._db1 is None:
                 self._derived, self._db1 = derive(self.program, self.backend, self.extra_rules,
                                                   keep_db=True)
@@ -1326,7 +1326,7 @@ class Session:
 
     def _emit(self):
         if self._rewritten is None:
-            from .emitter import Solution3, emit
+            from tilemem.infer.emitter import Solution3, emit
             self.phase3()
             sol3 = Solution3.from_relations(self._derived.rel)
             self._rewritten, self._moves = emit(self.program, self._derived.facts, sol3)
@@ -1341,8 +1341,8 @@ class Session:
         if self.backend is None:
             return None
         if self._x2 is None:
-            from .facts import extract_program
-            from .solver import load_rules
+            from tilemem.facts.extract import extract_program
+            from tilemem.infer.solver import load_rules
             out, _ = self._emit()
             facts = extract_program(out, self.backend)
             db = Database(load_rules(self.extra_rules))
@@ -1361,7 +1361,7 @@ class Session:
     def is_phase4(self, pred: str) -> bool:
         """Whether ``pred`` is computed from the whole-program (residency) facts."""
         import networkx as nx
-        from .facts import RESIDENCY_RELATIONS
+        from tilemem.facts.extract import RESIDENCY_RELATIONS
         rules = self.rules
         if pred not in rules.predicates:
             return False

@@ -22,7 +22,7 @@ import os
 import sys
 from typing import Optional, TextIO
 
-from .datalog import QueryError, format_value, parse_query
+from tilemem.datalog import QueryError, format_value, parse_query
 
 COMMANDS = (":why", ":whynot", ":predicates", ":rules", ":db", ":depth", ":help", ":quit",
             ":q", ":exit")
@@ -56,8 +56,8 @@ class Console:
 
     # ------------------------------------------------------------------ dispatch
     def run_line(self, line: str) -> bool:
-        from .explain import ExplainError
-        from .datalog import DatalogError
+        from tilemem.explain.proofs import ExplainError
+        from tilemem.datalog import DatalogError
         line = line.strip()
         if not line or line.startswith("//") or line.startswith("#"):
             return True
@@ -95,7 +95,7 @@ class Console:
 
     # ------------------------------------------------------------------ databases
     def explainer(self, pred: str):
-        from .explain import ExplainError
+        from tilemem.explain.proofs import ExplainError
         ses = self.session
         if pred not in ses.rules.predicates:
             raise ExplainError(f"unknown predicate '{pred}'" + _did_you_mean(pred, ses.rules.predicates))
@@ -139,7 +139,7 @@ class Console:
         self.say(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
     def why(self, text: str) -> None:
-        from .explain import ExplainError
+        from tilemem.explain.proofs import ExplainError
         if not text:
             raise ExplainError("usage: :why FACT, e.g. :why space(\"kernel:c\", \"Acc\")")
         atom = parse_query(text)
@@ -155,7 +155,7 @@ class Console:
             self.say(f"... {n - len(trees)} more facts match; make the pattern more specific")
 
     def whynot(self, text: str) -> None:
-        from .explain import ExplainError
+        from tilemem.explain.proofs import ExplainError
         if not text:
             raise ExplainError("usage: :whynot FACT, e.g. :whynot space(\"kernel:c\", \"Vec\")")
         atom = parse_query(text)
@@ -166,7 +166,7 @@ class Console:
         self.say(x._why_not(atom, {}, 3).render(self.depth or 3, self.ascii))
 
     def predicates(self, text: str) -> None:
-        from .explain import short_doc
+        from tilemem.explain.proofs import short_doc
         ses = self.session
         rows = []
         for name, info in sorted(ses.rules.predicates.items()):
@@ -182,7 +182,7 @@ class Console:
         self.say(_table(["predicate", "kind", "comment"], rows))
 
     def rules(self, text: str) -> None:
-        from .explain import ExplainError, rule_file_name
+        from tilemem.explain.proofs import ExplainError, rule_file_name
         ses = self.session
         name = text.strip()
         info = ses.rules.predicates.get(name)
@@ -207,7 +207,7 @@ class Console:
                      f"e.g. {info.facts[0].text or info.facts[0]}")
 
     def set_db(self, text: str) -> None:
-        from .explain import ExplainError
+        from tilemem.explain.proofs import ExplainError
         if not text:
             self.say(f"database: {self.db}")
             return
@@ -219,7 +219,7 @@ class Console:
         self.say(f"database: {text}")
 
     def set_depth(self, text: str) -> None:
-        from .explain import ExplainError
+        from tilemem.explain.proofs import ExplainError
         if not text:
             self.depth = None
             self.say("proof trees: whole")

@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from . import ir
+from tilemem import ir
 
 # The input relations, with their column names (the rules declare them with .input).
 SCHEMA: dict[str, tuple[str, ...]] = {
@@ -510,7 +510,7 @@ class _ProgramExtractor(_Extractor):
             self.f.add("call_in", p, c.op, line=line)
 
     def _alloc_size(self, v: str, t: ir.TileType, line):
-        from .views import storage_bytes
+        from tilemem.ir.views import storage_bytes
         dims = [_int_const(d) for d in t.shape]
         n = 1
         for d in dims:

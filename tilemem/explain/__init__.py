@@ -1,0 +1,1 @@
+"""Explanations: proof trees and why-not answers computed from the rules (``proofs``)."""

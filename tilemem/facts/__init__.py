@@ -1,0 +1,1 @@
+"""IR -> Datalog facts: what the rules read about a program (``extract``)."""

@@ -1,0 +1,2 @@
+"""Phases 0-3 of InferTileMemorySpace: evaluate the rules (``solver``), then rewrite
+the IR with what they derived (``emitter``)."""

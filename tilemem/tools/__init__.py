@@ -1,0 +1,1 @@
+"""Tools over solved programs: batches, the verifier, the query console, graph pictures."""
