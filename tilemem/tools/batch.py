@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import fnmatch
 import os
 import sys
 import time
@@ -28,39 +29,69 @@ OK, INPUT_ERROR, INTERNAL_ERROR = "ok", "input-error", "internal-error"
 # ----------------------------------------------------------------------------- inputs
 
 
-def expand_inputs(args: Sequence[str], exclude: Optional[str] = None
+def expand_inputs(args: Sequence[str], exclude: Optional[str] = None, *,
+                  include: Sequence[str] = ("*.pto",), exclude_patterns: Sequence[str] = ()
                   ) -> tuple[list[tuple[str, str]], list[str]]:
     """``(files, problems)``: each file as ``(path, root)`` and one message per bad argument.
 
-    A directory means every ``*.pto`` file under it, recursively, sorted by path; its
-    root is the directory.  A file's root is its own directory.  Files under
-    ``exclude`` (the output directory) are skipped; each file is listed once.
+    A directory means every file under it whose name matches one of the ``include``
+    globs (default ``*.pto``), recursively, sorted by path; its root is the directory.
+    A file's root is its own directory.  Files under ``exclude`` (the output directory)
+    are skipped, and so are files found in a directory that ``exclude_patterns`` match
+    (see :func:`is_excluded`); a file named on the command line is always taken.  Each
+    file is listed once.
     """
     files: list[tuple[str, str]] = []
     problems: list[str] = []
     seen: set[str] = set()
     excl = os.path.abspath(exclude) if exclude else None
 
+    def under_excl(ap: str) -> bool:
+        return bool(excl) and (ap == excl or ap.startswith(excl + os.sep))
+
     def add(path: str, root: str):
         ap = os.path.abspath(path)
-        if ap in seen:
-            return
-        if excl and (ap == excl or ap.startswith(excl + os.sep)):
+        if ap in seen or under_excl(ap):
             return
         seen.add(ap)
         files.append((path, root))
 
     for a in args:
         if a != "-" and os.path.isdir(a):
-            found = sorted(str(p) for p in Path(a).rglob("*.pto") if p.is_file())
-            found = [f for f in found if not (excl and os.path.abspath(f).startswith(excl + os.sep))]
+            if under_excl(os.path.abspath(a)):
+                problems.append(f"{a}: error: this directory is inside the output directory "
+                                f"{exclude}: its results would land among the inputs; choose an "
+                                f"--out-dir outside it")
+                continue
+            found = sorted(str(p) for p in Path(a).rglob("*") if p.is_file()
+                           and any(fnmatch.fnmatchcase(p.name, g) for g in include)
+                           and not is_excluded(str(p), a, exclude_patterns))
             if not found:
-                problems.append(f"{a}: error: no *.pto files in this directory")
+                pats = ", ".join(include)
+                problems.append(f"{a}: error: no {pats} files in this directory"
+                                + (" (after --exclude)" if exclude_patterns else ""))
             for f in found:
                 add(f, a)
         else:
             add(a, os.path.dirname(a) or ".")
     return files, problems
+
+
+def is_excluded(path: str, root: str, patterns: Sequence[str]) -> bool:
+    """Whether a file found under directory ``root`` is excluded by a glob of ``patterns``:
+    a pattern matches the file's name, the name of a directory between ``root`` and the
+    file, or the file's path relative to ``root`` or to the current directory (as ruff's
+    ``--exclude``; ``*`` also matches ``/`` here)."""
+    if not patterns:
+        return False
+    rel = os.path.relpath(path, root)
+    parts = Path(rel).parts
+    candidates = set(parts) | {rel, os.path.relpath(path), os.path.normpath(path)}
+    for pat in patterns:
+        pat = pat.rstrip("/") or pat
+        if any(fnmatch.fnmatchcase(c, pat) for c in candidates):
+            return True
+    return False
 
 
 def output_paths(files: Sequence[tuple[str, str]], out_dir: str) -> list[str]:
