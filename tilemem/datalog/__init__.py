@@ -21,13 +21,13 @@ from tilemem.datalog.errors import (
 )
 from tilemem.datalog.program import PredicateInfo, RuleSet, plan_body
 from tilemem.datalog.syntax import (
-    Arith, Atom, Comparison, Const, Decl, Input, Loc, Negation, Rule, Var, format_value,
+    Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Loc, Negation, Rule, Var, format_value,
     parse_program, parse_query,
 )
 
 __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
     "ENGINES", "engine_class", "EngineUnavailable", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
-    "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Var", "Const", "Decl",
+    "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Aggregate", "Var", "Const", "Decl",
     "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
 ]

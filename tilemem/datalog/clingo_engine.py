@@ -12,6 +12,8 @@ Translation (rules are ours, so they become program text; facts never do):
 * a predicate ``name`` becomes ``t_name`` (no clash with clingo's keywords);
   ``p()`` becomes ``t_p``;
 * ``!atom`` becomes ``not atom``; comparisons and ``+``/``-`` are written as they are;
+  aggregates become clingo's ``#count``/``#sum``/``#min``/``#max`` (see
+  :func:`_aggregate_text`);
   strings are quoted with clingo's escapes (``\\"``, ``\\\\``, ``\\n``);
 * input facts (from Python, and the ground facts of the rule files) never become
   program text: each row is added as the fact ``t_p(v0, v1)`` through clingo's backend
@@ -39,7 +41,7 @@ from clingo import Function, Number, String
 from tilemem.datalog.engine import Engine, PatternTerm, gc_paused
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet
-from tilemem.datalog.syntax import Arith, Atom, Comparison, Const, Negation, Var
+from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Var
 
 __all__ = ["ClingoEngine"]
 
@@ -172,29 +174,49 @@ def _literal_text(lit) -> str:
         return f"{_term_text(lit.left)}{lit.op}{_term_text(lit.right)}"
     if isinstance(lit, Arith):
         return f"{_term_text(lit.target)}=({_term_text(lit.left)}){lit.op}({_term_text(lit.right)})"
-    text = getattr(lit, "clingo_text", None)   # literal kinds that know their own translation
-    if text is not None:
-        return text(_term_text, _literal_text)
+    if isinstance(lit, Aggregate):
+        return _aggregate_text(lit)
     raise EvaluationError(f"the clingo engine cannot translate {lit!r}")
+
+
+_CLINGO_AGGREGATES = {"count": "#count", "sum": "#sum", "min": "#min", "max": "#max"}
+
+
+def _aggregate_text(agg: Aggregate) -> str:
+    """``R = #min{ T,L1,..,Ln : body }``: the element tuple is the value followed by every
+    local variable of the body (its anonymous ones renamed), so that the aggregate ranges
+    over the distinct matches of the body, as the rule language says; ``min``/``max`` of
+    nothing (clingo's ``#sup``/``#inf``) make the rule not apply."""
+    fresh = 0
+    parts = []
+    local = sorted(agg.body_names() - set(agg.group))
+    for lit in agg.body:
+        if isinstance(lit, Atom) and any(isinstance(t, Var) and t.is_anonymous for t in lit.args):
+            args = []
+            for t in lit.args:
+                if isinstance(t, Var) and t.is_anonymous:
+                    fresh += 1
+                    args.append(f"_Agg{fresh}")
+                    local.append(args[-1])
+                else:
+                    args.append(_term_text(t))
+            parts.append(f"{_PREFIX}{lit.pred}({','.join(args)})")
+        else:
+            parts.append(_literal_text(lit))
+    value = _term_text(agg.target) if agg.target is not None else "0"
+    elements = ",".join([value, *local])
+    result = _term_text(agg.result)
+    text = f"{result}={_CLINGO_AGGREGATES[agg.func]}{{{elements}:{','.join(parts)}}}"
+    if agg.func == "min":
+        text += f",{result}!=#sup"
+    elif agg.func == "max":
+        text += f",{result}!=#inf"
+    return text
 
 
 def rule_text(rule) -> str:
     """One rule of the rule language in clingo's syntax (body as written)."""
     return f"{_atom_text(rule.head)} :- {', '.join(_literal_text(l) for l in rule.body)}."
-
-
-def _names(lit) -> set:
-    if isinstance(lit, Atom):
-        return {v.name for v in lit.variables()}
-    if isinstance(lit, Negation):
-        return {v.name for v in lit.atom.variables()}
-    if isinstance(lit, Comparison):
-        terms = (lit.left, lit.right)
-    elif isinstance(lit, Arith):
-        terms = (lit.target, lit.left, lit.right)
-    else:
-        return set(getattr(lit, "variable_names", lambda: ())())
-    return {t.name for t in terms if isinstance(t, Var) and not t.is_anonymous}
 
 
 def rule_texts(rule, planned, tag: str) -> list[str]:
@@ -220,7 +242,7 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
     step = 0
     for i, lit in enumerate(planned):
         current.append(_literal_text(lit))
-        bound |= _names(lit)
+        bound |= lit.names()
         if isinstance(lit, Atom):
             seen_atoms += 1
         rest = planned[i + 1:]
@@ -231,7 +253,7 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
         if seen_atoms >= 2 and rest and isinstance(rest[0], Atom):
             needed = set(head_vars)
             for r in rest:
-                needed |= _names(r)
+                needed |= r.names()
             keep = sorted(bound & needed)
             step += 1
             name = f"{_AUX}{tag}_{step}"
@@ -327,11 +349,9 @@ class ClingoEngine(Engine):
                 for rule in preds[p].rules:
                     idx = self._rule_index[id(rule)]
                     lines.extend(rule_texts(rule, self.rules.planned[idx], str(idx)))
-                    for lit in rule.body:
-                        atom = lit if isinstance(lit, Atom) else getattr(lit, "atom", None)
-                        for a in ([atom] if atom is not None else getattr(lit, "atoms", ())):
-                            if not preds[a.pred].rules and a.pred not in self._grounded_inputs:
-                                inputs.add(a.pred)
+                    for a in rule.body_atoms():
+                        if not preds[a.pred].rules and a.pred not in self._grounded_inputs:
+                            inputs.add(a.pred)
             for p in todo:                 # rule-file facts (or input rows) of a derived predicate
                 if self._facts.get(p):
                     inputs.add(p)

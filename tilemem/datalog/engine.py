@@ -27,10 +27,11 @@ from pyDatalog import Logic
 from pyDatalog import pyEngine as E
 
 from tilemem.datalog.errors import EvaluationError
-from tilemem.datalog.program import RuleSet
-from tilemem.datalog.syntax import Arith, Atom, Comparison, Const, Negation, Rule, Var
+from tilemem.datalog.program import RuleSet, plan_body
+from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var
 
-__all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_paused"]
+__all__ = ["Engine", "PyDatalogEngine", "PatternTerm", "value_key", "gc_paused",
+           "aggregate_table", "aggregate_value"]
 
 #: A lookup pattern element: ``("const", value)`` or ``("var", name)`` (name None = anonymous).
 PatternTerm = tuple
@@ -126,6 +127,43 @@ _ORDER_TESTS = {
 }
 
 
+class _AggregateState:
+    """One aggregate of the rules inside a pyDatalog engine."""
+    __slots__ = ("lit", "aux", "prim", "ngroup", "target", "constant", "table")
+
+    def __init__(self, lit, aux, prim, ngroup, target, constant):
+        self.lit, self.aux, self.prim, self.ngroup = lit, aux, prim, ngroup
+        self.target, self.constant, self.table = target, constant, None
+
+
+def aggregate_value(func: str, values: Sequence):
+    """The value of an aggregate over the values of its distinct matches (one entry per
+    match; None for count), or None when min/max range over nothing.
+
+    min and max follow the rule language's order (integers before strings); sum adds
+    integers (TypeError otherwise); count and sum of nothing are 0."""
+    if func == "count":
+        return len(values)
+    if func == "sum":
+        if any(type(v) is not int for v in values):
+            raise TypeError("sum of a non-integer value")
+        return sum(values)
+    if not values:
+        return None
+    return (min if func == "min" else max)(values, key=value_key)
+
+
+def aggregate_table(func: str, rows, ngroup: int, target: Optional[int], constant=None) -> dict:
+    """group -> value of an aggregate over the distinct matches of its body.
+
+    ``rows`` are the matches (group columns first); ``target`` is the column of the
+    aggregated value (None: the constant ``constant``, or nothing for count)."""
+    groups: dict[tuple, list] = {}
+    for row in set(map(tuple, rows)):
+        groups.setdefault(row[:ngroup], []).append(row[target] if target is not None else constant)
+    return {g: aggregate_value(func, values) for g, values in groups.items()}
+
+
 class PyDatalogEngine(Engine):
     """Runs the rules on pyDatalog, in a pyDatalog logic of its own.
 
@@ -198,6 +236,7 @@ class PyDatalogEngine(Engine):
             # (phases 0-3 or phase 4), and the op table's facts cost ~50 us each.
             self._planned = {id(r): body for r, body in zip(rules.rules, rules.planned)}
             self._prepared: set[str] = set()
+            self._aggs: dict[int, _AggregateState] = {}    # id(Aggregate) -> its evaluation
             self._file_rows: dict[str, list[tuple]] = {}
             for fact in rules.facts:
                 self._file_rows.setdefault(fact.head.pred, []).append(
@@ -218,9 +257,8 @@ class PyDatalogEngine(Engine):
                     clause = self._translate_rule(rule, body)
                     E.assert_(clause)
                     self._rule_clauses.setdefault(pred, []).append(clause)
-                for lit in rule.body:
-                    atom = lit if isinstance(lit, Atom) else lit.atom if isinstance(lit, Negation) else None
-                    if atom is not None and atom.pred not in self._prepared and not info[atom.pred].rules:
+                for atom in rule.body_atoms():
+                    if atom.pred not in self._prepared and not info[atom.pred].rules:
                         self._prepare([atom.pred])
             rows = self._file_rows.pop(pred, None)
             if rows:
@@ -355,7 +393,99 @@ class PyDatalogEngine(Engine):
                                              self._term(lit.left, anon),
                                              self._term(lit.right, anon),
                                              E.Const(str(lit.loc))]))
+            elif isinstance(lit, Aggregate):
+                agg = self._aggregate(lit)
+                body.append(E.Literal(agg.prim, [E.Var(g) for g in lit.group]
+                                      + [self._term(lit.result, anon)]))
         return E.Clause(head, body)
+
+    # ------------------------------------------------------------------ aggregates
+    #
+    # An aggregate is evaluated in two steps.  Its body becomes the clause of an
+    # auxiliary predicate over (group variables, local variables); since aggregation is
+    # stratified, that predicate only reads relations of lower strata, so it is asked
+    # once, before the first stratum that uses the aggregate is solved, and the value of
+    # every group is computed here, in Python (:func:`aggregate_value`).  In the rule,
+    # the aggregate is a primitive that looks its group's value up.
+
+    def _aggregate(self, lit: Aggregate) -> "_AggregateState":
+        st = self._aggs.get(id(lit))
+        if st is not None:
+            return st
+        n = len(self._aggs)
+        columns = list(lit.group) + sorted(lit.body_names() - set(lit.group))
+        body = []
+        fresh = 0
+        for b in plan_body(lit.body)[0]:
+            if isinstance(b, Atom):
+                terms = []
+                for t in b.args:
+                    if isinstance(t, Var) and t.is_anonymous:
+                        # an anonymous variable is a column of the match too
+                        fresh += 1
+                        columns.append(f"_agg{fresh}")
+                        terms.append(E.Var(columns[-1]))
+                    else:
+                        terms.append(self._term(t, None))
+                body.append(E.Literal(self._preds[b.pred], terms))
+            elif isinstance(b, Negation):
+                anon = [0]
+                body.append(E.Literal("~" + _PREFIX + b.atom.pred,
+                                      [self._term(t, anon) for t in b.atom.args]))
+            else:
+                body.append(E.Literal(_CMP_PRIMS[b.op], [self._term(b.left, None),
+                                                          self._term(b.right, None)]))
+        aux = E.Pred(f"{_PREFIX}#agg{n}", len(columns))
+        aux.prearity = len(columns)
+        E.insert(aux)
+        E.assert_(E.Clause(E.Literal(aux, [E.Var(c) for c in columns]), body))
+        target = None
+        if isinstance(lit.target, Var):
+            target = columns.index(lit.target.name)
+        st = _AggregateState(lit, aux, f"_tm_agg{n}", len(lit.group), target,
+                             None if lit.target is None or isinstance(lit.target, Var)
+                             else lit.target.value)
+        p = E.insert(E.Pred(st.prim, len(lit.group) + 1))
+        p.prearity = len(lit.group) + 1
+        errors, const = self._errors, self._const
+
+        def lookup(literal, subgoal, st=st):
+            *group, result = literal.terms
+            if st.table is None or not all(t.is_const() for t in group):
+                errors.append(f"{st.lit.loc}: aggregate evaluated before its body")
+                return
+            value = st.table.get(tuple(t.id for t in group), _MISSING)
+            if value is _MISSING:
+                if st.lit.func not in ("count", "sum"):
+                    return                 # min/max of nothing: no value
+                value = 0
+            if result.is_const():
+                if type(result.id) is type(value) and result.id == value:
+                    subgoal.fact(True)
+            else:
+                subgoal.fact(E.Literal(literal.pred, [*group, const(value)]))
+
+        p.prim = lookup
+        self._aggs[id(lit)] = st
+        return st
+
+    def _compute_aggregates(self, preds) -> None:
+        """Compute the group tables of the aggregates in the rules of ``preds`` (their
+        bodies read lower strata only, which are solved; logic active)."""
+        for pred in preds:
+            for rule in self.rules.predicates[pred].rules:
+                for lit in rule.body:
+                    if isinstance(lit, Aggregate):
+                        st = self._aggregate(lit)
+                        if st.table is None:
+                            rows = self._ask_pred(st.aux, [E.Var(f"A{i}")
+                                                           for i in range(st.aux.arity)])
+                            self._check_errors()
+                            try:
+                                st.table = aggregate_table(lit.func, rows, st.ngroup,
+                                                           st.target, st.constant)
+                            except TypeError as err:
+                                raise EvaluationError(f"{lit.loc}: {err}") from None
 
     #: "auto": semi-naive unless pyDatalog's SLG is safe (see _plan);
     #: "always": semi-naive for every recursive component;
@@ -402,11 +532,8 @@ class PyDatalogEngine(Engine):
                             chosen.add(comp)
                             break
                         bound.update(v.name for v in lit.variables())
-                    elif isinstance(lit, Comparison) and lit.op == "=":
-                        bound.update(t.name for t in (lit.left, lit.right)
-                                     if isinstance(t, Var) and not t.is_anonymous)
-                    elif isinstance(lit, Arith) and isinstance(lit.target, Var):
-                        bound.add(lit.target.name)
+                    else:
+                        bound.update(lit.binds())
             seminaive = frozenset(chosen)
         result = (read_later, seminaive)
         _plans.setdefault(rules, {})[recursion] = result
@@ -601,6 +728,7 @@ class PyDatalogEngine(Engine):
         out: dict[str, list[tuple]] = {}
         with self._active(), gc_paused():
             self._prepare(component)
+            self._compute_aggregates(component)
             if self.rules.predicates[component[0]].stratum in self._seminaive:
                 return self._solve_recursive(component)
             for pred in component:

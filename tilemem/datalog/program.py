@@ -20,7 +20,7 @@ from typing import Iterable, Optional, Sequence, Union
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.syntax import (
-    Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
+    Aggregate, Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
     Var, parse_program,
 )
 
@@ -242,43 +242,32 @@ def _package_rule_files() -> list[Traversable]:
 # ----------------------------------------------------------------------------- body planning
 
 
-def _vars(term) -> set[str]:
-    return {term.name} if isinstance(term, Var) and not term.is_anonymous else set()
-
-
-def literal_needs(lit: Literal) -> set[str]:
-    """Variables that must be bound before ``lit`` can run (for '=' see :func:`_ready`)."""
-    if isinstance(lit, Negation):
-        return set(v.name for v in lit.atom.variables())
-    if isinstance(lit, Comparison):
-        return _vars(lit.left) | _vars(lit.right)
-    if isinstance(lit, Arith):
-        return _vars(lit.left) | _vars(lit.right)
-    return set()
-
-
-def _ready(lit: Literal, bound: set[str]) -> bool:
-    if isinstance(lit, Comparison) and lit.op == "=":
-        # X = T binds X when T is bound (and vice versa)
-        return _vars(lit.left) <= bound or _vars(lit.right) <= bound
-    return literal_needs(lit) <= bound
-
-
-def _binds(lit: Literal) -> set[str]:
-    if isinstance(lit, Atom):
-        return set(v.name for v in lit.variables())
-    if isinstance(lit, Comparison) and lit.op == "=":
-        return _vars(lit.left) | _vars(lit.right)
-    if isinstance(lit, Arith):
-        return _vars(lit.target)
-    return set()
+def _literal_terms(body: Sequence[Literal]) -> list:
+    """Every term written in the literals, aggregates' bodies included (for the singleton
+    check)."""
+    out: list = []
+    for lit in body:
+        if isinstance(lit, Atom):
+            out.extend(lit.args)
+        elif isinstance(lit, Negation):
+            out.extend(lit.atom.args)
+        elif isinstance(lit, Comparison):
+            out.extend((lit.left, lit.right))
+        elif isinstance(lit, Arith):
+            out.extend((lit.target, lit.left, lit.right))
+        else:
+            out.append(lit.result)
+            if lit.target is not None:
+                out.append(lit.target)
+            out.extend(_literal_terms(lit.body))
+    return out
 
 
 def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], list[Literal]]:
     """Order a rule body for left-to-right evaluation.
 
     Positive atoms keep their written order; every other literal (negation,
-    comparison, arithmetic) is placed right after the literals that bind its
+    comparison, arithmetic, aggregate) is placed right after the literals that bind its
     variables (literals that need nothing come first).  Returns the ordered body,
     the set of variables bound at the end, and the literals that never became
     ready (non-empty only for unsafe rules).
@@ -292,10 +281,10 @@ def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], l
         while progress:
             progress = False
             for lit in list(pending):
-                if _ready(lit, bound):
+                if lit.ready(bound):
                     pending.remove(lit)
                     out.append(lit)
-                    bound.update(_binds(lit))
+                    bound.update(lit.binds())
                     progress = True
                     break          # restart: keep written order among ready literals
 
@@ -303,7 +292,7 @@ def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], l
     for lit in body:
         if isinstance(lit, Atom):
             out.append(lit)
-            bound.update(_binds(lit))
+            bound.update(lit.binds())
             flush()
     return tuple(out), bound, pending
 
@@ -459,11 +448,8 @@ class RuleSet:
             if isinstance(it, Rule):
                 check_atom(it.head, "first used")
                 defined.setdefault(it.head.pred, it.loc)
-                for lit in it.body:
-                    if isinstance(lit, Atom):
-                        check_atom(lit, "first used")
-                    elif isinstance(lit, Negation):
-                        check_atom(lit.atom, "first used")
+                for atom in it.body_atoms():
+                    check_atom(atom, "first used")
 
         for name, inp in inputs.items():
             if name not in arity:
@@ -472,10 +458,7 @@ class RuleSet:
 
         # --- undefined predicates
         for it in self.rules:
-            for lit in it.body:
-                atom = lit if isinstance(lit, Atom) else lit.atom if isinstance(lit, Negation) else None
-                if atom is None:
-                    continue
+            for atom in it.body_atoms():
                 p = atom.pred
                 if p not in decls and p not in defined and p not in inputs:
                     err(atom.loc, f"undefined predicate '{p}' (no .decl, rule or fact defines it)")
@@ -502,6 +485,7 @@ class RuleSet:
         self.nodes: tuple[str, ...] = tuple(sorted(names))
         edges: dict[tuple[str, str], bool] = {}        # (q, p) -> negative, q used by p
         neg_sites: dict[tuple[str, str], Loc] = {}
+        agg_sites: dict[tuple[str, str], Loc] = {}
         for r in self.rules:
             h = r.head.pred
             for lit in r.body:
@@ -510,6 +494,11 @@ class RuleSet:
                 elif isinstance(lit, Negation):
                     edges[(lit.atom.pred, h)] = True
                     neg_sites.setdefault((lit.atom.pred, h), lit.loc)
+                elif isinstance(lit, Aggregate):
+                    # an aggregate needs its body's relations complete, as a negation does
+                    for atom in lit.atoms():
+                        edges[(atom.pred, h)] = True
+                        agg_sites.setdefault((atom.pred, h), lit.loc)
         self.edges = edges
         self._graph = None
         self._ancestors: dict[str, frozenset] = {}
@@ -521,10 +510,13 @@ class RuleSet:
         for i, c in enumerate(sccs):
             for n in c:
                 comp_of[n] = i
-        for (q, p), loc in sorted(neg_sites.items(), key=lambda kv: (kv[1].file, kv[1].line, kv[1].col)):
+        sites = [(kv, "negation") for kv in neg_sites.items()] + \
+                [(kv, "aggregate") for kv in agg_sites.items() if kv[0] not in neg_sites]
+        for ((q, p), loc), what in sorted(sites, key=lambda s: (s[0][1].file, s[0][1].line,
+                                                                s[0][1].col)):
             if comp_of[q] == comp_of[p]:
-                err(loc, f"negation of '{q}' in a rule for '{p}' is inside a recursive cycle "
-                         f"(not stratifiable): {self._describe_cycle(self.graph, p, q)}")
+                err(loc, f"{what} of '{q}' in a rule for '{p}' is inside a recursive cycle "
+                         f"(not stratifiable): {self._describe_cycle(self.graph, p, q, what)}")
         self.strata: tuple[tuple[str, ...], ...] = _topological(sccs, comp_of, edges)
 
         errors.sort(key=lambda d: (self._file_rank(d.file), d.line, d.col))
@@ -605,13 +597,13 @@ class RuleSet:
         return state
 
     @staticmethod
-    def _describe_cycle(g, p: str, q: str) -> str:
+    def _describe_cycle(g, p: str, q: str, what: str = "negation") -> str:
         # edge q -> p is negative; a path p -> ... -> q closes the cycle
         import networkx as nx
         path = nx.shortest_path(g, p, q)
         # say it in "depends on" order: p depends on !q, q depends on ..., ... depends on p
         chain = list(reversed(path))          # q, ..., p
-        parts = [f"{p} depends on !{q}"]
+        parts = [f"{p} depends on {'!' if what == 'negation' else 'an aggregate of '}{q}"]
         for a, b in zip(chain, chain[1:]):
             parts.append(f"{a} depends on {b}")
         return ", ".join(parts)
@@ -631,11 +623,16 @@ class RuleSet:
             elif isinstance(lit, Arith):
                 for t in (lit.target, lit.left, lit.right):
                     anon_error(t, "in arithmetic")
+            elif isinstance(lit, Aggregate):
+                RuleSet._check_aggregate(lit, err, anon_error)
 
         ordered, bound, stuck = plan_body(r.body)
         for lit in stuck:
             if isinstance(lit, Negation):
                 terms, what = lit.atom.args, f"negation '!{lit.atom}'"
+            elif isinstance(lit, Aggregate):
+                terms = [Var(n, lit.loc) for n in lit.group]
+                what = f"aggregate '{lit}' (a variable its body shares with the rule)"
             elif isinstance(lit, Arith):
                 terms, what = (lit.left, lit.right), f"arithmetic '{lit}'"
             else:
@@ -658,18 +655,51 @@ class RuleSet:
         for t in r.head.args:
             if isinstance(t, Var) and not t.is_anonymous:
                 counts.setdefault(t.name, []).append(t)
-        for lit in r.body:
-            terms = (lit.args if isinstance(lit, Atom) else lit.atom.args if isinstance(lit, Negation)
-                     else (lit.left, lit.right) if isinstance(lit, Comparison)
-                     else (lit.target, lit.left, lit.right))
-            for t in terms:
-                if isinstance(t, Var) and not t.is_anonymous:
-                    counts.setdefault(t.name, []).append(t)
+        for t in _literal_terms(r.body):
+            if isinstance(t, Var) and not t.is_anonymous:
+                counts.setdefault(t.name, []).append(t)
         for name, occ in counts.items():
             if len(occ) == 1 and not name.startswith("_"):
                 warn(occ[0].loc, f"variable {name} occurs only once in this rule (use _ if "
                                  f"that is intended)")
         return ordered
+
+    @staticmethod
+    def _check_aggregate(agg: Aggregate, err, anon_error) -> None:
+        """An aggregate's own well-formedness: its function takes a target or not, its
+        body is safe on its own (every variable of a test, of a negation and the target
+        occurs in a positive atom of the body), and its result is not one of its body's
+        variables."""
+        anon_error(agg.result, "as the result of an aggregate")
+        if agg.target is not None:
+            anon_error(agg.target, "as the value of an aggregate")
+        if agg.func == "count" and agg.target is not None:
+            err(agg.target.loc or agg.loc, "count takes no value: write N = count : { ... }")
+        if agg.func != "count" and agg.target is None:
+            err(agg.loc, f"{agg.func} needs the value to aggregate: "
+                         f"R = {agg.func} X : {{ ... }}")
+        positive: set[str] = set()
+        for lit in agg.body:
+            if isinstance(lit, Atom):
+                positive |= lit.names()
+            elif isinstance(lit, Comparison):
+                anon_error(lit.left, "in a comparison")
+                anon_error(lit.right, "in a comparison")
+        if not any(isinstance(lit, Atom) for lit in agg.body):
+            err(agg.loc, "an aggregate's body needs a positive atom")
+        for lit in agg.body:
+            if isinstance(lit, Atom):
+                continue
+            for t in _literal_terms([lit]):
+                if isinstance(t, Var) and not t.is_anonymous and t.name not in positive:
+                    err(t.loc, f"unsafe aggregate: variable {t.name} in '{lit}' does not occur "
+                               f"in a positive atom of the aggregate's body")
+        if isinstance(agg.target, Var) and agg.target.name not in positive:
+            err(agg.target.loc, f"unsafe aggregate: the value {agg.target.name} does not occur "
+                                f"in a positive atom of the aggregate's body")
+        if isinstance(agg.result, Var) and agg.result.name in agg.body_names():
+            err(agg.result.loc, f"the result {agg.result.name} of an aggregate cannot occur "
+                                f"in its own body")
 
     # ------------------------------------------------------------------ construction
 

@@ -19,7 +19,9 @@ The language (a Soufflé-like subset)::
 * body literals: atom; ``!atom`` (stratified negation; ``_`` allowed inside);
   ``T op T`` with op in ``= != < <= > >=`` (integers numerically, strings
   lexicographically, every integer before every string; ``=`` binds a free variable
-  to the other side); ``T = T + T`` / ``T = T - T`` (integers only).
+  to the other side); ``T = T + T`` / ``T = T - T`` (integers only); aggregates
+  ``R = count : { body }``, ``R = min T : { body }``, ``max``, ``sum`` (integers
+  only), as Soufflé writes them (see :class:`Aggregate`).
 * ``.decl`` is optional; when present, every use must match its arity.  An
   ``.input`` relation without ``.decl`` takes its arity from its uses.
 * zero-arity predicates are written ``p()``.
@@ -38,12 +40,14 @@ from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic
 
 __all__ = [
-    "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Literal",
+    "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
+    "Literal", "AGGREGATE_FUNCTIONS",
     "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query",
     "format_value", "COMPARISON_OPS",
 ]
 
 COMPARISON_OPS = ("=", "!=", "<", "<=", ">", ">=")
+AGGREGATE_FUNCTIONS = ("count", "min", "max", "sum")
 
 
 # ----------------------------------------------------------------------------- AST
@@ -87,8 +91,18 @@ class Const:
 Term = Union[Var, Const]
 
 
+class _Literal:
+    """What every body literal can say about its variables (the planner, the engines and
+    the explanations all read literals through this): ``names()`` the named variables it
+    shares with the rule, ``needs()`` those that must be bound before it can run,
+    ``binds()`` those it binds, ``atoms()`` the atoms it reads."""
+
+    def ready(self, bound: set[str]) -> bool:
+        return self.needs() <= bound
+
+
 @dataclass(frozen=True)
-class Atom:
+class Atom(_Literal):
     pred: str
     args: tuple[Term, ...]
     loc: Optional[Loc] = None
@@ -101,33 +115,75 @@ class Atom:
         """Named (non-anonymous) variables, in order of occurrence (with repeats)."""
         return [t for t in self.args if isinstance(t, Var) and not t.is_anonymous]
 
+    def names(self) -> set[str]:
+        return {v.name for v in self.variables()}
+
+    def needs(self) -> set[str]:
+        return set()
+
+    def binds(self) -> set[str]:
+        return self.names()
+
+    def atoms(self) -> tuple["Atom", ...]:
+        return (self,)
+
     def __str__(self) -> str:
         return f"{self.pred}({', '.join(str(a) for a in self.args)})"
 
 
 @dataclass(frozen=True)
-class Negation:
+class Negation(_Literal):
     atom: Atom
     loc: Optional[Loc] = None
+
+    def names(self) -> set[str]:
+        return self.atom.names()
+
+    def needs(self) -> set[str]:
+        return self.atom.names()
+
+    def binds(self) -> set[str]:
+        return set()
+
+    def atoms(self) -> tuple[Atom, ...]:
+        return (self.atom,)
 
     def __str__(self) -> str:
         return f"!{self.atom}"
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(_Literal):
     """``left op right`` with op in ``= != < <= > >=``.  ``=`` binds a free variable."""
     op: str
     left: Term
     right: Term
     loc: Optional[Loc] = None
 
+    def names(self) -> set[str]:
+        return _names(self.left, self.right)
+
+    def needs(self) -> set[str]:
+        """Both sides; an ``=`` also runs when only one side is bound (see :meth:`ready`)."""
+        return self.names()
+
+    def ready(self, bound: set[str]) -> bool:
+        if self.op == "=":              # X = T binds X when T is bound (and vice versa)
+            return _names(self.left) <= bound or _names(self.right) <= bound
+        return self.names() <= bound
+
+    def binds(self) -> set[str]:
+        return self.names() if self.op == "=" else set()
+
+    def atoms(self) -> tuple[Atom, ...]:
+        return ()
+
     def __str__(self) -> str:
         return f"{self.left} {self.op} {self.right}"
 
 
 @dataclass(frozen=True)
-class Arith:
+class Arith(_Literal):
     """``target = left op right`` with op in ``+ -`` (integers only)."""
     target: Term
     left: Term
@@ -135,11 +191,74 @@ class Arith:
     right: Term
     loc: Optional[Loc] = None
 
+    def names(self) -> set[str]:
+        return _names(self.target, self.left, self.right)
+
+    def needs(self) -> set[str]:
+        return _names(self.left, self.right)
+
+    def binds(self) -> set[str]:
+        return _names(self.target)
+
+    def atoms(self) -> tuple[Atom, ...]:
+        return ()
+
     def __str__(self) -> str:
         return f"{self.target} = {self.left} {self.op} {self.right}"
 
 
-Literal = Union[Atom, Negation, Comparison, Arith]
+@dataclass(frozen=True)
+class Aggregate(_Literal):
+    """``R = count : { body }``, ``R = min T : { body }``, ``max``, ``sum`` (Soufflé's syntax).
+
+    The aggregate ranges over every distinct match of ``body`` (atoms, negations and
+    comparisons; an anonymous ``_`` is a variable of the match too, so
+    ``count : { p(X, _) }`` counts the rows of p with first column X).  ``group`` are
+    the body's variables that the rest of the rule also uses: they must be bound by the
+    rule's other literals and select the matches (``count : { site(V, _) }`` counts the
+    sites of the V at hand); every other body variable is local to the aggregate.
+    ``count`` is the number of matches and ``sum`` the sum of ``target`` over them (0
+    when there are none; integers only); ``min``/``max`` the least/greatest value of
+    ``target`` in the rule language's order (no value, so the rule does not apply, when
+    there are none).  ``result`` (a variable, bound by the aggregate, or a constant to
+    compare with) receives the value.  Aggregation is stratified like negation: the
+    body's predicates must not depend on the rule's head.
+    """
+    result: Term
+    func: str
+    target: Optional[Term]
+    body: tuple[Literal, ...]
+    group: tuple[str, ...] = ()
+    loc: Optional[Loc] = None
+
+    def body_names(self) -> set[str]:
+        out: set[str] = set()
+        for lit in self.body:
+            out |= lit.names()
+        return out
+
+    def names(self) -> set[str]:
+        return set(self.group) | _names(self.result)
+
+    def needs(self) -> set[str]:
+        return set(self.group)
+
+    def binds(self) -> set[str]:
+        return _names(self.result)
+
+    def atoms(self) -> tuple[Atom, ...]:
+        return tuple(a for lit in self.body for a in lit.atoms())
+
+    def __str__(self) -> str:
+        target = f" {self.target}" if self.target is not None else ""
+        return f"{self.result} = {self.func}{target} : {{ {', '.join(str(b) for b in self.body)} }}"
+
+
+Literal = Union[Atom, Negation, Comparison, Arith, Aggregate]
+
+
+def _names(*terms) -> set[str]:
+    return {t.name for t in terms if isinstance(t, Var) and not t.is_anonymous}
 
 
 @dataclass(frozen=True)
@@ -158,6 +277,10 @@ class Rule:
     @property
     def is_fact(self) -> bool:
         return not self.body
+
+    def body_atoms(self) -> tuple[Atom, ...]:
+        """Every atom the body reads: positive, negated, inside aggregates."""
+        return tuple(a for lit in self.body for a in lit.atoms())
 
     @property
     def file(self) -> Optional[str]:
@@ -319,6 +442,11 @@ class _ToAst(Transformer):
         target, eq, left, op, right = children
         return Arith(target, left, str(op), right, self._loc(meta))
 
+    def aggregate(self, meta, children):
+        result, eq, func, *rest = children
+        target = rest.pop(0) if rest and isinstance(rest[0], (Var, Const)) else None
+        return Aggregate(result, str(func), target, tuple(rest), (), self._loc(meta))
+
     # items
     def _doc(self, meta) -> str:
         return self.docs.get(meta.line, "")
@@ -329,7 +457,7 @@ class _ToAst(Transformer):
 
     def rule(self, meta, children):
         head, *body = children
-        return Rule(head, tuple(body), self._doc(meta), self._loc(meta),
+        return Rule(head, _grouped(head, tuple(body)), self._doc(meta), self._loc(meta),
                     self.text[meta.start_pos:meta.end_pos])
 
     def column(self, meta, children):
@@ -347,6 +475,32 @@ class _ToAst(Transformer):
 
     def query(self, meta, children):
         return children[0]
+
+
+def _grouped(head: Atom, body: tuple) -> tuple:
+    """The body with each aggregate's ``group``: its body variables that the head or
+    another literal of the rule also uses (in order of first use in the aggregate)."""
+    if not any(isinstance(lit, Aggregate) for lit in body):
+        return body
+    out = []
+    for lit in body:
+        if isinstance(lit, Aggregate):
+            # another aggregate's body variables are its own (local or grouped)
+            outside = head.names()
+            for other in body:
+                if other is not lit:
+                    outside |= (_names(other.result) if isinstance(other, Aggregate)
+                                else other.names())
+            order = []
+            for b in lit.body:
+                terms = (b.args if isinstance(b, Atom) else b.atom.args if isinstance(b, Negation)
+                         else (b.left, b.right))
+                for t in terms:
+                    if isinstance(t, Var) and t.name in outside and t.name not in order:
+                        order.append(t.name)
+            lit = Aggregate(lit.result, lit.func, lit.target, lit.body, tuple(order), lit.loc)
+        out.append(lit)
+    return tuple(out)
 
 
 def _docs_from_comments(text: str, comments: list[Token]) -> dict[int, str]:
