@@ -1,6 +1,6 @@
 """Aggregates (``count``, ``sum``, ``min``, ``max``) and ``!p(X, _)`` in the rule language:
 parsing, validation, evaluation on both engines (checked against a brute-force model
-in Python on random relations)."""
+in Python on random relations), and their place in proof trees and why-not answers."""
 from __future__ import annotations
 
 import pytest
@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tilemem.datalog import Aggregate, Database, RuleError, RuleSet, parse_program
 from tilemem.datalog.engine import value_key
+from tilemem.explain.proofs import Explainer
 
 ENGINES = ["pydatalog"]
 try:
@@ -157,3 +158,25 @@ def test_sum_of_a_string_is_an_error_on_pydatalog():
         db.add_facts("b", [(1,), ("x",)])
         with pytest.raises(EvaluationError, match="sum of a non-integer"):
             db.relation("s")
+
+
+def test_proof_trees_show_the_aggregate_and_its_matches():
+    rs = RuleSet.load(("t.dl", RULES))
+    with Database(rs) as db:
+        db.add_facts("e", [(1, 2), (1, 3), (1, "s")])
+        db.add_facts("n", [(1,), (2,)])
+        db.add_facts("w", [(1, 0, 5), (1, 1, 5)])
+        ex = Explainer(db)
+        tree = ex.explain("first", (1, 2)).render(ascii=True)
+        assert "`- 2 = min Y : { e(1, Y) }\n   `- e(1, 2)" in tree
+        tree = ex.explain("total", (1, 10)).render(ascii=True)
+        assert "10 = sum B : { w(1, _, B) }" in tree
+        assert "w(1, 0, 5)" in tree and "w(1, 1, 5)" in tree
+        assert "0 = count : { e(2, _) }" in ex.explain("outdeg", (2, 0)).render()
+        d = ex.explain("outdeg", (1, 3)).to_dict()
+        agg = d["children"][1]
+        assert agg["kind"] == "aggregate" and len(agg["children"]) == 3
+        # why-not: the count the rule needed, and the one it has
+        wn = ex.why_not("outdeg", (1, 2)).render(ascii=True)
+        assert "x 2 = count : { e(1, _) } is false" in wn
+        assert "3 = count : { e(1, _) }" in wn

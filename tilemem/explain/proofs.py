@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import (
-    Arith, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var, format_value,
-    parse_query,
+    Aggregate, Arith, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var,
+    format_value, parse_query,
 )
-from tilemem.datalog.engine import value_key
+from tilemem.datalog.engine import aggregate_value, value_key
 from tilemem.resources import resource_dir
 
 __all__ = [
@@ -55,6 +55,8 @@ Fact = tuple  # (pred, row)
 #: safety caps: derivations enumerated per fact, steps of one why-not search
 MAX_DERIVATIONS = 512
 MAX_SEARCH_STEPS = 50_000
+#: the matches of a count or sum shown under it in a proof tree
+MAX_AGGREGATE_MATCHES = 20
 
 
 class ExplainError(Exception):
@@ -350,7 +352,9 @@ class ProofNode:
     ``kind``: ``"derived"`` (by ``rule``, from ``children``), ``"input"`` (a fact of
     the program, ``source`` gives its line), ``"rule_fact"`` (a fact written in a rule
     file, e.g. the op table; ``rule`` is that fact), ``"absent"`` (a negated premise:
-    no such fact), ``"check"`` (a comparison or arithmetic that holds; ``text``).
+    no such fact), ``"check"`` (a comparison or arithmetic that holds; ``text``),
+    ``"aggregate"`` (an aggregate and its value, ``text``; ``children``: the facts of
+    the matches that give the value).
     """
     kind: str
     pred: Optional[str] = None
@@ -368,7 +372,7 @@ class ProofNode:
 
     @property
     def fact(self) -> str:
-        if self.kind == "check":
+        if self.kind in ("check", "aggregate"):
             return self.text
         if self.kind == "absent":
             return format_fact(self.pred, self.pattern)
@@ -400,7 +404,7 @@ class ProofNode:
 
     # -- rendering
     def label(self) -> str:
-        if self.kind == "check":
+        if self.kind in ("check", "aggregate"):
             return self.text
         if self.kind == "absent":
             return f"no {self.fact}  ({self.note or 'not derived'})"
@@ -542,30 +546,6 @@ def _unify_row(atom: Atom, row: tuple, env: dict) -> Optional[dict]:
     return new if new is not env else dict(env)
 
 
-def _lit_vars(lit) -> set[str]:
-    if isinstance(lit, Atom):
-        return {v.name for v in lit.variables()}
-    if isinstance(lit, Negation):
-        return {v.name for v in lit.atom.variables()}
-    terms = (lit.left, lit.right) if isinstance(lit, Comparison) else (lit.target, lit.left, lit.right)
-    return {t.name for t in terms if isinstance(t, Var) and not t.is_anonymous}
-
-
-def _ready(lit, bound: set[str]) -> bool:
-    if isinstance(lit, Negation):
-        return _lit_vars(lit) <= bound
-    if isinstance(lit, Comparison):
-        if lit.op == "=":
-            lv = _lit_vars(Comparison("=", lit.left, lit.left))
-            rv = _lit_vars(Comparison("=", lit.right, lit.right))
-            return lv <= bound or rv <= bound
-        return _lit_vars(lit) <= bound
-    if isinstance(lit, Arith):
-        need = {t.name for t in (lit.left, lit.right) if isinstance(t, Var) and not t.is_anonymous}
-        return need <= bound
-    return True
-
-
 def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
     """An evaluation order (indices into ``body``) given the variables bound by the head.
 
@@ -577,17 +557,17 @@ def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
         # written order; a literal that is not ready at its turn waits until it is
         order, waiting = [], []
         for i, lit in enumerate(body):
-            if isinstance(lit, Atom) or _ready(lit, bound):
+            if isinstance(lit, Atom) or lit.ready(bound):
                 order.append(i)
-                bound |= _lit_vars(lit)
+                bound |= lit.names()
                 progress = True
                 while progress and waiting:
                     progress = False
                     for j in waiting:
-                        if _ready(body[j], bound):
+                        if body[j].ready(bound):
                             waiting.remove(j)
                             order.append(j)
-                            bound |= _lit_vars(body[j])
+                            bound |= body[j].names()
                             progress = True
                             break
             else:
@@ -599,7 +579,7 @@ def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
         pick = None
         for i in todo:
             lit = body[i]
-            if not isinstance(lit, Atom) and _ready(lit, bound):
+            if not isinstance(lit, Atom) and lit.ready(bound):
                 pick = i
                 break
         if pick is None:
@@ -617,7 +597,7 @@ def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
                 pick = atoms[0]
         todo.remove(pick)
         order.append(pick)
-        bound |= _lit_vars(body[pick])
+        bound |= body[pick].names()
     return order
 
 
@@ -628,7 +608,16 @@ class _Derivation:
     rows: dict          # body index -> matched row (positive atoms)
 
     def premises(self) -> list[Fact]:
-        return [(self.rule.body[i].pred, row) for i, row in sorted(self.rows.items())]
+        """The facts the instance rests on: the rows of its positive atoms, and the
+        matches that give each aggregate its value (``rows[i]`` is a list of facts
+        for an aggregate)."""
+        out: list[Fact] = []
+        for i, row in sorted(self.rows.items()):
+            if isinstance(self.rule.body[i], Aggregate):
+                out.extend(row)
+            else:
+                out.append((self.rule.body[i].pred, row))
+        return out
 
 
 class Explainer:
@@ -692,10 +681,53 @@ class Explainer:
         elif isinstance(lit, Negation):
             if next(self._unifying(lit.atom, env), None) is None:
                 yield from self._solve(body, order, env, k + 1, rows)
+        elif isinstance(lit, Aggregate):
+            got = self._aggregate(lit, env)
+            if got is not None:
+                e2, facts = got
+                r2 = dict(rows)
+                r2[i] = facts
+                yield from self._solve(body, order, e2, k + 1, r2)
         else:
             e2 = self._check(lit, env)
             if e2 is not None:
                 yield from self._solve(body, order, e2, k + 1, rows)
+
+    def _aggregate(self, lit: Aggregate, env: dict) -> Optional[tuple[dict, list[Fact]]]:
+        """(env with the aggregate's result, the facts of the matches that give the value),
+        or None when the aggregate has no value or disagrees with a bound result.
+
+        The value is that of :func:`~tilemem.datalog.engine.aggregate_value` over the
+        distinct matches of the body under the group's bindings; the facts shown are the
+        first match that attains a min or max, or (up to MAX_AGGREGATE_MATCHES) the
+        matches a count or sum adds up."""
+        genv = {g: env[g] for g in lit.group if g in env}
+        order = plan(lit.body, genv.keys(), greedy=True)
+        matches: dict[tuple, tuple] = {}           # distinct match -> (value, its facts)
+        for e, rows in self._solve(lit.body, order, genv, 0, {}):
+            facts = tuple((lit.body[i].pred, row) for i, row in sorted(rows.items()))
+            if facts not in matches:
+                value = (e.get(lit.target.name) if isinstance(lit.target, Var)
+                         else lit.target.value if lit.target is not None else None)
+                matches[facts] = value
+        try:
+            value = aggregate_value(lit.func, list(matches.values()))
+        except TypeError:
+            return None
+        if value is None:
+            return None
+        if lit.func in ("min", "max"):
+            shown = [next(f for f, v in matches.items() if _same(v, value))]
+        else:
+            shown = list(matches)[:MAX_AGGREGATE_MATCHES]
+        current = _term_value(lit.result, env)
+        if current is not None:
+            if not _same(current, value):
+                return None
+            e2 = env
+        else:
+            e2 = {**env, lit.result.name: value}
+        return e2, [f for facts in shown for f in facts]
 
     @staticmethod
     def _check(lit, env: dict) -> Optional[dict]:
@@ -898,6 +930,9 @@ class Explainer:
                 note = _absent_note(self.rules.predicates[lit.atom.pred])
                 children.append(ProofNode("absent", lit.atom.pred, pattern=pattern, note=note,
                                           text=f"!{format_fact(lit.atom.pred, pattern)}"))
+            elif isinstance(lit, Aggregate):
+                children.append(ProofNode("aggregate", text=_instantiate(lit, best.env),
+                                          children=[self._nodes[f] for f in best.rows[i]]))
             else:
                 children.append(ProofNode("check", text=_instantiate(lit, best.env)))
         node = ProofNode("derived", pred, row, rule=best.rule, children=children,
@@ -997,6 +1032,12 @@ class Explainer:
                     trail.append((i, None))
                     search(e, k + 1, trail)
                     trail.pop()
+            elif isinstance(lit, Aggregate):
+                got = self._aggregate(lit, e)
+                if got is not None:
+                    trail.append((i, got[1]))
+                    search(got[0], k + 1, trail)
+                    trail.pop()
             else:
                 e2 = self._check(lit, e)
                 if e2 is not None:
@@ -1017,6 +1058,10 @@ class Explainer:
                 cand.satisfied.append((lit, ProofNode(
                     "absent", lit.atom.pred, pattern=pat,
                     note=_absent_note(self.rules.predicates[lit.atom.pred]))))
+            elif isinstance(lit, Aggregate):
+                cand.satisfied.append((lit, ProofNode(
+                    "aggregate", text=_instantiate(lit, e),
+                    children=[self._node_or_leaf(*f) for f in row])))
             else:
                 cand.satisfied.append((lit, ProofNode("check", text=_instantiate(lit, e))))
         if best["k"] == len(order):
@@ -1036,11 +1081,20 @@ class Explainer:
             rows = [r for r in self.rel.match(lit.atom.pred, pat)
                     if _unify_row(lit.atom, r, e) is not None]
             cand.blocking = [self._node_or_leaf(lit.atom.pred, r) for r in rows[:3]]
+        elif isinstance(lit, Aggregate):
+            # the value the aggregate does have (min/max of nothing: none to show)
+            free = Aggregate(Var("_R"), lit.func, lit.target, lit.body, lit.group, lit.loc)
+            got = self._aggregate(free, e)
+            if got is not None:
+                value = got[0]["_R"]
+                cand.blocking.append(ProofNode(
+                    "aggregate", text=_instantiate(lit, {**e, **_names_of(lit.result, value)}),
+                    children=[self._node_or_leaf(*f) for f in got[1]]))
         else:
             # a test that fails: show where its variables were bound
-            vars_ = _lit_vars(lit)
+            vars_ = lit.names()
             for blit, node in cand.satisfied:
-                if isinstance(blit, Atom) and vars_ & _lit_vars(blit):
+                if isinstance(blit, Atom) and vars_ & blit.names():
                     cand.blocking.append(node)
         return cand
 
@@ -1100,6 +1154,11 @@ def _unify_head(head: Atom, target: Atom) -> Optional[dict]:
     return env
 
 
+def _names_of(term, value) -> dict:
+    """{name: value} when term is a variable (a constant result shows as it is)."""
+    return {term.name: value} if isinstance(term, Var) and not term.is_anonymous else {}
+
+
 def _instantiate(lit, env: dict) -> str:
     def term(t):
         if isinstance(t, Const):
@@ -1112,6 +1171,12 @@ def _instantiate(lit, env: dict) -> str:
         return f"!{_instantiate(lit.atom, env)}"
     if isinstance(lit, Comparison):
         return f"{term(lit.left)} {lit.op} {term(lit.right)}"
+    if isinstance(lit, Aggregate):
+        # the group's values, the result's value; the aggregate's own variables stay
+        inner = {g: env[g] for g in lit.group if g in env}
+        value = f" {lit.target}" if lit.target is not None else ""
+        body = ", ".join(_instantiate(b, inner) for b in lit.body)
+        return f"{term(lit.result)} = {lit.func}{value} : {{ {body} }}"
     return f"{term(lit.target)} = {term(lit.left)} {lit.op} {term(lit.right)}"
 
 
