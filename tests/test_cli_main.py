@@ -1,6 +1,7 @@
 """The ``tilemem`` command as a whole: ``python -m tilemem``, help and exit codes, completion."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -83,11 +84,11 @@ def test_bash_completion_script(tmp_path):
     assert _complete(script, ["tilemem", "ver"], tmp_path) == ["verify"]
     assert set(_complete(script, ["tilemem", "solve", "--ch"], tmp_path)) == {"--check"}
     assert _complete(script, ["tilemem", "solve", "--backend", "9"], tmp_path) == ["910B", "950"]
-    assert _complete(script, ["tilemem", "graph", "x.pto", "--engine", ""], tmp_path) == ["auto", "dot", "builtin"]
+    assert _complete(script, ["tilemem", "graph", "x.pto", "--layout", ""], tmp_path) == ["auto", "dot", "builtin"]
     assert _complete(script, ["tilemem", "graph", "-T", "p"], tmp_path) == ["png"]
     assert _complete(script, ["tilemem", "verify", "ker"], tmp_path) == ["kernel.pto"]
     assert _complete(script, ["tilemem", "solve", "k.pto", "--out-dir", "o"], tmp_path) == ["outdir"]
-    assert _complete(script, ["tilemem", "completion", ""], tmp_path) == ["bash"]
+    assert _complete(script, ["tilemem", "completion", ""], tmp_path) == ["bash", "zsh", "fish"]
 
 
 def test_completion_script_follows_the_parser(capsys, tmp_path):
@@ -102,3 +103,62 @@ def test_completion_script_follows_the_parser(capsys, tmp_path):
         for a in sp._actions:
             for opt in a.option_strings:
                 assert opt in script
+
+
+needs_fish = pytest.mark.skipif(shutil.which("fish") is None, reason="fish not installed")
+needs_zsh = pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed")
+
+
+@needs_fish
+def test_fish_completion_script(tmp_path):
+    r = run("completion", "fish")
+    assert r.returncode == 0 and r.stdout.startswith("# fish completion for tilemem")
+    script = tmp_path / "tilemem.fish"
+    script.write_text(r.stdout)
+    assert subprocess.run(["fish", "-n", str(script)]).returncode == 0
+
+    def complete(line):
+        out = subprocess.run(["fish", "--no-config", "-c", f"source {script}; complete -C {line!r}"],
+                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        return [l.split("\t")[0] for l in out.stdout.splitlines()]
+    assert complete("tilemem ver") == ["verify"]
+    assert set(complete("tilemem ")) >= set(COMMANDS)
+    assert "--check" in complete("tilemem solve --ch")
+    assert sorted(complete("tilemem solve --backend 9")) == ["910B", "950"]
+    assert sorted(complete("tilemem verify --output-format ")) == ["github", "json", "sarif", "text"]
+    assert sorted(complete("tilemem completion ")) == ["bash", "fish", "zsh"]
+
+
+@needs_zsh
+def test_zsh_completion_script(tmp_path):
+    r = run("completion", "zsh")
+    assert r.returncode == 0 and r.stdout.startswith("#compdef tilemem")
+    script = tmp_path / "_tilemem"
+    script.write_text(r.stdout)
+    assert subprocess.run(["zsh", "-n", str(script)]).returncode == 0
+    # loaded with eval after compinit, it registers itself for tilemem
+    prog = (f"autoload -U compinit; compinit -u -d {tmp_path}/.zcompdump; "
+            f'eval "$(cat {script})"; print -r -- ${{_comps[tilemem]}}')
+    out = subprocess.run(["zsh", "-f", "-c", prog], capture_output=True, text=True, timeout=60,
+                         env={"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "")})
+    assert out.returncode == 0 and out.stdout.strip() == "_tilemem", out.stderr
+    for name in COMMANDS:
+        assert f"        {name})" in r.stdout
+
+
+def test_every_shell_script_offers_every_option(capsys):
+    from tilemem.cli import build_parser
+    from tilemem.commands.completion import SCRIPTS, _subparsers
+    parser = build_parser()
+    for shell, make in SCRIPTS.items():
+        script = make(parser)
+        for name, sp in _subparsers(parser).items():
+            assert name in script
+            for a in sp._actions:
+                for opt in a.option_strings:
+                    if opt in ("-h", "--help"):
+                        continue
+                    word = opt if shell != "fish" else (f"-l {opt[2:]}" if opt.startswith("--")
+                                                         else f"-s {opt[1:]}")
+                    assert word in script, (shell, name, opt)

@@ -185,7 +185,7 @@ def test_cli_html_and_builtin_svg(tmp_path, capsys):
     assert run_in_process(capsys, "graph", EXAMPLE, "--backend", "910B", "-o", html) == (0, "", "")
     page = html.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "a_tile_Left" in page
-    status, out, err = run_in_process(capsys, "graph", LOOP, "-o", svg, "--engine", "builtin")
+    status, out, err = run_in_process(capsys, "graph", LOOP, "-o", svg, "--layout", "builtin")
     assert (status, out, err) == (0, "", "")
     assert "acc_next" in svg.read_text()
     ET.fromstring(svg.read_text())
@@ -198,7 +198,7 @@ def test_cli_function_filter_and_errors(tmp_path, capsys):
     assert status == 2 and err == "tilemem: error: no InCore function 'nope' (InCore functions: kernel)\n"
     status, _, err = run_in_process(capsys, "graph", EXAMPLE, "-o", tmp_path / "g.jpeg")
     assert status == 2 and "cannot tell the picture format" in err
-    status, _, err = run_in_process(capsys, "graph", EXAMPLE, "-o", tmp_path / "g.png", "--engine", "builtin")
+    status, _, err = run_in_process(capsys, "graph", EXAMPLE, "-o", tmp_path / "g.png", "--layout", "builtin")
     assert status == 2 and "PNG needs Graphviz" in err
 
 

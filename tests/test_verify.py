@@ -68,19 +68,22 @@ def test_cli_ok_is_silent(capsys):
 def test_cli_reports_with_source_line_and_caret():
     path = VDATA / "left_operand_in_vec.pto"
     r = run("verify", path)
-    assert r.returncode == 1
-    lines = r.stderr.splitlines()
+    assert r.returncode == 1 and r.stderr == ""          # diagnostics are the output (stdout)
+    lines = r.stdout.splitlines()
     assert lines[0] == f"{path}:12:74: error: tile.matmul input 0 (x_left) requires Left but is in Vec"
     assert lines[1].strip().startswith("z_tile: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(x_left")
     assert lines[2].index("^") == 73 and lines[1][73:79] == "x_left"
-    assert lines[-1] == f"{path}: 1 violation of TileMemoryInferred"
+    assert lines[-1] == "Found 1 violation of TileMemoryInferred in 1 file (checked 1 file)"
 
 
 def test_cli_quiet_and_stdin(capsys, monkeypatch):
     text = (VDATA / "loop_body_violations.pto").read_text()
     status, out, err = run_in_process(capsys, "verify", "-", "-q", stdin=text, monkeypatch=monkeypatch)
-    assert (status, out) == (1, "")
-    assert err.splitlines() == [f"<stdin>:{m}" for m in EXPECTED["loop_body_violations.pto"]]
+    assert (status, err) == (1, "")
+    assert out.splitlines() == [f"<stdin>:{m}" for m in EXPECTED["loop_body_violations.pto"]]
+    status, out, err = run_in_process(capsys, "verify", "-", "-q", "--stdin-filename", "k/x.pto",
+                                      stdin=text, monkeypatch=monkeypatch)
+    assert out.splitlines() == [f"k/x.pto:{m}" for m in EXPECTED["loop_body_violations.pto"]]
 
 
 def test_cli_rules_option(capsys):
@@ -88,16 +91,17 @@ def test_cli_rules_option(capsys):
     assert run_in_process(capsys, "verify", path) == (0, "", "")
     r = run("verify", path, "--rules", VDATA / "my_ops.dl", "-q")
     assert r.returncode == 1
-    assert r.stderr == f"{path}:14:86: error: tile.my_add input 1 (y_mat) requires Vec but is in Mat\n"
+    assert r.stdout == f"{path}:14:86: error: tile.my_add input 1 (y_mat) requires Vec but is in Mat\n"
 
 
 def test_cli_input_errors_exit_2(tmp_path, capsys):
-    status, _, err = run_in_process(capsys, "verify", tmp_path / "missing.pto")
-    assert status == 2 and "no such file" in err
+    """An input that cannot be read or parsed is a diagnostic too (stdout), exit 2."""
+    status, out, _ = run_in_process(capsys, "verify", tmp_path / "missing.pto")
+    assert status == 2 and "no such file" in out
     bad = tmp_path / "bad.pto"
     bad.write_text("import pypto.language as pl\n@pl.program\nclass P:\n    def f(:\n")
-    status, _, err = run_in_process(capsys, "verify", bad)
-    assert status == 2 and err.startswith(f"{bad}:4:")
+    status, out, _ = run_in_process(capsys, "verify", bad)
+    assert status == 2 and out.startswith(f"{bad}:4:")
 
 
 def test_cli_solve_then_verify_round_trip(tmp_path, capsys):

@@ -10,6 +10,7 @@ from tilemem.backends import normalize_backend
 from tilemem.infer.emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
 from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
+from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.parser import parse as _parse
 from tilemem.residency.verdicts import ResidencyDecision, decisions
 from tilemem.ir.printer import print_program
@@ -24,6 +25,26 @@ def parse(text: str, path: str = "<input>") -> ir.Program:
 
 def _looks_like_path(s: str) -> bool:
     return "\n" not in s and len(s) < 4096 and os.path.exists(s)
+
+
+@dataclass(frozen=True)
+class SolveWarning:
+    """Something about the input worth a warning (the answer is still PyPTO's)."""
+    path: str
+    line: Optional[int]
+    col: Optional[int]
+    message: str
+    code: str
+
+    def __str__(self) -> str:
+        where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
+        return f"{where}: warning: {self.message}"
+
+
+BRIDGE_WARNING = ("{n} load{s} carr{ies} the compiler's Mat-bridge mark "
+                  "(__compiler_tensor_to_tile_mat_bridge) but no backend is set, so the "
+                  "loop-invariant residency phase does not run: give --backend, "
+                  "TILEMEM_BACKEND or [tool.tilemem] backend")
 
 
 @dataclass
@@ -43,6 +64,8 @@ class Solution:
     extra_rules: tuple[str, ...] = ()
     # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
     residency: Optional[list[ResidencyDecision]] = None
+    # e.g. bridge marks without a backend (SolveWarning records)
+    warnings: list[SolveWarning] = field(default_factory=list)
     _source_text: Optional[str] = field(default=None, repr=False)
     _session: object = field(default=None, repr=False)
 
@@ -120,6 +143,12 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
         program = _parse(text, path)
         check_program(program, path)
     derived, _ = derive(program, backend, tuple(rules), engine=engine, origins=False)
+    warnings = []
+    bridges = bridge_marks(program) if backend is None else []
+    if bridges:
+        n = len(bridges)
+        warnings.append(SolveWarning(path, bridges[0][0], bridges[0][1], BRIDGE_WARNING.format(
+            n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend"))
     with gc_paused():
         sol3 = Solution3.from_relations(derived.rel)
         out, moves = emit(program, derived.facts, sol3)
@@ -138,4 +167,4 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
         spaces.setdefault(fn, {})[name] = space
     return Solution(text=print_program(out, path), program=out, spaces=spaces, moves=moves,
                     backend=backend, source=program, path=path, extra_rules=tuple(rules),
-                    residency=residency, _source_text=text)
+                    residency=residency, warnings=warnings, _source_text=text)

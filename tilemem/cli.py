@@ -1,23 +1,76 @@
 """The ``tilemem`` command line: a thin front over the library.
 
 Each subcommand lives in ``tilemem.commands.<name>``; this module builds the
-argument parser and turns every failure into a one-line message and an exit
-status (0 ok, 1 check failed, 2 usage or input error, 3 internal error).
+argument parser, resolves the settings (command line over environment over
+``[tool.tilemem]``, see ``tilemem.config``) and turns every failure into a one-line
+message and an exit status (0 ok, 1 check failed, 2 usage or input error, 3 internal
+error).  Diagnostics about the inputs are the commands' output (stdout); the tool's
+own failures go to stderr — and, with ``--json``, also to stdout as a JSON object.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import json
 import os
+import re
 import sys
 
 from tilemem import __version__
 from tilemem.commands import COMMANDS
 from tilemem.commands.common import EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
 
+ERROR_SCHEMA = "tilemem-error/1"
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
+# a message that already says where and what ("file:line:col: error: ...")
+_LOCATED = re.compile(r"^\S[^\n]*?:\d+(:\d+)?: (error|warning): ")
+
+# settings key -> the argparse attribute holding its command-line value
+_SETTING_ATTRS = {"backend": "backend", "engine": "engine", "rules": "rules",
+                  "exclude": "exclude", "output-format": "output_format"}
+
+
+class ArgumentError(Exception):
+    """A command line argparse refused: the message and the parser that refused it."""
+
+    def __init__(self, message: str, parser: "Parser"):
+        super().__init__(message)
+        self.parser = parser
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" suggestions, errors raised instead of exiting (so that
+    ``--json`` can answer in JSON), and each subcommand's own usage in its errors."""
+
+    def error(self, message):
+        m = re.match(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(3))
+            close = difflib.get_close_matches(m.group(2), choices, n=1, cutoff=0.5)
+            what = "command" if m.group(1) == "COMMAND" else f"value for {m.group(1)}"
+            message = (f"unknown {what} '{m.group(2)}'"
+                       + (f" (did you mean '{close[0]}'?)" if close else "")
+                       + f"; choose from {', '.join(choices)}")
+        raise ArgumentError(message, self)
+
+    def unknown(self, extras: list[str]) -> ArgumentError:
+        """The error for arguments this parser does not take, with a suggestion."""
+        opts = [o for a in self._actions for o in a.option_strings]
+        hints = []
+        for x in extras:
+            if x.startswith("-"):
+                close = difflib.get_close_matches(x.split("=", 1)[0], opts, n=1, cutoff=0.6)
+                if close:
+                    hints.append(f"did you mean '{close[0]}' for '{x}'?")
+        msg = f"unrecognized arguments: {' '.join(extras)}"
+        if hints:
+            msg += " (" + "; ".join(hints) + ")"
+        return ArgumentError(msg, self)
+
+
+def build_parser() -> Parser:
+    ap = Parser(
         prog="tilemem",
         description="Infer the on-chip memory space of every tile in a PyPTO program "
                     "(PyPTO's InferTileMemorySpace pass as Datalog rules).",
@@ -26,40 +79,106 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f".commands.{name}", __package__).register(sub)
+    ap.subcommands = dict(sub.choices)
     return ap
 
 
+def _inputs(args) -> list[str]:
+    if hasattr(args, "files"):
+        return list(args.files or ())
+    if getattr(args, "file", None):
+        return [args.file]
+    return []
+
+
+def apply_settings(args) -> None:
+    """Replace the command's option values by the effective settings (command line over
+    environment over [tool.tilemem] over defaults) and keep them as ``args.settings``."""
+    from tilemem.config import KEYS, load_settings
+    if args.command == "config":
+        keys = list(KEYS)
+    else:
+        keys = [k for k, attr in _SETTING_ATTRS.items() if hasattr(args, attr)]
+        if hasattr(args, "files"):
+            keys.append("include")
+    cli = {k: getattr(args, _SETTING_ATTRS[k], None) for k in keys if k in _SETTING_ATTRS}
+    settings = load_settings(cli, _inputs(args), stdin_filename=getattr(args, "stdin_filename", None),
+                             config=getattr(args, "config", None),
+                             isolated=getattr(args, "isolated", False), keys=keys)
+    for k in keys:
+        setattr(args, _SETTING_ATTRS.get(k, k), settings[k])
+    args.settings = settings
+    if getattr(args, "verbose", False) and args.command != "config":
+        where = settings.config_file or "no configuration file"
+        shown = "; ".join(f"{k}={_shown(s.value)} ({s.describe()})" for k, s in settings.values.items()
+                          if s.origin != "default")
+        print(f"tilemem: config: {where}" + (f"; {shown}" if shown else ""), file=sys.stderr)
+
+
+def _shown(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return ",".join(v) or "[]"
+    return "none" if v is None else str(v)
+
+
+def _wants_json(args, argv) -> bool:
+    if args is not None:
+        return bool(getattr(args, "json", False))
+    return "--json" in (argv if argv is not None else sys.argv[1:])
+
+
+def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
+    """Report the tool's own failure: on stderr, and as JSON on stdout under --json."""
+    print(message, file=sys.stderr)
+    if _wants_json(args, argv):
+        doc = {"schema": ERROR_SCHEMA, "status": status, "error": message.split("\n")[0]}
+        if err is not None:
+            doc.update(path=getattr(err, "path", None), line=getattr(err, "line", None),
+                       column=getattr(err, "col", None))
+        try:
+            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            sys.stdout.flush()
+        except OSError:
+            pass
+    return status
+
+
 def main(argv=None) -> int:
+    from tilemem.datalog import DatalogError
+    from tilemem.errors import TilememError, UsageError
     ap = build_parser()
-    args = ap.parse_args(argv)
+    args = None
+    try:
+        args, extras = ap.parse_known_args(argv)
+        if extras:
+            raise ap.subcommands.get(args.command, ap).unknown(extras)
+    except ArgumentError as e:
+        e.parser.print_usage(sys.stderr)
+        return _fail(f"{e.parser.prog}: error: {e}", None, argv)
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
-    from tilemem.datalog import DatalogError
-    from tilemem.errors import TilememError, UsageError
     try:
+        apply_settings(args)
         return args.func(args)
     except TilememError as e:
-        print(e.format(), file=sys.stderr)
-        return EXIT_INPUT
+        return _fail(e.format(), args, argv, err=e)
     except (UsageError, DatalogError) as e:
-        print(f"tilemem: error: {e}", file=sys.stderr)
-        return EXIT_INPUT
+        msg = str(e)
+        return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
     except KeyboardInterrupt:
         print("tilemem: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except RecursionError:
-        print("tilemem: error: input nested too deeply to process", file=sys.stderr)
-        return EXIT_INPUT
+        return _fail("tilemem: error: input nested too deeply to process", args, argv)
     except Exception as e:  # a bug: say so, without a traceback
-        print(f"tilemem: internal error: {type(e).__name__}: {e}\n"
-              "This is a bug in tilemem; please report it together with the input file "
-              "(set TILEMEM_DEBUG=1 to see the traceback).", file=sys.stderr)
         if os.environ.get("TILEMEM_DEBUG"):
             raise
-        return EXIT_INTERNAL
+        return _fail(f"tilemem: internal error: {type(e).__name__}: {e}\n"
+                     "This is a bug in tilemem; please report it together with the input file "
+                     "(set TILEMEM_DEBUG=1 to see the traceback).", args, argv, EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

@@ -27,16 +27,88 @@ def wrap(text: str) -> str:
 
 
 def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
-    return subparsers.add_parser(name, epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    """A subcommand's parser, with the options every command takes (-q, -v, --color,
+    --config, --isolated)."""
+    p = subparsers.add_parser(name, epilog=EPILOG,
+                              formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+    g = p.add_argument_group("common options")
+    v = g.add_mutually_exclusive_group()
+    v.add_argument("-q", "--quiet", action="store_true",
+                   help="print less: no progress bar, summary or source excerpts")
+    v.add_argument("-v", "--verbose", action="store_true",
+                   help="print more on stderr: the configuration used, one line per file")
+    g.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the output: auto (on a terminal; NO_COLOR and FORCE_COLOR "
+                        "are honoured), always or never")
+    g.add_argument("--config", metavar="FILE",
+                   help="read [tool.tilemem] from this pyproject.toml instead of the nearest one")
+    g.add_argument("--isolated", action="store_true",
+                   help="ignore every configuration file")
+    return p
 
 
-def read_input(path: str) -> tuple[str, str]:
-    """(text, display path) of a program file, or of standard input for ``-``."""
+def add_inputs(p: argparse.ArgumentParser, many: bool = True, what: str = "program text") -> None:
+    """The input arguments: FILE... (files, directories, ``-``) with --exclude, or one
+    FILE; both with --stdin-filename."""
+    if many:
+        p.add_argument("files", nargs="+", metavar="FILE",
+                       help=f"{what} files, directories (every *.pto under them, recursively, "
+                            "sorted) or - for stdin")
+        p.add_argument("--exclude", action="append", metavar="PATTERN",
+                       help="skip files and directories matching this glob when expanding "
+                            "directories (a name, dir/ or a relative path); repeatable; "
+                            "replaces [tool.tilemem] exclude")
+    else:
+        p.add_argument("file", metavar="FILE", help=f"{what}, or - for stdin")
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="the name of standard input in messages (and where to look for "
+                        "pyproject.toml)")
+
+
+def add_solver_options(p: argparse.ArgumentParser, backend: bool = True, engine: bool = True,
+                       backend_help: str = "as for solve") -> None:
+    """--backend, --rules and --engine (defaults from the environment and [tool.tilemem])."""
+    if backend:
+        p.add_argument("--backend", default=None, help=backend_help)
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="an extra rule file (e.g. op-table facts for your own ops); repeatable")
+    if engine:
+        p.add_argument("--engine", choices=("pydatalog", "clingo"), default=None,
+                       help="Datalog engine: pydatalog (the reference) or clingo (much "
+                            "faster on large programs; pip install 'tilemem[fast]'); same result")
+
+
+def add_output_format(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--output-format", choices=("text", "json", "github", "sarif"), default=None,
+                   help=f"how to print {what} (on stdout): text (default), json, github "
+                        "(GitHub Actions annotations) or sarif (SARIF 2.1.0)")
+
+
+def style(args, stream=None):
+    """The colour style for a stream (stdout by default) under --color."""
+    from tilemem.tools.colors import Style, use_color
+    return Style(use_color(getattr(args, "color", "auto"), stream or sys.stdout))
+
+
+def read_input(path: str, stdin_name: Optional[str] = None) -> tuple[str, str]:
+    """(text, display path) of a program file, or of standard input for ``-`` (shown as
+    ``stdin_name``, default ``<stdin>``)."""
     from tilemem.errors import decode_source, read_source, read_stream
     if path == "-":
-        return decode_source(read_stream(sys.stdin.buffer, "<stdin>"), "<stdin>"), "<stdin>"
+        name = stdin_name or "<stdin>"
+        return decode_source(read_stream(sys.stdin.buffer, name), name), name
     return read_source(path), path
+
+
+def read_arg(args, path: Optional[str] = None) -> tuple[str, str]:
+    """``read_input`` of a command's (first) input, with its --stdin-filename."""
+    if path is None:
+        path = args.file if hasattr(args, "file") else args.files[0]
+        if path != "-" and os.path.isdir(path):
+            from tilemem.errors import UsageError
+            raise UsageError(f"{path} is a directory: `tilemem {args.command}` reads one program "
+                             "(solve, verify and fmt take directories)")
+    return read_input(path, getattr(args, "stdin_filename", None))
 
 
 def write_atomic(path: str, text: str) -> None:

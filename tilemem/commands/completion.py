@@ -1,25 +1,29 @@
-"""``tilemem completion bash``: print a bash completion script for tilemem.
+"""``tilemem completion bash|zsh|fish``: print a shell completion script for tilemem.
 
-The script is generated from tilemem's own argument parser (subcommands, their
-options, option values), so it never drifts from the CLI and needs no extra
-package.  Install it with ``eval "$(tilemem completion bash)"`` in ``~/.bashrc``
-(zsh: ``autoload -U +X bashcompinit && bashcompinit`` first).
+Each script is generated from tilemem's own argument parser (subcommands, their
+options and help, option values, file and directory arguments), so it never drifts
+from the CLI and needs no extra package:
+
+    eval "$(tilemem completion bash)"                       # ~/.bashrc
+    eval "$(tilemem completion zsh)"                        # ~/.zshrc, after compinit
+    tilemem completion fish > ~/.config/fish/completions/tilemem.fish
 """
 import argparse
+import re
 
 from tilemem.commands.common import EXIT_OK, add_parser, emit
 
-SHELLS = ("bash",)
+SHELLS = ("bash", "zsh", "fish")
 
 
 def register(sub):
-    p = add_parser(sub, "completion", help="print a shell completion script",
-                   description="Print a bash completion script for tilemem, generated from its\n"
-                               "argument parser. Enable it in the current shell with\n\n"
-                               "  eval \"$(tilemem completion bash)\"\n\n"
-                               "or for good by adding that line to ~/.bashrc. zsh: run\n"
-                               "'autoload -U +X bashcompinit && bashcompinit' before it.")
-    p.add_argument("shell", choices=SHELLS, help="the shell (bash; zsh via bashcompinit)")
+    p = add_parser(sub, "completion", help="print a shell completion script (bash, zsh, fish)",
+                   description="Print a completion script for tilemem, generated from its\n"
+                               "argument parser. Enable it with\n\n"
+                               "  eval \"$(tilemem completion bash)\"    # in ~/.bashrc\n"
+                               "  eval \"$(tilemem completion zsh)\"     # in ~/.zshrc, after compinit\n"
+                               "  tilemem completion fish > ~/.config/fish/completions/tilemem.fish")
+    p.add_argument("shell", choices=SHELLS, help="the shell: bash, zsh or fish")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout")
     p.set_defaults(func=run)
 
@@ -31,23 +35,60 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
+def _help_of(parser: argparse.ArgumentParser) -> dict[str, str]:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return {c.dest: c.help or "" for c in a._choices_actions}
+    return {}
+
+
 def _words(ws) -> str:
     return " ".join(ws)
 
 
-def _value_completion(action: argparse.Action) -> str:
-    """The bash expression completing the value of an option (or a positional)."""
+def _kind(action: argparse.Action) -> tuple[str, tuple]:
+    """What the value of an option (or a positional) is: ("choices", values), ("dir",),
+    ("file",) or ("none",) for free text and numbers."""
     from tilemem.backends import BACKENDS
     if action.choices:
-        return f'COMPREPLY=( $(compgen -W "{_words(map(str, action.choices))}" -- "$cur") )'
+        return "choices", tuple(map(str, action.choices))
     if action.dest == "backend":
-        return f'COMPREPLY=( $(compgen -W "{_words(BACKENDS)}" -- "$cur") )'
-    if action.metavar in ("N",) or action.type is int:
+        return "choices", BACKENDS
+    if action.dest == "engine":
+        return "choices", ("pydatalog", "clingo")
+    if action.dest == "output_format":
+        return "choices", ("text", "json", "github", "sarif")
+    if action.metavar in ("N", "F", "VAR", "SPACE", "PATTERN", "LINE") or action.type is int \
+            or action.dest in ("function", "var", "execute", "exclude"):
+        return "none", ()
+    if action.metavar == "DIR" or action.dest in ("out_dir", "dir"):
+        return "dir", ()
+    return "file", ()
+
+
+def _options(sp: argparse.ArgumentParser):
+    """(option actions, positional actions) of a subcommand parser, help excluded."""
+    opts = [a for a in sp._actions if a.option_strings and not isinstance(a, argparse._HelpAction)]
+    pos = [a for a in sp._actions if not a.option_strings]
+    return opts, pos
+
+
+def _short(text: str, n: int = 70) -> str:
+    text = re.sub(r"\s+", " ", (text or "").replace("%(default)s", "")).strip()
+    return text if len(text) <= n else text[: n - 3].rstrip() + "..."
+
+
+# ----------------------------------------------------------------------------- bash
+
+
+def _bash_value(action: argparse.Action) -> str:
+    kind, values = _kind(action)
+    if kind == "choices":
+        return f'COMPREPLY=( $(compgen -W "{_words(values)}" -- "$cur") )'
+    if kind == "none":
         return "COMPREPLY=()"
-    if action.metavar == "DIR":
+    if kind == "dir":
         return 'COMPREPLY=( $(compgen -d -- "$cur") )'
-    if action.dest == "function":
-        return "COMPREPLY=()"
     return 'COMPREPLY=( $(compgen -f -- "$cur") )'
 
 
@@ -75,26 +116,21 @@ def bash_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
         '    case "$cmd" in',
     ]
     for name, sp in subs.items():
-        opts, valued, positional = [], [], None
-        for a in sp._actions:
-            if a.option_strings:
-                opts.extend(a.option_strings)
-                if a.nargs != 0:
-                    valued.append(a)
-            elif positional is None:
-                positional = a
+        opts, pos = _options(sp)
+        words = [o for a in sp._actions for o in a.option_strings]
+        valued = [a for a in opts if a.nargs != 0]
         lines.append(f"        {name})")
         if valued:
             lines.append('            case "$prev" in')
             for a in valued:
-                lines.append(f"                {'|'.join(a.option_strings)}) {_value_completion(a)}; return 0 ;;")
+                lines.append(f"                {'|'.join(a.option_strings)}) {_bash_value(a)}; return 0 ;;")
             lines.append("            esac")
-        pos = _value_completion(positional) if positional is not None else "COMPREPLY=()"
+        positional = _bash_value(pos[0]) if pos else "COMPREPLY=()"
         lines += [
             '            if [[ "$cur" == -* ]]; then',
-            f'                COMPREPLY=( $(compgen -W "{_words(opts)}" -- "$cur") )',
+            f'                COMPREPLY=( $(compgen -W "{_words(words)}" -- "$cur") )',
             "            else",
-            f"                {pos}",
+            f"                {positional}",
             "            fi",
             "            ;;",
         ]
@@ -107,7 +143,135 @@ def bash_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- zsh
+
+
+def _zq(text: str) -> str:
+    """Text inside a single-quoted _arguments spec (brackets and colons escaped)."""
+    return (text.replace("'", "'\\''").replace("[", "\\[").replace("]", "\\]")
+            .replace(":", "\\:"))
+
+
+def _zsh_action(action: argparse.Action) -> str:
+    kind, values = _kind(action)
+    if kind == "choices":
+        return "(" + " ".join(values) + ")"
+    if kind == "dir":
+        return "_files -/"
+    if kind == "file":
+        return "_files"
+    return " "
+
+
+def zsh_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
+    subs = _subparsers(parser)
+    helps = _help_of(parser)
+    fn = "_" + prog.replace("-", "_")
+    lines = [f"#compdef {prog}",
+             f"# zsh completion for {prog} (generated by `{prog} completion zsh`)",
+             f"{fn}() {{",
+             "    local -a commands",
+             "    commands=("]
+    for name in subs:
+        lines.append(f"        '{name}:{_zq(_short(helps.get(name, '')))}'")
+    lines += ["    )",
+              "    if (( CURRENT == 2 )); then",
+              f"        _describe -t commands '{prog} command' commands",
+              "        return",
+              "    fi",
+              "    local cmd=${words[2]}",
+              "    shift words",
+              "    (( CURRENT-- ))",
+              "    case $cmd in"]
+    for name, sp in subs.items():
+        opts, pos = _options(sp)
+        specs = []
+        for a in opts:
+            h = _zq(_short(a.help or ""))
+            excl = "(" + " ".join(a.option_strings) + ")" if len(a.option_strings) > 1 else ""
+            names = a.option_strings[0] if len(a.option_strings) == 1 else \
+                "{" + ",".join(a.option_strings) + "}"
+            value = "" if a.nargs == 0 else f":{a.dest}:{_zsh_action(a)}"
+            rep = "*" if isinstance(a, argparse._AppendAction) else ""
+            if excl and not rep:
+                specs.append(f"'{excl}'{names}'[{h}]{value}'")
+            elif len(a.option_strings) > 1:
+                specs.append(f"'{rep}'{names}'[{h}]{value}'")
+            else:
+                specs.append(f"'{rep}{names}[{h}]{value}'")
+        for i, a in enumerate(pos):
+            many = a.nargs in ("+", "*")
+            lead = "*" if many else ("::" if a.nargs == "?" else ":")
+            if many:
+                specs.append(f"'*:{a.dest}:{_zsh_action(a)}'")
+            else:
+                specs.append(f"'{lead}{a.dest}:{_zsh_action(a)}'")
+        lines.append(f"        {name})")
+        lines.append("            _arguments -s \\")
+        for s in specs:
+            lines.append(f"                {s} \\")
+        lines[-1] = lines[-1][:-2]
+        lines.append("            ;;")
+    lines += ["    esac",
+              "}",
+              f'if [[ "${{funcstack[1]}}" == "{fn}" ]]; then',
+              f'    {fn} "$@"',
+              "else",
+              f"    compdef {fn} {prog}",
+              "fi"]
+    return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- fish
+
+
+def _fq(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def fish_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
+    subs = _subparsers(parser)
+    helps = _help_of(parser)
+    cmds = " ".join(subs)
+    lines = [f"# fish completion for {prog} (generated by `{prog} completion fish`)",
+             f"complete -c {prog} -f",
+             f"complete -c {prog} -n 'not __fish_seen_subcommand_from {cmds}' -l version "
+             f"-d 'print the version'"]
+    for name in subs:
+        lines.append(f"complete -c {prog} -n 'not __fish_seen_subcommand_from {cmds}' -a {name} "
+                     f"-d {_fq(_short(helps.get(name, '')))}")
+    for name, sp in subs.items():
+        opts, pos = _options(sp)
+        cond = f"-n '__fish_seen_subcommand_from {name}'"
+        for a in opts:
+            parts = [f"complete -c {prog} {cond}"]
+            for o in a.option_strings:
+                parts.append(f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}")
+            if a.nargs != 0:
+                kind, values = _kind(a)
+                if kind == "choices":
+                    parts.append(f"-x -a {_fq(' '.join(values))}")
+                elif kind == "dir":
+                    parts.append("-x -a '(__fish_complete_directories)'")
+                elif kind == "file":
+                    parts.append("-r -F")
+                else:
+                    parts.append("-x")
+            parts.append(f"-d {_fq(_short(a.help or ''))}")
+            lines.append(" ".join(parts))
+        if pos:
+            kind, values = _kind(pos[0])
+            if kind == "choices":
+                lines.append(f"complete -c {prog} {cond} -a {_fq(' '.join(values))}")
+            elif kind in ("file", "dir"):
+                lines.append(f"complete -c {prog} {cond} -F")
+    return "\n".join(lines) + "\n"
+
+
+SCRIPTS = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}
+
+
 def run(args) -> int:
     from tilemem.cli import build_parser
-    emit(bash_script(build_parser()), args.output)
+    emit(SCRIPTS[args.shell](build_parser()), args.output)
     return EXIT_OK

@@ -1,12 +1,12 @@
 """``tilemem facts``: print the Datalog facts the rules read."""
-from tilemem.commands.common import EXIT_OK, add_parser, emit, read_input
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, emit, read_arg
 
 
 def register(sub):
     p = add_parser(sub, "facts", help="print the Datalog facts the rules read",
                    description="Print the program's input facts, one per line, in rule-file "
                                "syntax (they load back as a .dl file).")
-    p.add_argument("file", help="program text, or - for stdin")
+    add_inputs(p, many=False)
     p.add_argument("dir", nargs="?", metavar="DIR",
                    help="with --format souffle: the directory to write the .facts files to")
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout "
@@ -25,7 +25,7 @@ def run(args) -> int:
     from tilemem.facts.extract import extract
     from tilemem.frontend.parser import parse
     from tilemem.frontend.wellformed import check_program
-    text, path = read_input(args.file)
+    text, path = read_arg(args)
     program = parse(text, path)
     check_program(program, path)
     fmt, *rest = args.format

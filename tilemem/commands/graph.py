@@ -2,7 +2,7 @@
 import os
 import sys
 
-from tilemem.commands.common import EXIT_OK, add_parser, read_input
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, add_solver_options, read_arg
 
 FORMATS = ("dot", "svg", "png", "html")
 
@@ -21,16 +21,14 @@ def register(sub):
                                "the -o extension (.dot, .svg, .png, .html); without -o, DOT goes "
                                "to stdout. SVG and PNG use Graphviz's 'dot' when installed; "
                                "DOT and HTML never need it."))
-    p.add_argument("file", help="program text, or - for stdin")
+    add_inputs(p, many=False)
     p.add_argument("-o", "--output", metavar="OUT",
                    help="out.dot, out.svg, out.png or out.html (written atomically)")
     p.add_argument("-T", "--format", choices=FORMATS,
                    help="output format (default: from the -o extension, else dot)")
     p.add_argument("--function", metavar="F", help="only this InCore function")
-    p.add_argument("--backend", default=None, help="as for solve")
-    p.add_argument("--rules", action="append", metavar="FILE",
-                   help="an extra rule file; repeatable")
-    p.add_argument("--engine", choices=("auto", "dot", "builtin"), default="auto",
+    add_solver_options(p)
+    p.add_argument("--layout", choices=("auto", "dot", "builtin"), default="auto",
                    help="layout for SVG/HTML: Graphviz dot, tilemem's built-in pure-Python "
                         "layout, or auto (dot when installed, else builtin; PNG needs dot)")
     p.set_defaults(func=run)
@@ -95,14 +93,14 @@ def run(args) -> int:
     fmt = _format(args)
     if fmt == "png" and (not args.output or args.output == "-") and sys.stdout.isatty():
         raise UsageError("a PNG picture needs -o FILE.png (not a terminal)")
-    use_dot = args.engine == "dot" or (args.engine == "auto" and have_dot())
-    if fmt == "png" and args.engine == "builtin":
-        raise UsageError("the built-in engine draws SVG only; PNG needs Graphviz (--engine dot)")
-    if fmt in ("svg", "png") and args.engine != "builtin" and not have_dot() and \
-            (args.engine == "dot" or fmt == "png"):
+    use_dot = args.layout == "dot" or (args.layout == "auto" and have_dot())
+    if fmt == "png" and args.layout == "builtin":
+        raise UsageError("the built-in engine draws SVG only; PNG needs Graphviz (--layout dot)")
+    if fmt in ("svg", "png") and args.layout != "builtin" and not have_dot() and \
+            (args.layout == "dot" or fmt == "png"):
         raise UsageError(GRAPHVIZ_HINT)
-    text, path = read_input(args.file)
-    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path)
+    text, path = read_arg(args)
+    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
     graphs = build_graphs(sol, args.function)
     if not graphs:
         raise UsageError(f"{path}: no InCore function to draw")

@@ -1,7 +1,7 @@
 """``tilemem query``: an interactive console over a program's facts and derived relations."""
 import sys
 
-from tilemem.commands.common import EXIT_INPUT, EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import EXIT_INPUT, EXIT_OK, add_inputs, add_parser, read_arg, wrap
 
 
 def register(sub):
@@ -16,7 +16,7 @@ def register(sub):
                        "$TILEMEM_HISTFILE) and tab completion of predicate names when run in "
                        "a terminal. With -e, run the given lines and exit (status 2 if one "
                        "fails); with input from a pipe, run its lines."))
-    p.add_argument("file", help="program text (a path: the console reads its commands from stdin)")
+    add_inputs(p, many=False, what="program text (a path: the console reads its commands from stdin)")
     p.add_argument("-e", "--execute", action="append", metavar="LINE",
                    help="run this pattern or :command and exit; repeatable")
     p.add_argument("--backend", default=None,
@@ -36,7 +36,7 @@ def run(args) -> int:
     if args.file == "-" and not args.execute:
         raise UsageError("the console reads its commands from stdin: give the program as a file "
                          "(or use -e)")
-    text, path = read_input(args.file)
+    text, path = read_arg(args)
     program = parse(text, path)
     check_program(program, path)
     with Session(program, args.backend, args.rules or (), path, text) as ses:

@@ -9,35 +9,30 @@ import os
 import sys
 import time
 
-from tilemem.commands.common import EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_parser, emit
-
-def _wrap(text: str) -> str:
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
+from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_inputs,
+                                     add_output_format, add_parser, add_solver_options, emit, style,
+                                     wrap)
 
 
 def register(sub):
     p = add_parser(
         sub, "solve", help="annotate a program with memory spaces and moves",
-        description=_wrap("Print the program with every tile's memory space inferred and tile.move "
-                    "inserted where producer and consumer disagree. With several files or a "
-                    "directory (every *.pto under it, recursively) it runs as a batch: use "
-                    "--out-dir, --in-place, --check, --diff or --json."))
-    p.add_argument("files", nargs="+", metavar="FILE",
-                   help="program text (PyPTO's printed @pl.program), - for stdin, or a directory")
+        description=wrap("Print the program with every tile's memory space inferred and tile.move "
+                         "inserted where producer and consumer disagree. With several files or a "
+                         "directory (every *.pto under it, recursively) it runs as a batch: use "
+                         "--out-dir, --in-place, --check, --diff or --json. Defaults for --backend, "
+                         "--engine and --rules come from $TILEMEM_BACKEND / $TILEMEM_ENGINE and "
+                         "[tool.tilemem] in the nearest pyproject.toml (see `tilemem config`)."))
+    add_inputs(p, many=True)
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout (one input only)")
-    p.add_argument("--backend", default=None,
-                   help="none (default), 910B / Ascend910B, 950 / Ascend950 (any case)")
-    p.add_argument("--rules", action="append", metavar="FILE",
-                   help="an extra rule file (e.g. op-table facts for your own ops); repeatable")
-    p.add_argument("--engine", choices=("pydatalog", "clingo"), default=None,
-                   help="Datalog engine: pydatalog (default, the reference) or clingo (much "
-                        "faster on large programs; pip install 'tilemem[fast]'); same result")
+    add_solver_options(p, backend_help="none (default), 910B / Ascend910B, 950 / Ascend950 (any case)")
     out = p.add_argument_group("what to do with the result")
     out.add_argument("--diff", action="store_true",
-                     help="print a unified diff of input vs solved program instead of the program")
+                     help="print a unified diff of input vs solved program instead of the program "
+                          "(with --json: a \"diff\" field in each solution)")
     out.add_argument("--check", action="store_true",
-                     help="write nothing; exit 1 (printing the diff) when solving would change a file")
+                     help="write nothing; exit 1 when solving would change a file (text: its diff "
+                          "and a diagnostic; see --output-format)")
     out.add_argument("-i", "--in-place", action="store_true",
                      help="rewrite each input file atomically (only files that change)")
     out.add_argument("--report", action="store_true",
@@ -45,15 +40,20 @@ def register(sub):
                           "and chain step in a loop: hoisted, or the rule that refused it "
                           "(needs --backend)")
     out.add_argument("--json", action="store_true",
-                     help="print the solution as JSON (spaces, moves, residency; schema in README)")
+                     help="print the solution as JSON (spaces, moves, residency; schema in README); "
+                          "errors too are JSON")
     out.add_argument("--out-dir", metavar="DIR",
                      help="write each solved file under DIR, mirroring the inputs' tree (batch)")
+    add_output_format(out, "the diagnostics of --check")
     bat = p.add_argument_group("batch")
     bat.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                      help="solve with N worker processes (0: one per CPU); results stay in input order")
-    bat.add_argument("-q", "--quiet", action="store_true",
-                     help="no progress bar and no summary line")
     p.set_defaults(func=run)
+
+
+def _given(args, key: str) -> bool:
+    s = getattr(args, "settings", None)
+    return s is not None and key in s.values and s.values[key].origin == "command line"
 
 
 def _check_options(args, batch: bool):
@@ -72,9 +72,23 @@ def _check_options(args, batch: bool):
         raise UsageError("standard input (-) can only be solved on its own")
     if args.jobs < 0:
         raise UsageError("-j/--jobs must be 0 (one per CPU) or more")
+    if _given(args, "output-format") and not args.check:
+        raise UsageError("--output-format formats the diagnostics of --check (for the solution "
+                         "as JSON, use --json)")
+    if args.json and args.check and _given(args, "output-format") and args.output_format != "json":
+        raise UsageError("--json prints the solutions; drop it to get --check's diagnostics "
+                         f"as {args.output_format}")
     if batch and not (args.out_dir or args.in_place or args.check or args.diff or args.json):
         raise UsageError("several inputs: say what to do with the results "
                          "(--out-dir DIR, --in-place, --check, --diff or --json)")
+    if args.out_dir:
+        out = os.path.abspath(args.out_dir)
+        for f in args.files:
+            a = os.path.abspath(f)
+            if a == out or a.startswith(out + os.sep):
+                raise UsageError(f"the inputs ({f}) are inside the output directory {args.out_dir}: "
+                                 "results would overwrite or mix with them; choose an --out-dir "
+                                 "outside the inputs (or use --in-place)")
 
 
 def run(args) -> int:
@@ -93,30 +107,90 @@ def run(args) -> int:
     return _run_one(args, files[0])
 
 
+def print_warnings(warnings, args) -> None:
+    """Warnings about an input (e.g. bridge marks without a backend) on stderr."""
+    from tilemem.commands.report import warning_diagnostics
+    from tilemem.tools.diagnostics import render_text
+    if getattr(args, "quiet", False):
+        return
+    st = style(args, sys.stderr)
+    for d in warning_diagnostics(warnings):
+        print(render_text(d, st), file=sys.stderr)
+
+
 def _run_one(args, path_arg: str) -> int:
     import json
     from tilemem.api import solve
-    from tilemem.tools.batch import is_changed, solution_json, unified_diff, with_newline
-    from tilemem.commands.common import read_input, write_atomic
-    text, path = read_input(path_arg)
+    from tilemem.commands.common import read_arg, write_atomic
+    from tilemem.errors import TilememError
+    from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solution_json, unified_diff, \
+        with_newline
+    if args.check and not args.json:
+        # a check reports a file that cannot be solved as a diagnostic too
+        res = FileResult(path_arg)
+        try:
+            text, res.path = read_arg(args, path_arg)
+            res.source = text
+            sol = solve(text, backend=args.backend, rules=args.rules or (), path=res.path,
+                        engine=args.engine)
+            res.text, res.warnings = with_newline(sol.text), list(sol.warnings)
+        except TilememError as e:
+            res.path = e.path
+            res.status, res.error = INPUT_ERROR, e.format_first_line()
+            res.located = (e.line, e.col, e.message, e.source_line)
+            sol = None
+        from tilemem.commands.report import Report
+        report = Report(args)
+        n_changed = _check_file(report, res, args)
+        report.finish({"files": 1, "changed": n_changed, "failed": int(res.status != "ok")})
+        if sol is not None and args.report:
+            print_report(sol, res.path)
+        if res.status != "ok":
+            return EXIT_INPUT
+        return EXIT_CHECK if n_changed else EXIT_OK
+    text, path = read_arg(args, path_arg)
     sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
     out = with_newline(sol.text)
     changed = is_changed(text, out)
     if args.in_place and changed:
         write_atomic(path_arg, out)
+    from tilemem.tools.colors import Style
+    st = style(args) if not args.output or args.output == "-" else Style(False)
     if args.json:
-        emit(json.dumps(solution_json(sol, path, changed), indent=2), args.output)
-    elif args.diff or args.check:
+        doc = solution_json(sol, path, changed)
+        if args.diff:
+            doc["diff"] = unified_diff(text, out, path) if changed else ""
+        emit(json.dumps(doc, indent=2), args.output)
+    elif args.diff:
         if changed:
-            emit(unified_diff(text, out, path), args.output)
+            emit(st.diff(unified_diff(text, out, path)), args.output)
     elif not args.in_place:
-        emit(out, args.output)
+        emit(st.program(out), args.output)
+    print_warnings(sol.warnings, args)
     if args.report:
         print_report(sol, path)
     if args.check and changed:
-        print(f"{path}: solving would change this file", file=sys.stderr)
         return EXIT_CHECK
     return EXIT_OK
+
+
+def _check_file(report, res, args) -> int:
+    """Report one file of a --check run; returns 1 if solving would change it."""
+    from tilemem.commands.report import result_diagnostics, warning_diagnostics
+    from tilemem.tools.batch import OK, unified_diff
+    from tilemem.tools.diagnostics import Diagnostic, first_difference
+    if res.status != OK:
+        report.file(res.path, result_diagnostics(res))
+        return 0
+    diags = warning_diagnostics(res.warnings)
+    before = ""
+    if res.changed:
+        line, col, src = first_difference(res.source, res.text)
+        diags.append(Diagnostic(res.path, line, col, "solving would change this file", "not-solved",
+                                "error", src))
+        before = report.style.diff(unified_diff(res.source, res.text, res.path))
+    report.file(res.path, diags, before)
+    return int(res.changed)
 
 
 def print_report(sol, path: str) -> None:
@@ -134,63 +208,83 @@ def print_report(sol, path: str) -> None:
 def _run_batch(args) -> int:
     import json
     from tilemem.backends import normalize_backend
-    from tilemem.tools.batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs, output_paths,
-                         run_batch, unified_diff)
+    from tilemem.commands.common import write_atomic
+    from tilemem.commands.report import Report
     from tilemem.errors import UsageError
     from tilemem.infer.solver import load_rules
-    from tilemem.commands.common import write_atomic
+    from tilemem.tools.batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs,
+                                     output_paths, run_batch, unified_diff)
 
     t0 = time.perf_counter()
     backend = normalize_backend(args.backend)        # a bad backend or rule file fails once,
     rules = tuple(args.rules or ())                  # before any work is done
     load_rules(rules)
-    files, problems = expand_inputs(args.files, exclude=args.out_dir)
+    files, problems = expand_inputs(args.files, exclude=args.out_dir, include=args.include,
+                                    exclude_patterns=args.exclude or ())
     for msg in problems:
         print(msg, file=sys.stderr)
     targets = output_paths(files, args.out_dir) if args.out_dir else [None] * len(files)
     jobs = args.jobs or os.cpu_count() or 1
+    report = Report(args) if args.check and not args.json else None
+    st = style(args)
 
     progress = Progress(len(files), enabled=None if not args.quiet else False)
     n_changed = n_input_err = n_internal = 0
     docs = []
-    for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
-                                     engine=args.engine)):
-        progress.clear()
-        if res.status != OK:
-            print(res.error, file=sys.stderr)
-            if res.status == INTERNAL_ERROR:
-                n_internal += 1
+    try:
+        for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
+                                          engine=args.engine)):
+            progress.clear()
+            if report is not None:
+                n_changed += _check_file(report, res, args)
+                if res.status == INTERNAL_ERROR:
+                    n_internal += 1
+                elif res.status != OK:
+                    n_input_err += 1
+            elif res.status != OK:
+                print(res.error, file=sys.stderr)
+                if res.status == INTERNAL_ERROR:
+                    n_internal += 1
+                else:
+                    n_input_err += 1
+                if args.json:
+                    docs.append({"path": res.path, "error": res.error})
             else:
-                n_input_err += 1
-            if args.json:
-                docs.append({"path": res.path, "error": res.error})
-        else:
-            if res.changed:
-                n_changed += 1
-            try:
-                if targets[i] is not None:
-                    os.makedirs(os.path.dirname(targets[i]) or ".", exist_ok=True)
-                    write_atomic(targets[i], res.text)
-                elif args.in_place and res.changed:
-                    write_atomic(files[i][0], res.text)
-            except (OSError, UsageError) as e:
-                print(f"tilemem: error: {e}", file=sys.stderr)
-                n_input_err += 1
-            if args.json:
-                docs.append(res.json)
-            elif (args.diff or args.check) and res.changed:
-                sys.stdout.write(unified_diff(res.source, res.text, res.path))
-            if args.check and res.changed:
-                print(f"{res.path}: solving would change this file", file=sys.stderr)
-        sys.stdout.flush()
-        progress.update(i + 1, files[i][0])
-    progress.clear()
+                if res.changed:
+                    n_changed += 1
+                try:
+                    if targets[i] is not None:
+                        os.makedirs(os.path.dirname(targets[i]) or ".", exist_ok=True)
+                        write_atomic(targets[i], res.text)
+                    elif args.in_place and res.changed:
+                        write_atomic(files[i][0], res.text)
+                except (OSError, UsageError) as e:
+                    print(f"tilemem: error: {e}", file=sys.stderr)
+                    n_input_err += 1
+                if args.json:
+                    doc = res.json
+                    if args.diff:
+                        doc = dict(doc, diff=unified_diff(res.source, res.text, res.path)
+                                   if res.changed else "")
+                    docs.append(doc)
+                elif args.diff and res.changed:
+                    sys.stdout.write(st.diff(unified_diff(res.source, res.text, res.path)))
+                print_warnings(res.warnings, args)
+            if args.verbose:
+                state = ("failed" if res.status != OK else
+                         ("would change" if args.check else "changed") if res.changed else "unchanged")
+                print(f"tilemem: {res.path}: {state} ({res.seconds:.2f}s)", file=sys.stderr)
+            sys.stdout.flush()
+            progress.update(i + 1, files[i][0])
+    finally:
+        progress.clear()                 # also before "interrupted"
     n_failed = n_input_err + n_internal
     elapsed = time.perf_counter() - t0
+    summary = {"files": len(files), "changed": n_changed, "failed": n_failed}
+    if report is not None:
+        report.finish(summary)
     if args.json:
-        print(json.dumps({"schema": BATCH_SCHEMA, "files": docs,
-                          "summary": {"files": len(files), "changed": n_changed,
-                                      "failed": n_failed}}, indent=2))
+        print(json.dumps({"schema": BATCH_SCHEMA, "files": docs, "summary": summary}, indent=2))
     if not args.quiet:
         word = "would change" if args.check else "changed"
         print(f"tilemem: {len(files)} file{'s' if len(files) != 1 else ''}, {n_changed} {word}, "

@@ -1,38 +1,92 @@
-"""``tilemem verify``: check the TileMemoryInferred property on a program as written."""
+"""``tilemem verify``: check the TileMemoryInferred property on programs as written."""
 import sys
 
-from tilemem.commands.common import EXIT_CHECK, EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, add_inputs, add_output_format,
+                                     add_parser, add_solver_options, wrap)
 
 
 def register(sub):
     p = add_parser(sub, "verify", help="check that every tile has a valid memory space",
-                   description=wrap("Check the TileMemoryInferred property on the program as written "
-                               "(rules/verify.dl): every tile var defined by an assignment has a "
-                               "memory space, and every constrained operand lies in a space its op "
-                               "accepts. Each violation is reported as path:line:col: error: ...; "
-                               "exit 1 when there is any. Run it on the output of `tilemem solve`."))
-    p.add_argument("file", help="program text, or - for stdin")
-    p.add_argument("--rules", action="append", metavar="FILE",
-                   help="an extra rule file (e.g. op-table facts for your own ops); repeatable")
-    p.add_argument("-q", "--quiet", action="store_true",
-                   help="print only the one-line messages (no source line and caret) and no summary")
+                   description=wrap("Check the TileMemoryInferred property on programs as written "
+                                    "(rules/verify.dl): every tile var defined by an assignment has "
+                                    "a memory space, and every constrained operand lies in a space "
+                                    "its op accepts. Each violation is a diagnostic on stdout "
+                                    "(path:line:col: error: ..., or --output-format json, github, "
+                                    "sarif); exit 1 when there is any. Files, directories (every "
+                                    "*.pto under them) and - are taken as by solve. Run it on the "
+                                    "output of `tilemem solve`."))
+    add_inputs(p, many=True)
+    add_solver_options(p, backend=False)
+    add_output_format(p, "the violations")
+    p.add_argument("--json", action="store_true", help="the same as --output-format json")
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def verify_file(path_arg: str, args):
+    """(display path, diagnostics) of one input: its violations, or why it cannot be read."""
+    from tilemem.commands.common import read_arg
+    from tilemem.commands.report import error_diagnostic
+    from tilemem.errors import TilememError, UsageError
+    from tilemem.datalog import DatalogError
     from tilemem.frontend.parser import parse
-    from tilemem.tools.verify import verify
     from tilemem.frontend.wellformed import check_program
-    text, path = read_input(args.file)
-    program = parse(text, path)
-    check_program(program, path)
-    violations = verify(program, path, args.rules or ())
-    for v in violations:
-        print(str(v) if args.quiet else v.format(text), file=sys.stderr)
-    if violations:
-        if not args.quiet:
-            n = len(violations)
-            print(f"{path}: {n} violation{'s' if n != 1 else ''} of TileMemoryInferred",
+    from tilemem.tools.diagnostics import Diagnostic
+    from tilemem.tools.verify import verify
+    path = path_arg if path_arg != "-" else (args.stdin_filename or "<stdin>")
+    try:
+        text, path = read_arg(args, path_arg)
+        program = parse(text, path)
+        check_program(program, path)
+        violations = verify(program, path, args.rules or (), engine=args.engine)
+    except TilememError as e:
+        return e.path, [error_diagnostic(e, path)]
+    except (UsageError, DatalogError):
+        raise                           # a bad rule file or engine: the tool's own failure
+    except RecursionError:
+        return path, [Diagnostic(path, None, None, "input nested too deeply to process",
+                                 "input-error")]
+    code = {"unannotated": "unannotated-tile", "operand": "operand-space"}
+    return path, [Diagnostic(v.path, v.line, v.col, v.message, code[v.kind], "error",
+                             v.error(text).source_line) for v in violations]
+
+
+def run(args) -> int:
+    from tilemem.commands.report import Report
+    from tilemem.errors import UsageError
+    from tilemem.infer.solver import load_rules
+    from tilemem.tools.batch import expand_inputs
+    if args.json:
+        if args.output_format not in (None, "text", "json") and \
+                args.settings.values["output-format"].origin == "command line":
+            raise UsageError("--json is --output-format json: give one of them")
+        args.output_format = "json"
+    if "-" in args.files and len(args.files) > 1:
+        raise UsageError("standard input (-) can only be verified on its own")
+    load_rules(tuple(args.rules or ()))           # a bad rule file fails once, up front
+    files, problems = expand_inputs(args.files, include=args.include,
+                                    exclude_patterns=args.exclude or ())
+    for msg in problems:
+        print(msg, file=sys.stderr)
+    report = Report(args)
+    n_input = 0
+    for path_arg, _ in files:
+        path, diags = verify_file(path_arg, args)
+        n_input += any(d.code == "input-error" for d in diags)
+        report.file(path, diags)
+        if args.verbose:
+            print(f"tilemem: {path}: {len(diags)} diagnostic{'s' if len(diags) != 1 else ''}",
                   file=sys.stderr)
-        return EXIT_CHECK
-    return EXIT_OK
+    n_viol = report.count("unannotated-tile", "operand-space")
+    summary = {"files": len(files), "violations": n_viol, "failed": n_input}
+    report.finish(summary)
+    if report.fmt == "text" and not args.quiet and (n_viol or len(files) > 1):
+        bad = sum(1 for p in report.files
+                  if any(d.path == p and d.code != "input-error" for d in report.diagnostics))
+        print(f"Found {n_viol} violation{'s' if n_viol != 1 else ''} of TileMemoryInferred in "
+              f"{bad} file{'s' if bad != 1 else ''} (checked {len(files)} "
+              f"file{'s' if len(files) != 1 else ''})" if n_viol else
+              f"No violations of TileMemoryInferred (checked {len(files)} "
+              f"file{'s' if len(files) != 1 else ''})")
+    if n_input or problems:
+        return EXIT_INPUT
+    return EXIT_CHECK if n_viol else EXIT_OK

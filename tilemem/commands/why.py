@@ -2,7 +2,7 @@
 import json
 import sys
 
-from tilemem.commands.common import EXIT_OK, add_parser, read_input, wrap
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 
@@ -19,7 +19,7 @@ def register(sub):
                        "of its loop, or declined). VAR may also be the name of an inserted move "
                        "(the tree of the move_at fact that inserted it), or any fact or pattern, "
                        "e.g. 'move_at(P, \"kernel:a\", T)'."))
-    p.add_argument("file", help="program text, or - for stdin")
+    add_inputs(p, many=False)
     p.add_argument("var", metavar="VAR",
                    help="a tile var (name or function:name), an inserted move, or a fact pattern")
     p.add_argument("--not", dest="not_space", metavar="SPACE",
@@ -59,7 +59,7 @@ def run(args) -> int:
     from tilemem.explain.proofs import ExplainError, Session
     from tilemem.frontend.parser import parse
     from tilemem.frontend.wellformed import check_program
-    text, path = read_input(args.file)
+    text, path = read_arg(args)
     program = parse(text, path)
     check_program(program, path)
     if args.depth is not None and args.depth < 1:

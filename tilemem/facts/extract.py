@@ -382,6 +382,25 @@ def _has_bridge(call: ir.Call) -> bool:
     return False
 
 
+def bridge_marks(program: ir.Program) -> list[tuple[Optional[int], Optional[int]]]:
+    """(line, col) of every statement of an InCore function whose call carries the
+    compiler's Mat-bridge mark, in source order (the residency phase's candidates)."""
+    out = []
+
+    def walk(body):
+        for s in body:
+            for e in (getattr(s, "value", None), getattr(s, "expr", None)):
+                if isinstance(e, ir.Call) and _has_bridge(e):
+                    out.append((s.line, getattr(s, "col", None)))
+            for sub in ("body", "then_body", "else_body"):
+                walk(getattr(s, sub, None) or ())
+
+    for fn in program.functions:
+        if fn.is_incore:
+            walk(fn.body)
+    return sorted(out, key=lambda lc: (lc[0] or 0, lc[1] or 0))
+
+
 def _callee(e) -> Optional[str]:
     """``self.f`` -> ``f`` (a call or submit target inside the program class)."""
     if isinstance(e, ir.Dotted) and len(e.parts) == 2 and e.parts[0] == "self":

@@ -117,6 +117,9 @@ class FileResult:
     text: Optional[str] = None        # the solved text (ends with a newline)
     json: Optional[dict] = None       # solution_json(...) when asked for
     error: Optional[str] = None       # the one-line error message
+    # where the error is: (line, col, message, source line), when it has a position
+    located: Optional[tuple] = None
+    warnings: list = dataclasses.field(default_factory=list)   # SolveWarning records
     seconds: float = 0.0
 
     @property
@@ -184,10 +187,12 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
         res.path = shown
         sol = solve(res.source, backend=backend, rules=rules, path=shown, engine=engine)
         res.text = with_newline(sol.text)
+        res.warnings = list(sol.warnings)
         if want_json:
             res.json = solution_json(sol, shown, is_changed(res.source, res.text))
     except TilememError as e:
         res.status, res.error = INPUT_ERROR, e.format_first_line()
+        res.located = (e.line, e.col, e.message, e.source_line)
     except (UsageError, DatalogError) as e:
         res.status, res.error = INPUT_ERROR, f"tilemem: error: {path}: {e}"
     except RecursionError:

@@ -31,27 +31,8 @@ from tilemem import ir
 from tilemem.facts.extract import last_yield
 from tilemem.ir.printer import print_expr
 
-# Fill colours per memory space (ColorBrewer Set3/Pastel-like, readable with black text).
-SPACE_COLORS = {
-    "Vec": "#b3e2cd",
-    "Mat": "#a6cee3",
-    "Left": "#fdbf6f",
-    "Right": "#fb9a99",
-    "Acc": "#cab2d6",
-    "Bias": "#ffff99",
-    "DDR": "#e5e5e5",
-}
-UNRESOLVED_COLOR = "#ffffff"
-OTHER_COLOR = "#d9d9d9"
-MOVE_PEN = "#d62728"       # border of inserted moves
-HOIST_PEN = "#1f77b4"      # border of hoisted statements
-SPACE_ORDER = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
-
-
-def space_color(space: Optional[str]) -> str:
-    if space is None:
-        return UNRESOLVED_COLOR
-    return SPACE_COLORS.get(space, OTHER_COLOR)
+from tilemem.tools.colors import (HOIST_PEN, MOVE_PEN, OTHER_COLOR, SPACE_COLORS, SPACE_ORDER,  # noqa: F401
+                                  UNRESOLVED_COLOR, space_color)
 
 
 # ----------------------------------------------------------------------------- building

@@ -61,10 +61,11 @@ def _call_of(stmt: ir.Stmt) -> Optional[ir.Call]:
 
 
 def verify(program: ir.Program, path: str = "<input>",
-           extra_rules: Sequence[str] = ()) -> list[Violation]:
-    """Every violation of TileMemoryInferred in ``program``, in source order."""
+           extra_rules: Sequence[str] = (), engine: Optional[str] = None) -> list[Violation]:
+    """Every violation of TileMemoryInferred in ``program``, in source order
+    (``engine``: the Datalog engine, default pydatalog)."""
     facts = extract(program, None)
-    with Database(load_rules(extra_rules)) as db:
+    with Database(load_rules(extra_rules), engine=engine or "pydatalog") as db:
         for pred, rows in facts.items():
             if rows:
                 db.add_facts(pred, rows)
