@@ -18,7 +18,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.facts.extract import BRIDGE_ATTR, Facts, last_yield
 from tilemem.ir import typerules
-from tilemem.ir.views import retype
+from tilemem.ir.views import respace, retype
 from tilemem.frontend.wellformed import names_in
 
 # Call attrs that list vars; they follow argument substitution (dump_vars entries
@@ -133,6 +133,16 @@ class _FunctionRewriter:
                 elif isinstance(s, ir.If):
                     walk(s.then_body)
                     walk(s.else_body or [])
+                    # An unannotated branch return var (``a, b = pl.yield_(x, y)``) has the
+                    # type of the value the then-branch yields for it (else the else-branch's):
+                    # PyPTO's reader types the phi from the first yield it meets.
+                    for arm in (s.then_body, s.else_body or []):
+                        y = last_yield(arm)
+                        if y is None:
+                            continue
+                        for i, t in enumerate(y.targets):
+                            if t not in self.declared and i < len(y.values) and isinstance(y.values[i], ir.Name):
+                                inits.setdefault(t, y.values[i].id)
                 elif isinstance(s, (ir.While, ir.With)):
                     if isinstance(s, ir.With) and s.as_name:
                         self.used_names.add(s.as_name)
@@ -339,7 +349,9 @@ class _FunctionRewriter:
                 derived = None      # PyPTO would reject the program; keep the written view
             if isinstance(derived, ir.TileType):
                 return self.hinted(derived), value
-        return retype(typ, space), value
+            return retype(typ, space), value
+        # the call is not rebuilt: the LHS keeps the call's (written) view, in its new space
+        return respace(typ, space), value
 
     def run(self) -> ir.Function:
         body = self.rewrite_body(self.fn.body, {})

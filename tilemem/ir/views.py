@@ -434,6 +434,16 @@ def retype(t: ir.TileType, new_space) -> ir.TileType:
     return make_tile_type(t.shape, t.dtype, t.memref, new_space, ev)
 
 
+def respace(t: ir.TileType, new_space) -> ir.TileType:
+    """The LHS of a call the pass does not rebuild (none of its arguments changed), whose
+    var is resolved to ``new_space`` (pass.cpp:713-748): the LHS is synced to the call's
+    own, unchanged result type — its STORED view kept as it is (no layout refresh, unlike
+    ``retype``) — with the resolved space, canonicalised against that space.  E.g. a Mat
+    ``transpose_view`` of an unresolved phi whose result the pass puts in Vec keeps its
+    ``row_major``/``col_major`` view, printed relative to Vec as ``slayout=col_major``."""
+    return make_tile_type(t.shape, t.dtype, t.memref, new_space, stored_view(t))
+
+
 def build_result_type(shape: Sequence, dtype, raw_view: Optional[EffectiveView], *,
                       deducer_space=None, stamped_space=None, lhs_space=None,
                       memref=None, lhs_memref=None) -> ir.TileType:
