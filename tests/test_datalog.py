@@ -1,5 +1,8 @@
 """Tests of tilemem.datalog: the rule language, validation, evaluation on pyDatalog,
-queries, isolation between databases, and memory behaviour."""
+queries, isolation between databases, and memory behaviour.
+
+Databases here run on the pyDatalog engine (its fact paths and recursion strategies are
+tested below); tests/test_engines.py checks that clingo, the default, agrees with it."""
 from __future__ import annotations
 
 import gc
@@ -12,9 +15,15 @@ import tracemalloc
 import pytest
 
 from tilemem.datalog import (
-    Arith, Atom, Comparison, Database, EvaluationError, FactError, Negation, QueryError,
+    Arith, Atom, Comparison, EvaluationError, FactError, Negation, QueryError,
     RuleError, RuleSet, Var, parse_program, parse_query, plan_body,
 )
+from tilemem.datalog import Database as _Database
+
+
+def Database(rules: RuleSet, engine: str = "pydatalog") -> _Database:
+    """A database on the pyDatalog engine (the engine this module tests)."""
+    return _Database(rules, engine=engine)
 
 
 def load(text: str, name: str = "t.dl") -> RuleSet:

@@ -1,4 +1,4 @@
-"""The Datalog engines agree: clingo derives exactly what pyDatalog (the reference) derives.
+"""The Datalog engines agree: clingo (the default) derives exactly what pyDatalog derives.
 
 * rule-language features on small rule sets, evaluated by both engines;
 * every golden corpus case, both databases of a solve (phases 0-3 over the InCore
@@ -150,20 +150,33 @@ def test_corpus_both_databases_agree():
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus absent")
-def test_solve_and_cli_with_clingo(tmp_path, capsys):
+def test_solve_and_cli_choose_the_engine(tmp_path, capsys, monkeypatch):
     import tilemem
     from tilemem.cli import main
+    from tilemem.datalog import DEFAULT_ENGINE
+    from tilemem.datalog import database
 
+    assert DEFAULT_ENGINE == "clingo"
     case = next(c for c in _corpus_cases()
                 if json.loads((c / "meta.json").read_text()).get("backend"))
     backend = json.loads((case / "meta.json").read_text())["backend"]
-    ref = tilemem.solve(str(case / "before.pto"), backend=backend)
-    fast = tilemem.solve(str(case / "before.pto"), backend=backend, engine="clingo")
-    assert fast.text == ref.text and fast.moves == ref.moves and fast.spaces == ref.spaces
+    monkeypatch.delenv("TILEMEM_ENGINE", raising=False)
+    used = []
+    real = database.engine_class
+    monkeypatch.setattr(database, "engine_class", lambda e: used.append(e) or real(e))
+    default = tilemem.solve(str(case / "before.pto"), backend=backend)
+    assert set(used) == {"clingo"}
+    used.clear()
+    slow = tilemem.solve(str(case / "before.pto"), backend=backend, engine="pydatalog")
+    assert set(used) == {"pydatalog"}
+    assert slow.text == default.text and slow.moves == default.moves
+    assert slow.spaces == default.spaces
     out = tmp_path / "out.pto"
-    assert main(["solve", str(case / "before.pto"), "--backend", backend, "--engine", "clingo",
+    used.clear()
+    assert main(["solve", str(case / "before.pto"), "--backend", backend, "--engine", "pydatalog",
                  "-o", str(out)]) == 0
-    assert out.read_text().rstrip("\n") == ref.text.rstrip("\n")
+    assert set(used) == {"pydatalog"}
+    assert out.read_text().rstrip("\n") == default.text.rstrip("\n")
 
 
 # ----------------------------------------------------------------------------- rule cache

@@ -8,6 +8,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.infer.emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
+from tilemem.datalog.database import DEFAULT_ENGINE
 from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
 from tilemem.facts.extract import bridge_marks
@@ -124,11 +125,10 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     ``text_or_path`` is program text, or the path of a file holding it.
     ``backend``: None/"none", "910B"/"Ascend910B", "950"/"Ascend950".
     ``rules``: extra rule files (e.g. the op table entries of your own ops).
-    ``engine``: the Datalog engine, "pydatalog" (the reference) or "clingo" (much faster
-    on large programs; ``pip install 'tilemem[fast]'``); same rules, same result.  Default:
-    ``$TILEMEM_ENGINE``, else "pydatalog".
+    ``engine``: the Datalog engine, "clingo" (the default: fast) or "pydatalog" (pure
+    Python); same rules, same result.  Default: ``$TILEMEM_ENGINE``, else "clingo".
     """
-    engine = engine or os.environ.get("TILEMEM_ENGINE") or "pydatalog"
+    engine = engine or os.environ.get("TILEMEM_ENGINE") or DEFAULT_ENGINE
     if path is None and _looks_like_path(text_or_path):
         path = text_or_path
         text = read_source(path)

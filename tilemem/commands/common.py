@@ -73,9 +73,9 @@ def add_solver_options(p: argparse.ArgumentParser, backend: bool = True, engine:
     p.add_argument("--rules", action="append", metavar="FILE",
                    help="an extra rule file (e.g. op-table facts for your own ops); repeatable")
     if engine:
-        p.add_argument("--engine", choices=("pydatalog", "clingo"), default=None,
-                       help="Datalog engine: pydatalog (the reference) or clingo (much "
-                            "faster on large programs; pip install 'tilemem[fast]'); same result")
+        p.add_argument("--engine", choices=("clingo", "pydatalog"), default=None,
+                       help="Datalog engine: clingo (default; C++, fast) or pydatalog (pure "
+                            "Python, 3-8x slower); same rules, same result")
 
 
 def add_output_format(p: argparse.ArgumentParser, what: str) -> None:

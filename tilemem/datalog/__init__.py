@@ -13,8 +13,8 @@ Typical use::
 See ``docs`` in the module docstrings of :mod:`.syntax` (the language),
 :mod:`.program` (RuleSet) and :mod:`.engine` (how evaluation works).
 """
-from tilemem.datalog.database import ENGINES, Database, QueryResult, engine_class
-from tilemem.datalog.engine import Engine, PyDatalogEngine
+from tilemem.datalog.database import DEFAULT_ENGINE, ENGINES, Database, QueryResult, engine_class
+from tilemem.datalog.engine import Engine
 from tilemem.datalog.errors import (
     DatalogError, Diagnostic, EngineUnavailable, EvaluationError, FactError, QueryError,
     RuleError,
@@ -27,7 +27,16 @@ from tilemem.datalog.syntax import (
 
 __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
-    "ENGINES", "engine_class", "EngineUnavailable", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
+    "ClingoEngine", "ENGINES", "DEFAULT_ENGINE", "engine_class", "EngineUnavailable", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
     "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Aggregate", "Var", "Const", "Decl",
     "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
 ]
+
+
+def __getattr__(name):
+    # the engine classes load their Datalog package (pyDatalog, clingo) when first named
+    if name == "PyDatalogEngine":
+        return engine_class("pydatalog")
+    if name == "ClingoEngine":
+        return engine_class("clingo")
+    raise AttributeError(f"module 'tilemem.datalog' has no attribute '{name}'")

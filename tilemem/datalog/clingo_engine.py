@@ -1,6 +1,6 @@
 """The clingo engine: the same rule files, grounded by clingo's C++ grounder.
 
-clingo (Potassco, MIT licence, ``pip install clingo`` or ``pip install tilemem[fast]``)
+clingo (Potassco, MIT licence; a dependency of tilemem, and its default engine)
 is an answer-set solver whose grounder, gringo, evaluates stratified Datalog with
 negation, integer arithmetic and comparisons completely: after grounding, every atom
 of a stratified program is known to be a fact, so no solving is needed.  It is a

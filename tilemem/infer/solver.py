@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from tilemem import ir
 from tilemem.backends import normalize_backend
-from tilemem.datalog import Database, RuleSet
+from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.engine import gc_paused
 from tilemem.facts.extract import Facts, extract, extract_program
 
@@ -61,12 +61,12 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
 
 
 def derive(program: ir.Program, backend: Optional[str] = None,
-           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = "pydatalog",
+           extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = DEFAULT_ENGINE,
            origins: bool = True):
     """Phases 0-3 over the InCore functions: return (Derived, Database or None).
 
-    ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "pydatalog", the
-    default and reference, or "clingo"); every engine runs the same rule files.
+    ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "clingo", the
+    default, or "pydatalog"); every engine runs the same rule files.
     ``origins=False`` skips the facts' source lines (only explanations read them)."""
     with gc_paused():                # facts are acyclic (see api.solve)
         facts = extract(program, normalize_backend(backend), origins)
@@ -74,7 +74,7 @@ def derive(program: ir.Program, backend: Optional[str] = None,
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
-                     extra_rules: Sequence[str] = (), engine: str = "pydatalog",
+                     extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
                      origins: bool = True) -> Derived:
     """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
     with gc_paused():
