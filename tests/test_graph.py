@@ -89,7 +89,7 @@ def test_residency_records_mark_hoisted_nodes_per_function():
     assert {n for n, a in g.nodes(data=True) if a["hoisted"]} == {"a_k"}
     assert g.nodes["b_k"]["reason"] == "its source stays" and g.nodes["a_l"]["reason"] is None
     page = to_html(to_svg_builtin([g]), to_dot([g]), "t", recs)
-    assert "<h2>Residency decisions</h2>" in page
+    assert "Residency decisions</h3>" in page
     assert "<td>b_k</td><td></td><td>stays</td><td>its source stays</td>" in page
 
 

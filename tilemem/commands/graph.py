@@ -88,7 +88,7 @@ def _write(data: bytes, out) -> None:
 def run(args) -> int:
     from tilemem.api import solve
     from tilemem.errors import UsageError
-    from tilemem.tools.graph import (GRAPHVIZ_HINT, build_graphs, have_dot, render_dot, to_dot, to_html,
+    from tilemem.tools.graph import (GRAPHVIZ_HINT, build_graphs, have_dot, render, to_dot, to_html,
                          to_svg_builtin)
     fmt = _format(args)
     if fmt == "png" and (not args.output or args.output == "-") and sys.stdout.isatty():
@@ -109,10 +109,14 @@ def run(args) -> int:
     if fmt == "dot":
         _write(dot.encode("utf-8"), args.output)
     elif fmt == "png":
-        _write(render_dot(dot, "png"), args.output)
-    else:
-        svg = render_dot(dot, "svg").decode("utf-8") if use_dot else to_svg_builtin(graphs, title)
-        data = svg if fmt == "svg" else to_html(svg, dot, f"tilemem graph: {title}",
-                                                getattr(sol, "residency", None))
-        _write(data.encode("utf-8"), args.output)
+        _write(render(graphs, "png", title), args.output)
+    elif fmt == "svg":
+        svg = render(graphs, "svg", title).decode("utf-8") if use_dot else to_svg_builtin(graphs, title)
+        _write(svg.encode("utf-8"), args.output)
+    else:                     # the page shows the legend in its side bar, not in the picture
+        svg = (render(graphs, "svg", legend=False).decode("utf-8") if use_dot
+               else to_svg_builtin(graphs, legend=False))
+        page = to_html(svg, dot, f"tilemem graph: {title}", getattr(sol, "residency", None),
+                       graphs=graphs, moves=sol.moves, source=text)
+        _write(page.encode("utf-8"), args.output)
     return EXIT_OK
