@@ -16,6 +16,7 @@ that explanations can point at the user's text.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -32,6 +33,8 @@ SCHEMA: dict[str, tuple[str, ...]] = {
     "list_in_stmt": ("list", "pos"),
     "var": ("var", "func", "name"),
     "var_kind": ("var", "kind"),
+    "name_suffix": ("var", "base"),
+    "given_hint": ("var", "hint"),
     "declared": ("var", "typekind"),
     "declared_space": ("var", "space"),
     "param": ("func", "index", "var", "direction"),
@@ -82,6 +85,9 @@ RESIDENCY_RELATIONS = (
     "defines", "yield_of", "callsite", "callsite_arg", "submit_site", "alloc_seq", "alloc_bytes",
     "alloc_unknown", "tuple_get", "call_result", "return_value",
 )
+
+# A printed name ``<base>_<k>``: possibly the printer's de-duplication suffix (printer.md §6).
+_SUFFIXED = re.compile(r"^(.+)_([0-9]+)$")
 
 BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
 
@@ -178,6 +184,12 @@ class _Extractor:
             self.f.vars[v] = (func, name)
             self.f.add("var", v, func, name, line=line)
             self.f.add("var_kind", v, kind, line=line)
+            m = _SUFFIXED.match(name)
+            if m:
+                self.f.add("name_suffix", v, m.group(1), line=line)
+            hint = self.fn.name_hints.get(name)
+            if hint is not None:
+                self.f.add("given_hint", v, hint, line=line)
         tk = type_kind(typ)
         if tk is not None and (v, tk) not in self._declared:
             self._declared.add((v, tk))

@@ -10,14 +10,13 @@ substituted arguments and remapped var lists in call attrs.
 """
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import BRIDGE_ATTR, Facts, last_yield
-from tilemem.ir import typerules
+from tilemem.ir import names, typerules
 from tilemem.ir.views import respace, retype
 from tilemem.frontend.wellformed import names_in
 
@@ -25,8 +24,6 @@ from tilemem.frontend.wellformed import names_in
 # are expanded to every replacement used for that var).
 _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
-
-_SUFFIXED = re.compile(r"^(.+)_(\d+)$")
 
 # Ops whose split= kwarg the printer leaves out inside pl.split_aiv.
 _SHARD_OPS = ("tile.aiv_shard", "tile.aic_gather")
@@ -44,6 +41,7 @@ class Solution3:
     slayout: dict[tuple[int, str, str], str]
     retarget: dict[int, tuple[str, str]]
     rederive: set[int]
+    name_hint: dict[str, str]
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
@@ -60,6 +58,7 @@ class Solution3:
             slayout={(p, v, t): l for p, v, t, l in rel("move_slayout")},
             retarget={p: (k, s) for p, k, s in rel("retarget")},
             rederive={p for (p,) in rel("rederive")},
+            name_hint={v: h for v, h in rel("name_hint")},
         )
 
 
@@ -82,8 +81,8 @@ class _FunctionRewriter:
         self.used_names: set[str] = set()
         self.moves: list[MoveRecord] = []
         self.split_modes: list[Optional[ir.Expr]] = []
+        self.move_hints: dict[str, str] = {}       # inserted move -> its name hint
         self._collect(fn)
-        self.original_names = frozenset(self.used_names)
 
     # -- names and types ----------------------------------------------------
     def vid(self, name: str) -> str:
@@ -174,16 +173,13 @@ class _FunctionRewriter:
         return t
 
     def name_hint(self, name: str) -> str:
-        """The name PyPTO had in memory for a printed var name.
-
-        The printer gives distinct vars that share a name hint the names ``h``,
-        ``h_1``, ``h_2``, ...; so ``h_<k>`` beside a var named ``h`` had hint ``h``
-        (printer.md §6).  A move is named after its producer's hint.
-        """
-        m = _SUFFIXED.match(name)
-        if m and m.group(1) in self.original_names:
-            return m.group(1)
-        return name
+        """The name hint PyPTO had in memory for a var (the rules' ``name_hint``; an
+        inserted move's is ``<producer hint>_<Space>``).  A move is named after its
+        producer's hint, and a var inside a type prints as its hint."""
+        h = self.move_hints.get(name)
+        if h is not None:
+            return h
+        return self.sol.name_hint.get(self.vid(name), name)
 
     def hinted(self, t: ir.TileType) -> ir.TileType:
         """PyPTO prints a var inside a type by its name hint, not its de-duplicated name;
@@ -232,7 +228,9 @@ class _FunctionRewriter:
 
     def make_move(self, p: int, consumer: ir.Stmt, v: str, t: str, local: dict) -> ir.Assign:
         src = v.split(":", 1)[1]
-        name = self.fresh_name(f"{self.name_hint(src)}_{t}")
+        hint = f"{self.name_hint(src)}_{t}"
+        name = self.fresh_name(hint)     # unique for now; printed names are given in run()
+        self.move_hints[name] = hint
         kwargs = [("target_memory", ir.Dotted(("pl", "Mem", t)))]
         if (p, v, t) in self.sol.blayout:
             kwargs.append(("blayout", ir.Dotted(("pl", "TileLayout", self.sol.blayout[(p, v, t)]))))
@@ -355,7 +353,19 @@ class _FunctionRewriter:
 
     def run(self) -> ir.Function:
         body = self.rewrite_body(self.fn.body, {})
-        return replace(self.fn, body=body)
+        return self.printed_names(replace(self.fn, body=body))
+
+    def printed_names(self, fn: ir.Function) -> ir.Function:
+        """Name every var as PyPTO's printer does, from the name hints (printer.md §6):
+        a move defined before a user var sharing its hint takes the bare name."""
+        order = names.definitions(fn)
+        printed = names.printed_names(order, {n: self.name_hint(n) for n in order})
+        mapping = {old: new for old, new in printed.items() if old != new}
+        if not mapping:
+            return fn
+        for m in self.moves:
+            m.name = mapping.get(m.name, m.name)
+        return names.rename(fn, mapping)
 
 
 def _strip_bridge(e: ir.Expr) -> ir.Expr:

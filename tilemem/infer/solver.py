@@ -18,7 +18,7 @@ from tilemem.facts.extract import Facts, extract, extract_program
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
-    "move_slot", "demand", "retarget", "rederive",
+    "move_slot", "demand", "retarget", "rederive", "name_hint",
 )
 
 

@@ -438,6 +438,11 @@ class Function:
     returns_tuple: bool = False     # ``-> tuple[...]`` even with one element
     comments: list[str] = field(default_factory=list)
     decorator: str = "pl.function"
+    # The name hint PyPTO gave each var, by printed name, when the reader knows it (the
+    # DSL reading: ``x`` assigned twice is two vars with hint ``x``, printed ``x``,
+    # ``x_1``).  Printed text does not carry hints; the rules then infer them
+    # (rules/p3_rewrite.dl, name_hint).  Used to name inserted moves (printer.md §6).
+    name_hints: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     line: Optional[int] = pos()
     col: Optional[int] = pos()
 
