@@ -1,0 +1,250 @@
+"""The speed targets of issue #16, measured as whole processes.
+
+    python bench/targets.py                  # every row, with the tilemem of this Python
+    python bench/targets.py --install        # ... of a fresh `pip install .` (the default install)
+    python bench/targets.py --rows golden,v32 --repeat 5
+
+Each row runs ``tilemem solve`` (the console script next to the Python used) as a child
+process and reads what ``/usr/bin/time -v`` would report from ``wait4``: wall time, CPU
+time (user + system) and peak resident memory.  Before every run of a row, ``python -c
+pass`` runs once, so each row also gives its time as a multiple of Python's own start-up
+measured in the same minutes: on a shared machine the ratio is the figure that holds.
+Rows (inputs from ``../shared``; a row whose inputs are absent is skipped):
+
+* ``golden``  every golden corpus kernel (``corpus/*/before.pto`` with its backend), one
+  run each per repeat; the median over the kernels of each kernel's median
+* ``v32``     the 724-line DeepSeek v3.2 decode front (910B)
+* ``dspark``  the 1,746-line DeepSeek dspark decode (910B)
+* ``mtp``     the 21,032-line DeepSeek MTP decode (950)
+* ``batch``   all real kernels: ``tilemem solve DIR --out-dir D -j 2``, one directory per
+  backend (``--backend`` is per invocation), the two invocations' wall times added
+* ``growth``  generated programs (``bench/gen.py``) of 1,000 and 50,000 statements,
+  whole process; the growth exponent is the log-log slope of the CPU time (Python's
+  start-up, the same at both sizes, subtracted first)
+
+Child processes write bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped from their
+environment: ``pip install`` compiles them at install time), and one untimed run warms
+the caches (bytecode, parser tables, rule program) before a row is timed.  Nothing here
+asserts a time: it prints a table (Markdown, ready for ``bench/RESULTS.md``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SHARED = ROOT.parent / "shared"
+MODELS = SHARED / "corpus-models"
+sys.path.insert(0, str(HERE))
+
+# (row, input, target wall s, target peak MB or None)
+KERNELS = {
+    "v32": ("pypto_lib_models_deepseek_v3_2_decode_front_910B_001", 0.25, None),
+    "dspark": ("pypto_lib_models_deepseek_v4_flash_dspark_decode_swa_910B_002", 0.4, None),
+    "mtp": ("pypto_lib_models_deepseek_v4_flash_mtp_decode_fwd_mtp_950_001", 4.0, 300),
+}
+ROWS = ("golden", "v32", "dspark", "mtp", "batch", "growth")
+
+
+@dataclass
+class Sample:
+    wall: float
+    cpu: float
+    rss_mb: float
+
+
+def run(cmd: list[str], env: dict, cwd=None) -> Sample:
+    """Run one child to completion; its wall, CPU and peak RSS (like /usr/bin/time -v)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=err, env=env, cwd=cwd)
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: "
+                               f"{err.read().decode(errors='replace')[-800:]}")
+    return Sample(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024)
+
+
+class Bench:
+    def __init__(self, python: str, repeat: int):
+        self.python = python
+        script = Path(python).parent / "tilemem"
+        self.tilemem = [str(script)] if script.is_file() else [python, "-m", "tilemem"]
+        self.repeat = repeat
+        self.env = {k: v for k, v in os.environ.items()
+                    if k not in ("PYTHONDONTWRITEBYTECODE", "TILEMEM_ENGINE", "TILEMEM_BACKEND")}
+        self.base: list[Sample] = []        # python -c pass, one before every timed run
+
+    def timed(self, cmd: list[str], cwd=None) -> Sample:
+        self.base.append(run([self.python, "-c", "pass"], self.env))
+        return run(cmd, self.env, cwd)
+
+    def solve(self, path: Path, backend) -> list[str]:
+        return self.tilemem + ["solve", str(path)] + (["--backend", backend] if backend else [])
+
+    def python_start(self) -> float:
+        return statistics.median(s.wall for s in self.base)
+
+
+def _backend(case: Path):
+    meta = case / "meta.json"
+    return json.loads(meta.read_text()).get("backend") if meta.is_file() else None
+
+
+def _summary(samples: list[Sample]) -> Sample:
+    return Sample(statistics.median(s.wall for s in samples),
+                  statistics.median(s.cpu for s in samples), max(s.rss_mb for s in samples))
+
+
+def row_golden(b: Bench, notes: list[str]):
+    cases = sorted(p for p in (SHARED / "corpus").glob("*") if (p / "before.pto").is_file())
+    if not cases:
+        return None
+    b.timed(b.solve(cases[0] / "before.pto", _backend(cases[0])))          # warm-up
+    per: dict[str, list[Sample]] = {c.name: [] for c in cases}
+    for _ in range(b.repeat):
+        for c in cases:
+            per[c.name].append(b.timed(b.solve(c / "before.pto", _backend(c))))
+    meds = {name: _summary(s) for name, s in per.items()}
+    slow = max(meds, key=lambda n: meds[n].wall)
+    notes.append(f"golden: slowest kernel {slow} {meds[slow].wall:.3f} s wall, "
+                 f"{meds[slow].cpu:.3f} s CPU")
+    return (f"a golden corpus kernel ({len(cases)} kernels; median of per-kernel medians)",
+            _summary(list(meds.values())), 0.12, None, b.repeat, True)
+
+
+def row_kernel(b: Bench, key: str, notes: list[str]):
+    name, target, target_mb = KERNELS[key]
+    case = MODELS / name
+    if not (case / "before.pto").is_file():
+        return None
+    lines = (case / "before.pto").read_text().count("\n")
+    cmd = b.solve(case / "before.pto", _backend(case))
+    b.timed(cmd)                                                           # warm-up
+    samples = [b.timed(cmd) for _ in range(b.repeat)]
+    return (f"{name} ({lines} lines)", _summary(samples), target, target_mb, b.repeat, True)
+
+
+def row_batch(b: Bench, notes: list[str], jobs: int = 2):
+    cases = sorted(p for p in MODELS.glob("*") if (p / "before.pto").is_file())
+    if not cases:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tilemem-bench-") as tmp:
+        groups: dict[str, Path] = {}
+        for c in cases:
+            be = _backend(c) or "none"
+            d = groups.setdefault(be, Path(tmp) / "in" / be)
+            d.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(c / "before.pto", d / f"{c.name}.pto")
+        runs = []
+        for i in range(max(1, b.repeat // 3)):
+            total = Sample(0.0, 0.0, 0.0)
+            for be, d in sorted(groups.items()):
+                out = Path(tmp) / f"out{i}" / be
+                cmd = b.tilemem + ["solve", str(d), "--out-dir", str(out), "-j", str(jobs), "-q"]
+                if be != "none":
+                    cmd += ["--backend", be]
+                s = b.timed(cmd)
+                total = Sample(total.wall + s.wall, total.cpu + s.cpu, max(total.rss_mb, s.rss_mb))
+            runs.append(total)
+    notes.append("batch: CPU is the parent's and its workers' together; "
+                 + ", ".join(f"{be}: {len(list(d.iterdir()))} files" for be, d in sorted(groups.items())))
+    # two workers: the target is wall time (judged on wall, so a loaded machine fails it)
+    return (f"all {len(cases)} real kernels, `solve DIR --out-dir D -j {jobs}` (wall)",
+            _summary(runs), 40.0, None, len(runs), None)
+
+
+def row_growth(b: Bench, notes: list[str], sizes=(1000, 50000)):
+    from gen import generate
+    out = []
+    with tempfile.TemporaryDirectory(prefix="tilemem-bench-") as tmp:
+        for n in sizes:
+            path = Path(tmp) / f"gen{n}.pto"
+            path.write_text(generate(n, 0))
+            cmd = b.solve(path, "910B")
+            reps = b.repeat if n <= 1000 else max(1, b.repeat // 3)
+            if n <= 1000:
+                b.timed(cmd)
+            out.append((n, _summary([b.timed(cmd) for _ in range(reps)]), reps))
+    start_cpu = statistics.median(s.cpu for s in b.base)
+    (n0, s0, _), (n1, s1, reps1) = out[0], out[-1]
+    k = math.log((s1.cpu - start_cpu) / (s0.cpu - start_cpu)) / math.log(n1 / n0)
+    notes.append(f"growth: {n0} statements {s0.wall:.2f} s wall / {s0.cpu:.2f} s CPU / "
+                 f"{s0.rss_mb:.0f} MB; exponent {k:.3f} (CPU, {n0} -> {n1} statements, "
+                 f"Python's start-up subtracted; target <= 1.05)")
+    return (f"{n1} generated statements (growth exponent {k:.2f}, target ≤ 1.05)", s1, 15.0,
+            1024, reps1, k <= 1.05)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", default=",".join(ROWS), help=f"comma-separated, of {', '.join(ROWS)}")
+    ap.add_argument("--repeat", type=int, default=5, help="runs per row (the slow rows: a third)")
+    ap.add_argument("--python", default=sys.executable, help="the Python whose tilemem is timed")
+    ap.add_argument("--install", action="store_true",
+                    help="time a fresh `pip install .` of this checkout in a temporary venv")
+    args = ap.parse_args(argv)
+    rows = [r for r in args.rows.split(",") if r]
+    venv = None
+    python = args.python
+    if args.install:
+        venv = tempfile.mkdtemp(prefix="tilemem-venv-")
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        python = str(Path(venv) / "bin" / "python")
+        subprocess.run([python, "-m", "pip", "install", "-q", str(ROOT)], check=True)
+    b = Bench(python, args.repeat)
+    load = os.getloadavg()[0]
+    notes: list[str] = []
+    results = []
+    try:
+        for r in rows:
+            got = (row_golden(b, notes) if r == "golden" else row_batch(b, notes) if r == "batch"
+                   else row_growth(b, notes) if r == "growth" else row_kernel(b, r, notes))
+            if got is None:
+                notes.append(f"{r}: inputs absent, skipped")
+            else:
+                results.append(got)
+            print(f"  {r} done", file=sys.stderr)
+    finally:
+        if venv:
+            shutil.rmtree(venv, ignore_errors=True)
+    start = b.python_start()
+    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True).stdout.strip() or "unknown"
+    print(f"## Targets of issue #16 — commit {rev}\n")
+    print(f"{os.cpu_count()} CPUs; load average {load:.1f} at start, {os.getloadavg()[0]:.1f} at "
+          f"the end; Python {sys.version.split()[0]}; {'fresh `pip install .`' if venv else python}; "
+          f"`python -c pass`: median {start * 1000:.0f} ms wall over {len(b.base)} runs\n")
+    print("| workload | runs | wall s | CPU s | peak MB | wall / python start | target | met |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for what, s, target, target_mb, n, extra in results:
+        # one process: judged on its CPU time (what a loaded machine inflates least);
+        # the batch (extra None): on wall time
+        t = s.wall if extra is None else s.cpu
+        met = t <= target and (target_mb is None or s.rss_mb <= target_mb) and extra is not False
+        tgt = f"≤ {target:g} s" + (f", ≤ {target_mb} MB" if target_mb else "")
+        print(f"| {what} | {n} | {s.wall:.3f} | {s.cpu:.3f} | {s.rss_mb:.0f} | {s.wall / start:.1f} | "
+              f"{tgt} | {'yes' if met else 'NO'} |")
+    print()
+    for n in notes:
+        print(f"* {n}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
