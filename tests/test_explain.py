@@ -378,14 +378,20 @@ def test_residency_hoist_and_decline_are_explained():
     (hoisted,) = sol.explain_residency("rhs_mat")
     assert hoisted.pred == "residency_hoisted" and hoisted.row[1] == "kernel:rhs_mat"
     check_tree(hoisted, x4)
-    assert nodes(hoisted, "hoist") and nodes(hoisted, "safe_source")
-    # the source is proven safe by the orchestrator's tensor.create, at its line
-    cs = [n for n in hoisted.walk() if n.pred == "callsite" and n.kind == "input"]
+    assert nodes(hoisted, "hoist")
+    # hoisted because no refusal holds; the refusal that needs the source proven safe
+    # fails on the orchestrator's tensor.create, at its line
+    assert any(n.kind == "absent" and n.pred == "refused" for n in hoisted.walk())
+    wn = x4.why_not("refusal", (hoisted.row[0], None, None, None))
+    assert not wn.holds
+    ext = [c for c in wn.candidates if "external_source" in str(c.rule)]
+    assert ext and ext[0].blocking
+    cs = [n for b in ext[0].blocking for n in b.walk() if n.pred == "callsite" and n.kind == "input"]
     assert cs and cs[0].source["line"] == line_no(RESIDENT, "self.kernel(lhs, rhs, out)")
     (declined,) = sol.explain_residency("lhs_mat")
     assert declined.pred == "residency_declined" and declined.row[3] == verdict["lhs_mat"].code
     check_tree(declined, x4)
-    assert any(n.kind == "absent" and n.pred == "hoist" for n in declined.children)
+    assert any(n.pred == "refusal" for n in declined.children)
     # phase 4 relations through the library's query
     cols, rows = sol.query("hoist(P, L)")
     assert cols == ("P", "L") and len(rows) == 2          # the load and its move to Right

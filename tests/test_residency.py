@@ -119,7 +119,39 @@ def test_a_preceding_effect_closes_the_prefix():
 def test_loop_variant_offset_declines():
     variant = LHS_LOAD.replace("pl.tile.load(lhs, [0, 0]", "pl.tile.load(lhs, [n, 0]")
     _, v = verdicts(program([variant] + BODY[1:]))
-    assert v["lhs_mat"].code == "loop_variant" and "`n` is defined inside the loop" in v["lhs_mat"].reason
+    assert v["lhs_mat"].code == "loop_variant" and "`n` is the loop variable" in v["lhs_mat"].reason
+    assert v["lhs_mat"].fix is None           # no change of the load makes it invariant
+
+
+def test_operand_computed_in_the_body_says_how_to_fix_it():
+    offset = "k: pl.Scalar[pl.INDEX] = 0"
+    local = LHS_LOAD.replace("pl.tile.load(lhs, [0, 0]", "pl.tile.load(lhs, [k, 0]")
+    _, v = verdicts(program([offset, local] + BODY[1:]))
+    d = v["lhs_mat"]
+    assert d.code == "loop_local" and d.reason == "operand `k` is computed inside the loop (line 9)"
+    assert d.fix == "compute `k` before the loop"
+    assert d.report_lines()[-1] == "  to hoist it: compute `k` before the loop"
+
+
+def test_every_refusal_is_listed_most_fundamental_first():
+    # rhs_mat reads the loop variable AND comes from an external parameter: the loop
+    # variance is what truly blocks it (no aliasing proof would help), so it leads
+    variant = RHS_LOAD.replace("pl.tile.load(rhs, [0, 0]", "pl.tile.load(rhs, [0, n]")
+    _, v = verdicts(program([LHS_LOAD, variant] + BODY[2:]))
+    d = v["rhs_mat"]
+    assert [r.code for r in d.refusals] == ["loop_variant", "external_source"]
+    assert [r.rank for r in d.refusals] == sorted(r.rank for r in d.refusals)
+    assert d.code == "loop_variant" and d.reason == d.refusals[0].reason
+    assert d.fix is None                      # the loop variance cannot be fixed
+    lines = d.report_lines()
+    assert lines[0].startswith("kernel: rhs_mat: operand `n` is the loop variable")
+    assert lines[1].startswith("  and: source `rhs` is an external parameter")
+    assert d.to_dict()["refusals"][1]["code"] == "external_source"
+
+
+def test_external_source_says_what_would_make_it_legal():
+    _, v = verdicts(program())
+    assert v["rhs_mat"].fix == "create `rhs` with pl.create_tensor in `main`"
 
 
 def test_submitted_kernel_declines():
@@ -152,7 +184,8 @@ def test_yielded_value_stays():
                    loop="pl.range(2, init_values=(init,))")
     text = text.replace("for n in pl.range", "for n, (it,) in pl.range")
     sol, v = verdicts(text)
-    assert v["lhs_mat"].code == "yielded"
+    # also used twice (the yield is a use): not a stationary operand, which ranks first
+    assert [r.code for r in v["lhs_mat"].refusals] == ["not_stationary", "yielded"]
 
 
 # ------------------------------------------------------------------ capacity at the boundary

@@ -37,7 +37,8 @@ def register(sub):
                      help="rewrite each input file atomically (only files that change)")
     out.add_argument("--report", action="store_true",
                      help="also print, on stderr, the residency verdict of every marked Mat load "
-                          "and chain step in a loop: hoisted, or the rule that refused it "
+                          "and chain step in a loop: hoisted, or every rule that refused it (most "
+                          "fundamental first) and what would make it legal "
                           "(needs --backend)")
     out.add_argument("--json", action="store_true",
                      help="print the solution as JSON (spaces, moves, residency; schema in README); "
@@ -202,7 +203,8 @@ def print_report(sol, path: str) -> None:
     if not sol.residency:
         print(f"{path}: note: no marked Mat load inside a loop", file=sys.stderr)
     for d in sol.residency:
-        print(f"{path}:{d.line or 0}: note: {d.function}: {d.var}: {d.reason}", file=sys.stderr)
+        for line in d.report_lines():
+            print(f"{path}:{d.line or 0}: note: {line}", file=sys.stderr)
 
 
 def _run_batch(args) -> int:

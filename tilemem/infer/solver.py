@@ -37,8 +37,8 @@ class Derived:
         return self.relations.get(name, [])
 
 
-# The phase-4 relations: hoists and the verdict on every candidate.
-RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_declined", "total_footprint",
+# The phase-4 relations: hoists, and every refusal of every statement that stays.
+RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_refusal", "total_footprint",
                      "backend_capacity")
 
 
@@ -75,8 +75,11 @@ def derive(program: ir.Program, backend: Optional[str] = None,
 
 def derive_residency(program: ir.Program, backend: Optional[str],
                      extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
-                     origins: bool = True) -> Derived:
-    """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their loop."""
+                     origins: bool = True,
+                     relations: Sequence[str] = RESIDENCY_RESULTS) -> Derived:
+    """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their
+    loop (``relations``: the derived relations to read, by default what the emitter and
+    the verdicts need)."""
     with gc_paused():
         facts = extract_program(program, backend, origins)
-    return _evaluate(facts, RESIDENCY_RESULTS, extra_rules, engine, False)[0]
+    return _evaluate(facts, relations, extra_rules, engine, False)[0]

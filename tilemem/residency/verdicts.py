@@ -1,17 +1,32 @@
 """Phase 4 verdicts in words: for every marked Mat load and exact-chain step inside
-a loop, "hoisted out of loop L" or the first residency rule that refused it.
+a loop, "hoisted out of loop L", or every refusal that holds, most fundamental first.
 
-The verdicts are derived by ``rules/p4_residency.dl`` (``residency_hoisted`` and
-``residency_declined(pos, var, loop, code, detail)``); this module only turns the
-code and its detail into a sentence with source lines.
+The verdicts are derived by ``rules/p4_residency.dl``: ``residency_hoisted`` and
+``residency_refusal(pos, var, loop, rank, code, detail)`` (one row per reason, ranked by
+the rules).  This module only turns each code and its detail into a sentence with
+source lines, and says what would make the statement legal where a change of the
+program could.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import Facts
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One reason a statement stays in its loop."""
+    rank: int                    # the rules' rank: lower is more fundamental
+    code: str                    # the refusal rule's code
+    detail: object               # what it is about: a var's name, a callee, a caller, a space
+    reason: str                  # the reason in words
+    fix: Optional[str] = None    # what would lift this reason, where a program change can
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -21,8 +36,10 @@ class ResidencyDecision:
     line: Optional[int]          # the statement's line in the input
     loop_line: Optional[int]     # the line of the loop it sits in
     hoisted: bool
-    code: str                    # "hoisted" or the refusing rule's code
-    reason: str
+    code: str                    # "hoisted" or the most fundamental refusal's code
+    reason: str                  # the verdict, or the most fundamental refusal in words
+    refusals: tuple[Refusal, ...] = field(default=())   # every refusal, most fundamental first
+    fix: Optional[str] = None    # what would make it legal: every refusal's fix, if each has one
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -31,137 +48,198 @@ class ResidencyDecision:
         where = f"line {self.line}" if self.line else "?"
         return f"{self.function}: {self.var} ({where}): {self.reason}"
 
+    def report_lines(self) -> list[str]:
+        """The verdict as compiler notes (without the ``path:line: note:`` prefix)."""
+        lines = [f"{self.function}: {self.var}: {self.reason}"]
+        lines.extend(f"  and: {r.reason}" for r in self.refusals[1:])
+        if self.fix:
+            lines.append(f"  to hoist it: {self.fix}")
+        return lines
 
-def _line(facts: Facts, pos) -> Optional[int]:
-    entry = facts.stmts.get(pos) if isinstance(pos, int) else None
-    return getattr(entry[1], "line", None) if entry else None
+
+# refusals whose detail is a call site (shown as the calling function)
+SITE_CODES = ("write_alias", "unknown_write_root", "external_source")
 
 
 def _name(vid) -> str:
     return str(vid).split(":", 1)[-1]
 
 
-def _stmt_text(facts: Facts, pos) -> str:
-    from tilemem.ir.printer import print_stmt
-    entry = facts.stmts.get(pos) if isinstance(pos, int) else None
-    if not entry:
-        return "a statement"
-    stmt = entry[1]
-    if isinstance(stmt, (ir.For, ir.If, ir.While, ir.With)):
-        text = print_stmt(stmt).split("\n")[0]
-    else:
-        text = print_stmt(stmt).strip().split("\n")[-1]
-    return text if len(text) <= 80 else text[:77] + "..."
+class _Words:
+    """The program facts a reason's words need (lines, statement text, call sites)."""
+
+    def __init__(self, facts: Facts, rel):
+        self.facts = facts
+        self.totals = {(f, s): t for f, s, t in rel("total_footprint")}
+        self.caps = {s: c for _, s, c in rel("backend_capacity")}
+        self.def_line: dict[str, int] = {}
+        for pos, vid in facts.rows.get("defines", []):
+            line = self.line(pos)
+            if line is not None:
+                self.def_line.setdefault(vid, line)
+
+    def line(self, pos) -> Optional[int]:
+        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        return getattr(entry[1], "line", None) if entry else None
+
+    def stmt_text(self, pos) -> str:
+        from tilemem.ir.printer import print_stmt
+        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        if not entry:
+            return "a statement"
+        stmt = entry[1]
+        if isinstance(stmt, (ir.For, ir.If, ir.While, ir.With)):
+            text = print_stmt(stmt).split("\n")[0]
+        else:
+            text = print_stmt(stmt).strip().split("\n")[-1]
+        return text if len(text) <= 80 else text[:77] + "..."
+
+    def site(self, site) -> tuple[str, list[tuple[int, str]]]:
+        """(caller, [(index, actual name)]) of a call site."""
+        caller = next((c for s, c, _ in self.facts.rows.get("callsite", []) if s == site), "?")
+        args = sorted((i, _name(v)) for s, i, v in self.facts.rows.get("callsite_arg", []) if s == site)
+        return caller, args
+
+    def is_writable(self, fn: str, index: int) -> bool:
+        return any(f == fn and i == index and d in ("Out", "InOut")
+                   for f, i, _, d in self.facts.rows.get("param", []))
+
+    def actual(self, site, fn: str, src: str) -> Optional[str]:
+        """The caller's actual passed at a call site for ``fn``'s parameter ``src``."""
+        index = next((i for f, i, v, _ in self.facts.rows.get("param", [])
+                      if f == fn and _name(v) == src), None)
+        return next((a for i, a in self.site(site)[1] if i == index), None)
+
+    def where_defined(self, vid) -> str:
+        line = self.def_line.get(vid)
+        return f" (line {line})" if line else ""
 
 
-def _site(facts: Facts, site) -> tuple[str, list[tuple[int, str]]]:
-    """(caller, [(index, actual name)]) of a call site."""
-    caller = next((c for s, c, _ in facts.rows.get("callsite", []) if s == site), "?")
-    args = sorted((i, _name(v)) for s, i, v in facts.rows.get("callsite_arg", []) if s == site)
-    return caller, args
-
-
-def _reason(code: str, detail, src: str, fn: str, facts: Facts, loop_line, capacity) -> str:
+def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[str, Optional[str]]:
+    """(reason, fix) of one refusal; fix is None where no change of the program lifts it."""
     loop = f"the loop at line {loop_line}" if loop_line else "the loop"
-    if code == "nested":
-        return f"not a top-level statement of {loop}'s body (it is inside a branch or scope)"
-    if code == "loop_kind":
-        return f"{loop} is pl.{detail}, not a sequential pl.range"
-    if code == "dynamic_bounds":
-        return f"{loop} has non-constant bounds, so it may run zero times"
-    if code == "zero_trip":
-        return f"{loop} runs zero times (start >= stop)"
-    if code == "nonpositive_step":
-        return f"{loop} has a step that is not positive"
-    if code == "boundary_call":
-        return f"{loop} contains a call to `{detail}`, which may hide an ordering effect"
-    if code == "boundary_submit":
-        return f"{loop} contains a task submit"
-    if code == "boundary_op":
-        return f"{loop} contains `{detail}`, an ordering boundary (sync, cross-core or unknown op)"
-    if code == "prefix_closed":
-        return (f"`{_stmt_text(facts, detail)}` (line {_line(facts, detail)}) comes first and "
-                "closes the hoistable prefix of the loop body")
-    if code == "yielded":
-        return "its value is yielded (loop-carried)"
-    if code == "not_stationary":
-        return ("not a stationary matmul operand: the load feeds neither an exact single-use chain "
-                "to a matching matmul operand nor a read-only matmul panel")
-    if code == "source_direction":
-        return f"source `{src}` is an {detail} parameter (only In sources can stay resident)"
-    if code == "source_not_param":
-        return f"source `{_name(detail)}` is not a parameter of `{fn}`"
-    if code == "no_callsite":
-        return f"`{detail}` has no call site, so nothing proves source `{src}` read-only"
-    if code == "submitted":
-        return f"`{detail}` is launched with a submit, which gives no alias evidence"
-    if code == "non_root_caller":
-        return f"`{fn}` is called from `{detail}`, which is not a root orchestration function"
-    if code == "external_source":
-        caller, args = _site(facts, detail)
-        outs = [a for i, a in args if _is_writable(facts, fn, i)]
-        against = f"`{outs[0]}`" if outs else "the outputs"
-        return (f"source `{src}` is an external parameter at the call in `{caller}`: no tensor.create "
-                f"proves it does not alias {against}")
-    if code == "unknown_write_root":
-        caller, _ = _site(facts, detail)
-        return f"a writable actual at the call in `{caller}` has an unknown storage root"
-    if code == "write_alias":
-        caller, _ = _site(facts, detail)
-        return f"at the call in `{caller}` a writable actual shares source `{src}`'s storage"
-    if code == "root_written":
-        return f"`{fn}` writes the storage of source `{src}`"
-    if code == "loop_variant":
-        return f"operand `{_name(detail)}` is defined inside the loop"
-    if code == "capacity_unknown":
-        return (f"{detail} capacity cannot be bounded (an allocation of unknown size, a pipelined "
-                "loop, or system.reserve_buffer)")
-    if code == "capacity_exceeded":
-        total, cap = capacity(fn, detail)
-        return f"{detail} footprint {total} B exceeds {cap} B"
     if code == "unmarked":
         return ("a user-written tile.load (no compiler bridge mark): residency never moves "
-                "explicit tile programs")
+                "explicit tile programs"), None
+    if code == "not_incore":
+        return f"`{detail}` is not an InCore function", None
+    if code == "not_stationary":
+        return ("not a stationary matmul operand: the load feeds neither an exact single-use chain "
+                "to a matching matmul operand nor a read-only matmul panel"), None
+    if code == "loop_kind":
+        return f"{loop} is pl.{detail}, not a sequential pl.range", "write the loop as pl.range"
+    if code == "dynamic_bounds":
+        return (f"{loop} has non-constant bounds, so it may run zero times",
+                "give the loop constant bounds")
+    if code == "zero_trip":
+        return f"{loop} runs zero times (start >= stop)", None
+    if code == "nonpositive_step":
+        return f"{loop} has a step that is not positive", "use a positive step"
+    if code == "boundary_call":
+        return (f"{loop} contains a call to `{detail}`, which may hide an ordering effect",
+                f"move the call to `{detail}` out of the loop")
+    if code == "boundary_submit":
+        return f"{loop} contains a task submit", "move the submit out of the loop"
+    if code == "boundary_op":
+        return (f"{loop} contains `{detail}`, an ordering boundary (sync, cross-core or unknown op)",
+                f"move `{detail}` out of the loop")
+    if code == "loop_variant":
+        return (f"operand `{_name(detail)}` is the loop variable or an iter-arg: it differs "
+                "every iteration"), None
+    if code == "loop_local":
+        return (f"operand `{_name(detail)}` is computed inside the loop{w.where_defined(detail)}",
+                f"compute `{_name(detail)}` before the loop")
+    if code == "yielded":
+        return "its value is yielded (loop-carried)", None
+    if code == "nested":
+        return (f"not a top-level statement of {loop}'s body (it is inside a branch or scope)",
+                "move it to the top level of the loop body")
+    if code == "prefix_closed":
+        line = w.line(detail)
+        return ((f"`{w.stmt_text(detail)}` (line {line}) comes first and closes the hoistable "
+                 "prefix of the loop body"), f"place it before line {line}")
     if code == "source_manual":
-        return f"its source `{_name(detail)}` is a user-written tile.load, which stays in the loop"
+        return f"its source `{_name(detail)}` is a user-written tile.load, which stays in the loop", None
     if code == "source_not_hoisted":
-        return f"its source `{_name(detail)}` stays in the loop"
-    return "refused by no named rule (please report this)"
+        return f"its source `{_name(detail)}`{w.where_defined(detail)} stays in the loop", None
+    if code == "capacity_exceeded":
+        total, cap = w.totals.get((fn, detail), "?"), w.caps.get(detail, "?")
+        return f"{detail} footprint {total} B exceeds {cap} B", f"use smaller {detail} tiles in `{fn}`"
+    if code == "capacity_unknown":
+        return ((f"{detail} capacity cannot be bounded (an allocation of unknown size, a pipelined "
+                 "loop, or system.reserve_buffer)"), None)
+    if code == "source_not_param":
+        what = f"source `{_name(detail)}`" if detail else "its source"
+        return f"{what} is not a parameter of `{fn}`", None
+    if code == "source_direction":
+        return (f"source `{src}` is an {detail} parameter (only In sources can stay resident)",
+                f"pass `{src}` as an In parameter")
+    if code == "source_not_tensor":
+        return f"source `{_name(detail)}` is not a tensor parameter", None
+    if code == "root_written":
+        return f"`{fn}` writes the storage of source `{src}`", None
+    if code == "write_alias":
+        caller, _ = w.site(detail)
+        return (f"at the call in `{caller}` a writable actual shares source `{src}`'s storage",
+                f"pass distinct buffers at the call in `{caller}`")
+    if code == "submitted":
+        return (f"`{detail}` is launched with a submit, which gives no alias evidence",
+                f"call `{detail}` directly from the root orchestration function")
+    if code == "non_root_caller":
+        return (f"`{fn}` is called from `{detail}`, which is not a root orchestration function",
+                f"call `{fn}` directly from the root orchestration function")
+    if code == "no_callsite":
+        return (f"`{detail}` has no call site, so nothing proves source `{src}` read-only",
+                f"call `{detail}` from the root orchestration function")
+    if code == "unknown_write_root":
+        caller, _ = w.site(detail)
+        return (f"a writable actual at the call in `{caller}` has an unknown storage root",
+                f"pass `{fn}` outputs created with pl.create_tensor in `{caller}`")
+    if code == "external_source":
+        caller, args = w.site(detail)
+        outs = [a for i, a in args if w.is_writable(fn, i)]
+        against = f"`{outs[0]}`" if outs else "the outputs"
+        actual = w.actual(detail, fn, src) or src
+        return ((f"source `{src}` is an external parameter at the call in `{caller}`: no "
+                 f"tensor.create proves it does not alias {against}"),
+                f"create `{actual}` with pl.create_tensor in `{caller}`")
+    return f"refused by rule '{code}'", None
 
 
-def _is_writable(facts: Facts, fn: str, index: int) -> bool:
-    return any(f == fn and i == index and d in ("Out", "InOut")
-               for f, i, _, d in facts.rows.get("param", []))
+def _source(facts: Facts, pos) -> str:
+    stmt = facts.stmts[pos][1]
+    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call) and stmt.value.args:
+        a0 = stmt.value.args[0]
+        return a0.id if isinstance(a0, ir.Name) else ""
+    return ""
 
 
 def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
     """Turn the derived verdicts (``rel(name) -> rows``) into sentences, in program order."""
-    totals = {(f, s): t for f, s, t in rel("total_footprint")}
-    caps = {s: c for _, s, c in rel("backend_capacity")}
-
-    def capacity(fn, space):
-        return totals.get((fn, space), "?"), caps.get(space, "?")
-
-    hoisted, declined = rel("residency_hoisted"), rel("residency_declined")
+    w = _Words(facts, rel)
     out: list[tuple[int, ResidencyDecision]] = []
-    for pos, vid, loop in hoisted:
-        fn = facts.stmts[pos][0]
-        ll = _line(facts, loop)
-        out.append((pos, ResidencyDecision(fn, _name(vid), _line(facts, pos), ll, True, "hoisted",
-                                           f"hoisted out of the loop at line {ll}" if ll
+    for pos, vid, loop in rel("residency_hoisted"):
+        ll = w.line(loop)
+        out.append((pos, ResidencyDecision(facts.stmts[pos][0], _name(vid), w.line(pos), ll, True,
+                                           "hoisted", f"hoisted out of the loop at line {ll}" if ll
                                            else "hoisted out of its loop")))
-    seen = set()
-    for pos, vid, loop, code, detail in sorted(declined, key=lambda r: (r[0], str(r[3]), str(r[4]))):
-        if pos in seen:
-            continue
-        seen.add(pos)
+    by_pos: dict[int, list] = {}
+    for pos, vid, loop, rank, code, detail in rel("residency_refusal"):
+        by_pos.setdefault(pos, []).append((vid, loop, rank, code, detail))
+    for pos, rows in by_pos.items():
         fn = facts.stmts[pos][0]
-        stmt = facts.stmts[pos][1]
-        src = ""
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call) and stmt.value.args:
-            a0 = stmt.value.args[0]
-            src = a0.id if isinstance(a0, ir.Name) else ""
-        ll = _line(facts, loop)
-        out.append((pos, ResidencyDecision(fn, _name(vid), _line(facts, pos), ll, False, code,
-                                           _reason(code, detail, src, fn, facts, ll, capacity))))
+        vid, loop = rows[0][0], rows[0][1]
+        ll = w.line(loop)
+        src = _source(facts, pos)
+        refusals = []
+        for _, _, rank, code, detail in sorted(rows, key=lambda r: (r[2], str(r[3]), str(r[4]))):
+            reason, fix = _words(code, detail, src, fn, w, ll)
+            shown = w.site(detail)[0] if code in SITE_CODES else \
+                _name(detail) if isinstance(detail, str) else w.line(detail)
+            refusals.append(Refusal(rank, code, shown, reason, fix))
+        first = refusals[0]
+        fix = None if any(r.fix is None for r in refusals) else \
+            "; ".join(dict.fromkeys(r.fix for r in refusals))
+        out.append((pos, ResidencyDecision(fn, _name(vid), w.line(pos), ll, False, first.code,
+                                           first.reason, tuple(refusals), fix)))
     return [d for _, d in sorted(out, key=lambda x: x[0])]
