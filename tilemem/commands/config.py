@@ -49,7 +49,8 @@ def run(args) -> int:
     for key, setting in s.values.items():
         shown = _value(setting.value)
         if key == "engine" and setting.value is None:
-            shown = "(the library's default)"
+            from tilemem.datalog import DEFAULT_ENGINE
+            shown = f"(the default: {DEFAULT_ENGINE})"
         if key == "backend" and setting.value is not None:
             canonical = normalize_backend(setting.value)
             if canonical != setting.value:

@@ -101,6 +101,8 @@ def run(args) -> int:
         raise UsageError(GRAPHVIZ_HINT)
     text, path = read_arg(args)
     sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
+    from tilemem.commands.solve import print_warnings
+    print_warnings(sol.warnings, args)
     graphs = build_graphs(sol, args.function)
     if not graphs:
         raise UsageError(f"{path}: no InCore function to draw")

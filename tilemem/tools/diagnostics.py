@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from tilemem.tools.colors import Style
 
@@ -156,7 +156,7 @@ def _uri(path: str) -> str:
 def sarif_log(diagnostics: Sequence[Diagnostic], files: Sequence[str] = ()) -> dict:
     """A SARIF 2.1.0 log of one run (``files``: every input examined, for ``artifacts``)."""
     from tilemem import __version__
-    codes = sorted({d.code for d in diagnostics} | set())
+    codes = sorted({d.code for d in diagnostics})
     rule_index = {c: i for i, c in enumerate(codes)}
     results = []
     for d in diagnostics:
@@ -219,11 +219,3 @@ def render(diagnostics: Sequence[Diagnostic], fmt: str, style: Optional[Style] =
     if fmt == "sarif":
         return json.dumps(sarif_log(diagnostics, files), indent=2, ensure_ascii=False) + "\n"
     raise ValueError(f"unknown diagnostics format {fmt!r}")
-
-
-def sort_key(d: Diagnostic):
-    return (d.path, d.line or 0, d.col or 0)
-
-
-def collect(groups: Iterable[Sequence[Diagnostic]]) -> list[Diagnostic]:
-    return [d for g in groups for d in g]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from tilemem import ir
-from tilemem.datalog import Database
+from tilemem.datalog import DEFAULT_ENGINE, Database
 from tilemem.errors import TilememError
 from tilemem.facts.extract import extract
 from tilemem.infer.solver import load_rules
@@ -63,9 +63,9 @@ def _call_of(stmt: ir.Stmt) -> Optional[ir.Call]:
 def verify(program: ir.Program, path: str = "<input>",
            extra_rules: Sequence[str] = (), engine: Optional[str] = None) -> list[Violation]:
     """Every violation of TileMemoryInferred in ``program``, in source order
-    (``engine``: the Datalog engine, default pydatalog)."""
+    (``engine``: the Datalog engine, default ``tilemem.datalog.DEFAULT_ENGINE``)."""
     facts = extract(program, None)
-    with Database(load_rules(extra_rules), engine=engine or "pydatalog") as db:
+    with Database(load_rules(extra_rules), engine=engine or DEFAULT_ENGINE) as db:
         for pred, rows in facts.items():
             if rows:
                 db.add_facts(pred, rows)
