@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from tilemem import ir
+from tilemem.ir.walk import run_nested, statements
 
 # The input relations, with their column names (the rules declare them with .input).
 SCHEMA: dict[str, tuple[str, ...]] = {
@@ -211,37 +212,33 @@ class _Extractor:
             self.f.add("param", name, i, v, p.direction, line=p.line)
             self.names[p.name] = "param"
         self._collect_kinds(fn.body)
-        self.body(fn.body, owner=None)
+        run_nested(self.body(fn.body, owner=None))
 
     def _collect_kinds(self, body: list[ir.Stmt]):
         """Which names are loop iter-args (the rules treat them differently from plain vars)."""
-        for s in body:
+        for s, _ in statements(body):
             if isinstance(s, ir.For):
                 if s.loop_var:
                     self.names.setdefault(s.loop_var, "loop_var")
                 for ia in s.iter_args or []:
                     self.names[ia] = "iter_arg"
-                self._collect_kinds(s.body)
-            elif isinstance(s, ir.If):
-                self._collect_kinds(s.then_body)
-                self._collect_kinds(s.else_body or [])
-            elif isinstance(s, (ir.While, ir.With)):
-                self._collect_kinds(s.body)
 
     def kind_of(self, name: str) -> str:
         return self.names.get(name, "plain")
 
     # -- statements ---------------------------------------------------------
-    def body(self, stmts: list[ir.Stmt], owner: Optional[int]) -> int:
+    # body/stmt/loop/branch are generator walks run by ir.walk.run_nested: a nested
+    # body is ``yield``-ed instead of called, so nesting depth costs no Python stack.
+    def body(self, stmts: list[ir.Stmt], owner: Optional[int]):
         lid = self.list_id
         self.list_id += 1
         if owner is not None:
             self.f.add("list_in_stmt", lid, owner)
         for s in stmts:
-            self.stmt(s, lid)
+            yield self.stmt(s, lid)
         return lid
 
-    def stmt(self, s: ir.Stmt, lid: int) -> int:
+    def stmt(self, s: ir.Stmt, lid: int):
         fname = self.fn.name
         p = self._next()
         line = getattr(s, "line", None)
@@ -262,14 +259,14 @@ class _Extractor:
             self.f.add("stmt", p, fname, "eval", line=line)
             self.value(p, s.expr, line)
         elif isinstance(s, ir.For):
-            self.loop(p, s, lid, line)
+            yield self.loop(p, s, lid, line)
         elif isinstance(s, ir.If):
-            self.branch(p, s, line)
+            yield self.branch(p, s, line)
         elif isinstance(s, (ir.While, ir.With)):
             self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", line=line)
             if isinstance(s, ir.With) and s.as_name:
                 self.declare(fname, s.as_name, "plain", None, line=line)
-            self.body(s.body, p)
+            yield self.body(s.body, p)
             self.f.add("stmt_end", p, self._next(), line=line)
         elif isinstance(s, ir.Yield):
             self.f.add("stmt", p, fname, "yield", line=line)
@@ -327,7 +324,7 @@ class _Extractor:
                     self.f.add("loop_return", p, i, v, line=y.line)
                     if i < len(y.values) and isinstance(y.values[i], ir.Name):
                         self.f.add("loop_yield", p, i, self.vid(fname, y.values[i].id), line=y.line)
-        self.body(s.body, p)
+        yield self.body(s.body, p)
         self.f.add("stmt_end", p, self._next(), line=line)
 
     def branch(self, p: int, s: ir.If, line):
@@ -344,9 +341,9 @@ class _Extractor:
                 self.f.add("branch_return", p, i, v, line=y.line)
                 if i < len(y.values) and isinstance(y.values[i], ir.Name):
                     self.f.add("branch_yield", p, arm, i, self.vid(fname, y.values[i].id), line=y.line)
-        self.body(s.then_body, p)
+        yield self.body(s.then_body, p)
         if s.else_body is not None:
-            self.body(s.else_body, p)
+            yield self.body(s.else_body, p)
         self.f.add("stmt_end", p, self._next(), line=line)
 
 
@@ -431,8 +428,8 @@ class _ProgramExtractor(_Extractor):
         self._top = None
         self._result_of = None
 
-    def stmt(self, s: ir.Stmt, lid: int) -> int:
-        p = super().stmt(s, lid)
+    def stmt(self, s: ir.Stmt, lid: int):
+        p = yield from super().stmt(s, lid)
         fname = self.fn.name
         line = getattr(s, "line", None)
         own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)

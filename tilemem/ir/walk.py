@@ -1,0 +1,71 @@
+"""Walking statement trees without Python recursion.
+
+Inputs may nest blocks as deeply as the reader allows (``MAX_NESTING``), and every
+stage (facts, emitter, printer, graphs) walks the same trees, so the walks are
+iterative:
+
+* :func:`child_bodies` -- the statement lists directly inside a statement;
+* :func:`statements` -- every statement of a body, in program (pre-)order, with its
+  depth;
+* :func:`run_nested` -- runs a walk written as recursive *generators* on an explicit
+  stack: where a recursive walk would call ``self.body(x)``, the generator writes
+  ``yield self.body(x)`` and gets the child's return value back, so the code keeps
+  the shape of the recursion while the depth costs heap, not Python stack.
+"""
+from __future__ import annotations
+
+from typing import Any, Generator, Iterator
+
+from tilemem.ir.nodes import For, If, Stmt, While, With
+
+__all__ = ["child_bodies", "statements", "run_nested"]
+
+
+def child_bodies(s: Stmt) -> tuple[list[Stmt], ...]:
+    """The statement lists nested directly in ``s``, in program order (an ``if``: then,
+    else; a loop or ``with``: its body; anything else: none)."""
+    if isinstance(s, If):
+        return (s.then_body,) if s.else_body is None else (s.then_body, s.else_body)
+    if isinstance(s, (For, While, With)):
+        return (s.body,)
+    return ()
+
+
+def statements(body: list[Stmt], depth: int = 0) -> Iterator[tuple[Stmt, int]]:
+    """``(statement, depth)`` for every statement of ``body`` and of the bodies nested in
+    it, in program order (a compound statement before its nested statements); the
+    statements of ``body`` itself are at ``depth``."""
+    stack: list[tuple[Iterator[Stmt], int]] = [(iter(body), depth)]
+    while stack:
+        it, d = stack[-1]
+        s = next(it, None)
+        if s is None:
+            stack.pop()
+            continue
+        yield s, d
+        nested = child_bodies(s)
+        for b in reversed(nested):
+            stack.append((iter(b), d + 1))
+
+
+Walk = Generator[Any, Any, Any]
+
+
+def run_nested(walk: Walk) -> Any:
+    """Run a generator-based recursive walk to completion and return its value.
+
+    ``walk`` may ``yield`` another such generator: it is run first, and its return
+    value is sent back as the value of the ``yield`` expression.  Nothing recurses in
+    Python, however deep the nesting."""
+    stack = [walk]
+    value = None
+    while stack:
+        try:
+            child = stack[-1].send(value)
+        except StopIteration as stop:
+            stack.pop()
+            value = stop.value
+            continue
+        stack.append(child)
+        value = None
+    return value
