@@ -13,15 +13,17 @@ from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
 from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.parser import parse as _parse
+from tilemem.limits import Limits, guarded
 from tilemem.residency.verdicts import ResidencyDecision, decisions
 from tilemem.ir.printer import print_program
 from tilemem.infer.solver import derive, derive_residency
 from tilemem.frontend.wellformed import check_program
 
 
-def parse(text: str, path: str = "<input>") -> ir.Program:
+def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None) -> ir.Program:
     """Parse PyPTO program text into tilemem's IR (raises TilememError on bad input)."""
-    return _parse(text, path)
+    with guarded(path, text):
+        return _parse(text, path, limits)
 
 
 def _looks_like_path(s: str) -> bool:
@@ -78,7 +80,8 @@ class Solution:
         program when a backend is set.  The databases are built on first use and kept
         until :meth:`close`.
         """
-        return self.session().query(pattern)
+        with self._guarded():
+            return self.session().query(pattern)
 
     def session(self):
         """The :class:`tilemem.explain.Session` behind query/explain (built lazily)."""
@@ -94,22 +97,30 @@ class Solution:
         leave unresolved, a :class:`tilemem.explain.WhyNot` saying why.  ``var`` is a
         name, ``"function:name"``, or the name of an inserted move (then the proof of
         the ``move_at`` fact that inserted it)."""
-        return self.session().explain_var(var, function)
+        with self._guarded():
+            return self.session().explain_var(var, function)
 
     def why_not(self, var: str, space: str, function: Optional[str] = None, depth: int = 3):
         """Why ``var`` is not in ``space``: each rule that could derive ``space(var, space)``
         and its first failing premise (a :class:`tilemem.explain.WhyNot`)."""
-        return self.session().why_not_var(var, space, function, depth)
+        with self._guarded():
+            return self.session().why_not_var(var, space, function, depth)
 
     def explain_residency(self, var: str, function: Optional[str] = None):
         """Proof trees of the phase 4 verdicts on the statement defining ``var``
         (``residency_hoisted`` / ``residency_declined``); empty without a backend."""
-        return self.session().explain_residency(var, function)
+        with self._guarded():
+            return self.session().explain_residency(var, function)
 
     def why(self, fact: str):
         """Proof trees of the facts matching a pattern such as ``move_at(P, "k:a", T)``,
         or a :class:`tilemem.explain.WhyNot` when none holds."""
-        return self.session().why(fact)
+        with self._guarded():
+            return self.session().why(fact)
+
+    def _guarded(self):
+        """Explanations walk proofs as deep as the program nests (see tilemem.limits)."""
+        return guarded(self.path, self._source_text)
 
     def close(self) -> None:
         """Free the databases kept for queries and explanations."""
@@ -119,7 +130,8 @@ class Solution:
 
 
 def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
-          path: Optional[str] = None, engine: Optional[str] = None) -> Solution:
+          path: Optional[str] = None, engine: Optional[str] = None,
+          limits: Optional[Limits] = None) -> Solution:
     """Infer the memory space of every tile of every InCore function.
 
     ``text_or_path`` is program text, or the path of a file holding it.
@@ -127,17 +139,19 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     ``rules``: extra rule files (e.g. the op table entries of your own ops).
     ``engine``: the Datalog engine, "clingo" (the default: fast) or "pydatalog" (pure
     Python); same rules, same result.  Default: ``$TILEMEM_ENGINE``, else "clingo".
+    ``limits``: caps on the input and budgets of the ``rules``' evaluation
+    (:class:`tilemem.limits.Limits`; default: the defaults).
     """
     # The IR, the facts and the emitter's output hold no reference cycles: the cyclic
     # collector would only re-traverse them, again and again as the heap grows (1.0 s of
     # 9.1 s on the 21,000-line DeepSeek MTP kernel).  What little cyclic garbage a solve
     # leaves is collected after it.
     with gc_paused():
-        return _solve(text_or_path, backend, rules, path, engine)
+        return _solve(text_or_path, backend, rules, path, engine, limits)
 
 
 def _solve(text_or_path: str, backend: Optional[str], rules: Sequence[str],
-           path: Optional[str], engine: Optional[str]) -> Solution:
+           path: Optional[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
     engine = engine or os.environ.get("TILEMEM_ENGINE") or DEFAULT_ENGINE
     if path is None and _looks_like_path(text_or_path):
         path = text_or_path
@@ -146,7 +160,13 @@ def _solve(text_or_path: str, backend: Optional[str], rules: Sequence[str],
         text = text_or_path
     path = path or "<input>"
     backend = normalize_backend(backend)
-    program = _parse(text, path)
+    with guarded(path, text if isinstance(text, str) else None):
+        return _solve_text(text, path, backend, tuple(rules), engine, limits)
+
+
+def _solve_text(text: str, path: str, backend: Optional[str], rules: tuple[str, ...],
+                engine: str, limits: Optional[Limits]) -> Solution:
+    program = _parse(text, path, limits)
     check_program(program, path)
     derived, _ = derive(program, backend, tuple(rules), engine=engine, origins=False)
     warnings = []

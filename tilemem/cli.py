@@ -158,9 +158,16 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
+    from tilemem.commands.common import current_input
+    from tilemem.limits import input_error
+    from tilemem.recursion import deep_recursion
     try:
         apply_settings(args)
-        return args.func(args)
+        try:
+            with deep_recursion():          # every stage may walk as deep as the input nests
+                return args.func(args)
+        except (RecursionError, MemoryError) as exc:
+            raise input_error(exc, *current_input) from None
     except TilememError as e:
         return _fail(e.format(), args, argv, err=e)
     except (UsageError, DatalogError) as e:
@@ -171,8 +178,6 @@ def main(argv=None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
-    except RecursionError:
-        return _fail("tilemem: error: input nested too deeply to process", args, argv)
     except Exception as e:  # a bug: say so, without a traceback
         if os.environ.get("TILEMEM_DEBUG"):
             raise

@@ -90,14 +90,22 @@ def style(args, stream=None):
     return Style(use_color(getattr(args, "color", "auto"), stream or sys.stdout))
 
 
+#: (display path, text) of the last program read by this command (for the located
+#: message of a leftover RecursionError/MemoryError, see cli.main)
+current_input: list = [None, None]
+
+
 def read_input(path: str, stdin_name: Optional[str] = None) -> tuple[str, str]:
     """(text, display path) of a program file, or of standard input for ``-`` (shown as
     ``stdin_name``, default ``<stdin>``)."""
     from tilemem.errors import decode_source, read_source, read_stream
     if path == "-":
         name = stdin_name or "<stdin>"
-        return decode_source(read_stream(sys.stdin.buffer, name), name), name
-    return read_source(path), path
+        text, shown = decode_source(read_stream(sys.stdin.buffer, name), name), name
+    else:
+        text, shown = read_source(path), path
+    current_input[:] = [shown, text]
+    return text, shown
 
 
 def read_arg(args, path: Optional[str] = None) -> tuple[str, str]:
