@@ -135,19 +135,29 @@ def _p_call(e):
 
 
 def _p_binop(e):
-    op = e.op
-    p = BINARY_PRECEDENCE.get(op, 0)
-    left = e.left
-    right = e.right
-    ls = print_expr(left)
-    lp = precedence(left)
-    if lp < p or (lp == p and op == "**"):
-        ls = f"({ls})"
-    rs = print_expr(right)
-    rp = precedence(right)
-    if rp < p or (rp == p and op != "**"):
-        rs = f"({rs})"
-    return f"{ls} {op} {rs}"
+    # The left spine (``1 + 1 + ... + 1`` nests to the left, as deep as the chain is
+    # long) is walked iteratively; the text grows at the end, and a parenthesised left
+    # operand only adds one "(" in front of all that came before.
+    spine = []
+    while type(e) is _BinOp:
+        spine.append(e)
+        e = e.left
+    out = [print_expr(e)]
+    opened = 0
+    for node in reversed(spine):
+        op = node.op
+        p = BINARY_PRECEDENCE.get(op, 0)
+        lp = precedence(node.left)
+        if lp < p or (lp == p and op == "**"):
+            opened += 1
+            out.append(")")
+        right = node.right
+        rs = print_expr(right)
+        rp = precedence(right)
+        if rp < p or (rp == p and op != "**"):
+            rs = f"({rs})"
+        out.append(f" {op} {rs}")
+    return "(" * opened + "".join(out)
 
 
 def _p_unary(e):
