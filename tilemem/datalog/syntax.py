@@ -583,7 +583,7 @@ def parse_program(text: str, name: str = "<text>") -> ParsedFile:
     return ParsedFile(name, items)
 
 
-_COMMENT_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*', re.S)
+_COMMENT_SCAN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|//[^\n]*', re.S)
 
 
 def _scan_comments(text: str) -> list[Token]:
