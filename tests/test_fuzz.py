@@ -69,6 +69,7 @@ class MatmulBiasRelu:
         return r
 """
 MB = 1 << 20
+LINE_1MB = MB - 1024          # just under the default line-length cap (tilemem.limits)
 ANCHOR = "        r_tile: pl.Tile[[16, 128], pl.FP32] = pl.tile.relu(s_tile)\n"
 
 
@@ -115,17 +116,21 @@ HOSTILE = {
     "mixed_tab_line": lambda: BASE.replace(ANCHOR, "\t" + ANCHOR.lstrip(" ")).encode(),
     "unexpected_indent": lambda: BASE.replace(ANCHOR, "    " + ANCHOR).encode(),
     "bad_dedent": lambda: BASE.replace(ANCHOR, "      " + ANCHOR.lstrip(" ")).encode(),
-    "line_1mb_comment": lambda: _after_anchor("        # " + "x" * MB + "\n").encode(),
-    "line_1mb_spaces": lambda: _after_anchor(" " * MB + "\n").encode(),
-    "line_1mb_name": lambda: BASE.replace("r_tile", "r" * MB).encode(),
-    "line_1mb_undefined_name": lambda: BASE.replace("relu(s_tile)", "relu(" + "s" * MB + ")").encode(),
-    "line_1mb_string_kwarg": lambda: BASE.replace("relu(s_tile)", "relu(s_tile, note='" + "q" * MB + "')").encode(),
+    "line_1mb_comment": lambda: _after_anchor("        # " + "x" * LINE_1MB + "\n").encode(),
+    "line_1mb_spaces": lambda: _after_anchor(" " * LINE_1MB + "\n").encode(),
+    "line_1mb_name": lambda: BASE.replace("r_tile", "r" * LINE_1MB).encode(),
+    "line_1mb_undefined_name": lambda: BASE.replace("relu(s_tile)", "relu(" + "s" * LINE_1MB + ")").encode(),
+    "line_1mb_string_kwarg": lambda: BASE.replace("relu(s_tile)", "relu(s_tile, note='" + "q" * LINE_1MB + "')").encode(),
     "line_1mb_int_literal": lambda: BASE.replace("[16, 128], [16, 128], target_memory=pl.Mem.Vec",
-                                                 "[16, 128], [" + "9" * MB + ", 128], target_memory=pl.Mem.Vec").encode(),
+                                                 "[16, 128], [" + "9" * LINE_1MB + ", 128], target_memory=pl.Mem.Vec").encode(),
     "line_1mb_list": lambda: BASE.replace("pl.tile.store(r_tile, [0, 0]",
-                                          "pl.tile.store(r_tile, [" + "0, " * (MB // 3) + "0]").encode(),
-    "line_1mb_binop_chain": lambda: _after_anchor("        k: pl.Scalar[pl.INDEX] = " + " + ".join(["1"] * (MB // 4)) + "\n").encode(),
-    "line_1mb_unterminated_string": lambda: _after_anchor("        x = '" + "z" * MB + "\n").encode(),
+                                          "pl.tile.store(r_tile, [" + "0, " * (LINE_1MB // 3) + "0]").encode(),
+    "line_1mb_binop_chain": lambda: _after_anchor("        k: pl.Scalar[pl.INDEX] = " + " + ".join(["1"] * (LINE_1MB // 4)) + "\n").encode(),
+    "line_1mb_unterminated_string": lambda: _after_anchor("        x = '" + "z" * LINE_1MB + "\n").encode(),
+    # one character over the default line-length cap (tilemem.limits): a located error
+    "line_over_cap_comment": lambda: _after_anchor("        # " + "x" * (MB - 9) + "\n").encode(),
+    "line_over_cap_list": lambda: BASE.replace("pl.tile.store(r_tile, [0, 0]",
+                                               "pl.tile.store(r_tile, [" + "0, " * (MB // 3) + "0]").encode(),
     "deep_parens_200": lambda: _after_anchor("        k: pl.Scalar[pl.INDEX] = " + "(" * 200 + "1" + ")" * 200 + "\n").encode(),
     "deep_parens_1000": lambda: _after_anchor("        k: pl.Scalar[pl.INDEX] = " + "(" * 1000 + "1" + ")" * 1000 + "\n").encode(),
     "deep_parens_100000": lambda: _after_anchor("        k: pl.Scalar[pl.INDEX] = " + "(" * 100000 + "1" + ")" * 100000 + "\n").encode(),
@@ -297,10 +302,11 @@ MUST_FAIL = {"empty", "blank_lines", "comments_only", "only_import", "nul_first_
              "mismatched_brackets", "cut_in_the_middle", "keyword_swapped", "deep_parens_100000",
              "deep_lists_100000", "deep_for_1500", "class_without_body", "function_without_body",
              "int_5000_digits", "line_1mb_int_literal", "unknown_layout", "unknown_layout_in_view",
-             "unknown_pad_in_view"}
+             "unknown_pad_in_view", "line_over_cap_comment", "line_over_cap_list"}
 # These are valid programs and must solve.
 MUST_SOLVE = {"bom_first", "crlf_line_ends", "no_final_newline", "tab_indentation", "line_1mb_comment",
-              "line_1mb_spaces", "line_1mb_name", "deep_parens_200", "deep_lists_200", "deep_if_200",
+              "line_1mb_spaces", "line_1mb_name", "line_1mb_string_kwarg", "line_1mb_list",
+              "line_1mb_binop_chain", "deep_parens_200", "deep_lists_200", "deep_if_200",
               "deep_if_else_200", "deep_for_200", "deep_with_200", "deep_loop_carried_200", "unknown_op",
               "many_functions_300"}
 # Deeply nested / very large programs that solve correctly but slowly with a backend (the

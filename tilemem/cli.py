@@ -158,13 +158,15 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
-    from tilemem.commands.common import current_input
-    from tilemem.limits import input_error
+    from tilemem.commands.common import current_input, limits_from
+    from tilemem.limits import input_error, use_limits
     from tilemem.recursion import deep_recursion
     try:
         apply_settings(args)
         try:
-            with deep_recursion():          # every stage may walk as deep as the input nests
+            # every stage may walk as deep as the input nests; the limits of the flags
+            # are the default of every library call the command makes
+            with deep_recursion(), use_limits(limits_from(args)):
                 return args.func(args)
         except (RecursionError, MemoryError) as exc:
             raise input_error(exc, *current_input) from None

@@ -104,16 +104,18 @@ def position_of(data, offset: int) -> tuple[int, int]:
     return line, col
 
 
-def read_source(path) -> str:
+def read_source(path, max_bytes: Optional[int] = None) -> str:
     """Read a program file as UTF-8 text, or raise TilememError saying why it cannot be read.
 
-    Rejects missing files, directories, binary input (NUL bytes) and invalid UTF-8 (with
-    the line:col of the first bad byte).  A leading UTF-8 byte-order mark is dropped.
+    Rejects missing files, directories, binary input (NUL bytes), invalid UTF-8 (with
+    the line:col of the first bad byte) and files over ``max_bytes`` (default: the
+    current input-size cap, ``tilemem.limits``).  A leading UTF-8 byte-order mark is
+    dropped.
     """
     spath = os.fspath(path)
     try:
         with open(spath, "rb") as fh:
-            data = read_stream(fh, spath)
+            data = read_stream(fh, spath, max_bytes)
     except FileNotFoundError:
         raise TilememError(spath, None, None, "cannot read file: no such file") from None
     except IsADirectoryError:
@@ -125,18 +127,17 @@ def read_source(path) -> str:
     return decode_source(data, spath)
 
 
-#: The largest input read (bytes).  Real programs are a few MB; without a bound, an
-#: endless source (``/dev/zero``, ``yes | tilemem solve -``) would be read until memory ends.
-MAX_INPUT_BYTES = 256 << 20
-
-
-def read_stream(fh, path: str) -> bytes:
+def read_stream(fh, path: str, max_bytes: Optional[int] = None) -> bytes:
     """All the bytes of a binary stream, read in 1 MB chunks.
 
     Stops early at a chunk holding a NUL byte (the input is binary: ``decode_source``
-    reports where), and raises TilememError past MAX_INPUT_BYTES, so that a device or an
+    reports where), and raises a located TilememError past ``max_bytes`` (default: the
+    current input-size cap of ``tilemem.limits``; 0: none), so that a device or an
     endless pipe ends in an error instead of a hang.
     """
+    if max_bytes is None:
+        from tilemem.limits import current_limits
+        max_bytes = current_limits().max_input_size
     chunks = []
     total = 0
     while True:
@@ -147,9 +148,12 @@ def read_stream(fh, path: str) -> bytes:
         total += len(chunk)
         if b"\x00" in chunk:
             break
-        if total > MAX_INPUT_BYTES:
-            raise TilememError(path, None, None,
-                               f"input too large (more than {MAX_INPUT_BYTES >> 20} MB)")
+        if max_bytes and total > max_bytes:
+            data = b"".join(chunks)
+            line, col = position_of(data, max_bytes)
+            raise TilememError(path, line, col,
+                               f"input too large: more than {max_bytes:,} bytes (--max-input-size "
+                               f"0 lifts the limit)", _safe_line(data[:max_bytes + 4096], line))
     return b"".join(chunks)
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Optional
 
 from tilemem.errors import TilememError
 from tilemem.recursion import deep_recursion
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "check_text", "guarded", "input_error", "parse_size",
+__all__ = ["Limits", "DEFAULT_LIMITS", "current_limits", "use_limits", "check_text", "guarded", "input_error", "parse_size",
            "deepest_point"]
 
 MiB = 1 << 20
@@ -45,6 +46,26 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+# The limits of the current command (the CLI sets them from its flags); library calls
+# that pass no ``limits`` use these, so every stage of one command sees the same caps.
+_active: ContextVar[Limits] = ContextVar("tilemem_limits", default=DEFAULT_LIMITS)
+
+
+def current_limits() -> Limits:
+    """The limits in effect here (DEFAULT_LIMITS unless inside :func:`use_limits`)."""
+    return _active.get()
+
+
+@contextmanager
+def use_limits(limits: Limits):
+    """Make ``limits`` the default of library calls inside the block (this context only:
+    other threads keep theirs)."""
+    token = _active.set(limits)
+    try:
+        yield limits
+    finally:
+        _active.reset(token)
+
 _SIZE = re.compile(r"\s*(\d+)\s*([kKmMgG]i?[bB]?|[bB])?\s*\Z")
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
@@ -65,7 +86,7 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 def check_text(text: str, path: str, limits: Optional[Limits] = None) -> None:
     """Raise a located TilememError if ``text`` is over the size or line-length cap."""
-    limits = limits or DEFAULT_LIMITS
+    limits = limits or current_limits()
     cap = limits.max_input_size
     if cap and len(text) > cap:
         line, col = _position(text, cap)

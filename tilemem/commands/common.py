@@ -26,6 +26,12 @@ def wrap(text: str) -> str:
     return textwrap.fill(text, 79, break_on_hyphens=False)
 
 
+#: commands that read a program (they get the input caps), and those of them that
+#: evaluate rules (they also get the budgets of --rules files)
+READS_PROGRAMS = ("solve", "fmt", "verify", "facts", "why", "query", "graph")
+EVALUATES_RULES = ("solve", "verify", "why", "query", "graph")
+
+
 def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
     """A subcommand's parser, with the options every command takes (-q, -v, --color,
     --config, --isolated)."""
@@ -44,6 +50,8 @@ def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
                    help="read [tool.tilemem] from this pyproject.toml instead of the nearest one")
     g.add_argument("--isolated", action="store_true",
                    help="ignore every configuration file")
+    if name in READS_PROGRAMS:
+        add_limit_options(p, rules=name in EVALUATES_RULES)
     return p
 
 
@@ -88,6 +96,63 @@ def style(args, stream=None):
     """The colour style for a stream (stdout by default) under --color."""
     from tilemem.tools.colors import Style, use_color
     return Style(use_color(getattr(args, "color", "auto"), stream or sys.stdout))
+
+
+def _size(text: str) -> int:
+    from tilemem.limits import parse_size
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
+    return n
+
+
+def _seconds(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not x >= 0 or x == float("inf"):
+        raise argparse.ArgumentTypeError("must be 0 (no limit) or more seconds")
+    return x
+
+
+def add_limit_options(p: argparse.ArgumentParser, rules: bool) -> None:
+    """The caps on one input (and, with ``rules``, the budgets of --rules files)."""
+    from tilemem.limits import DEFAULT_LIMITS as d
+    g = p.add_argument_group("limits (0 lifts a limit)")
+    g.add_argument("--max-input-size", type=_size, default=None, metavar="SIZE",
+                   help=f"largest input accepted (default {d.max_input_size >> 20}M; "
+                        f"suffixes K, M, G)")
+    g.add_argument("--max-line-length", type=_size, default=None, metavar="N",
+                   help=f"longest input line accepted, in characters (default "
+                        f"{d.max_line_length >> 20}M)")
+    if rules:
+        g.add_argument("--max-facts", type=_count, default=None, metavar="N",
+                       help=f"stop when the rules of --rules files have derived N facts "
+                            f"(default {d.max_facts:,})")
+        g.add_argument("--max-seconds", type=_seconds, default=None, metavar="S",
+                       help=f"stop when the rules of --rules files have run S seconds "
+                            f"(default {d.max_seconds:g})")
+
+
+def limits_from(args):
+    """The Limits of a command's flags (the defaults where a flag is not given)."""
+    from tilemem.limits import DEFAULT_LIMITS
+    return DEFAULT_LIMITS.replace(
+        max_input_size=getattr(args, "max_input_size", None),
+        max_line_length=getattr(args, "max_line_length", None),
+        max_facts=getattr(args, "max_facts", None),
+        max_seconds=getattr(args, "max_seconds", None))
 
 
 #: (display path, text) of the last program read by this command (for the located

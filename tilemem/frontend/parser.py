@@ -27,6 +27,7 @@ from lark.parsers.lalr_analysis import Shift
 
 from tilemem import ir
 from tilemem.errors import TilememError
+from tilemem.limits import check_text
 from tilemem.recursion import deep_recursion
 from tilemem.ir.printer import BINARY_PRECEDENCE, print_expr
 from tilemem.resources import resource_dir
@@ -1171,13 +1172,15 @@ def _blank_or_comments(text: str) -> bool:
     return True
 
 
-def parse(text: str, path: str = "<input>") -> ir.Program:
+def parse(text: str, path: str = "<input>", limits=None) -> ir.Program:
     """Parse PyPTO program text into an :class:`ir.Program`.
 
-    Raises TilememError (never anything else) for malformed input.
+    Raises TilememError (never anything else) for malformed input, and for input over
+    the caps of ``limits`` (a :class:`tilemem.limits.Limits`; default: the defaults).
     """
     if not isinstance(text, str):
         raise TilememError(path, None, None, f"expected program text (str), got {type(text).__name__}")
+    check_text(text, path, limits)
     if _blank_or_comments(text):
         raise TilememError(path, 1, 1, "empty input: expected a `@pl.program` class", source=text)
     if "\x00" in text:
