@@ -3,6 +3,7 @@ errors, colour, "did you mean", and the message fixes."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 
@@ -210,3 +211,29 @@ def test_memory_spaces_share_one_palette_on_terminals_and_pictures():
     assert left in r.stdout
     from tilemem.tools.graph import space_color
     assert space_color("Left") == SPACE_COLORS["Left"]
+
+
+def test_space_names_in_diagnostics_take_the_palette_colour():
+    from tilemem.tools.colors import SPACE_COLORS, _xterm256
+    out = run("verify", VDATA / "left_operand_in_vec.pto", "--color", "always").stdout
+    first = out.splitlines()[0]
+    for space in ("Left", "Vec"):
+        assert f"48;5;{_xterm256(SPACE_COLORS[space])}m{space}\x1b[0m" in first
+
+
+def test_exclude_from_the_command_line_and_from_pyproject(tmp_path, capsys, monkeypatch):
+    d = tmp_path / "k"
+    (d / "gen").mkdir(parents=True)
+    shutil.copy(LOOP, d / "l.pto")                          # solving changes it
+    shutil.copy(LOOP, d / "gen" / "g.pto")
+    status, out, err = run_in_process(capsys, "solve", d, "--check", "--exclude", "gen", "-v")
+    assert status == 1 and str(d / "gen") not in out
+    assert f"tilemem: {d / 'l.pto'}: would change (" in err    # -v: one line per file
+    assert "1 file, 1 would change" in err
+    (tmp_path / "pyproject.toml").write_text('[tool.tilemem]\nexclude = ["l.pto"]\n')
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run_in_process(capsys, "solve", "k", "--check", "-q")
+    heads = [l for l in out.splitlines() if l.startswith("--- ")]
+    assert heads == [f"--- {os.path.join('k', 'gen', 'g.pto')}"]
+    status, out, err = run_in_process(capsys, "solve", "k", "--check", "-q", "--isolated")
+    assert len([l for l in out.splitlines() if l.startswith("--- ")]) == 2

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -74,7 +75,6 @@ def from_error(err, code: str = "input-error") -> Diagnostic:
 def from_message(line: str, path: str, code: str = "input-error") -> Diagnostic:
     """A one-line message ``path[:line[:col]]: error: text`` (as batch workers send them)
     as a diagnostic; a message in another form is kept whole, located at ``path``."""
-    import re
     m = re.match(r"^(.*?)(?::(\d+))?(?::(\d+))?: (error|warning|note): (.*)$", line, re.S)
     if m and m.group(1) == path:
         return Diagnostic(path, int(m.group(2)) if m.group(2) else None,
@@ -99,6 +99,8 @@ def first_difference(before: str, after: str) -> tuple[int, int, Optional[str]]:
 
 # ----------------------------------------------------------------------------- text
 
+_SPACE_WORD = re.compile(r"(?<![\w.])(Vec|Mat|Left|Right|Acc|Bias)(?![\w(])")
+
 
 def render_text(d: Diagnostic, style: Style, excerpt: bool = True) -> str:
     """Compiler style, with the source line and a caret under the column."""
@@ -110,6 +112,8 @@ def render_text(d: Diagnostic, style: Style, excerpt: bool = True) -> str:
         lines = shown.split("\n")
         lines[0] = first
     head, sep, msg = lines[0].partition(f": {d.severity}: ")
+    if style.enabled:                   # memory spaces in their palette colour, as in pictures
+        msg = _SPACE_WORD.sub(lambda m: style.space(m.group(0), m.group(0)), msg)
     lines[0] = style(head, "bold") + ": " + style(d.severity, Style.SEVERITY.get(d.severity, "red"),
                                                   "bold") + ": " + msg if sep else lines[0]
     if len(lines) == 3:
