@@ -80,7 +80,7 @@ def test_why_whynot_predicates_rules_depth_and_quit():
     out.truncate(0), out.seek(0)
     c.run_line(":predicates move_")
     text = out.getvalue()
-    assert "move_at(pos, var, target)" in text and "The move of V to T is inserted" in text
+    assert "move_at(pos, var, target)" in text and "the move of V to T is inserted" in text
     assert "space(" not in text
     out.truncate(0), out.seek(0)
     c.run_line(":predicates")

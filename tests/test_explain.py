@@ -98,7 +98,7 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     s = str(tree)
     assert s.splitlines()[0].startswith('space("k:c", "Acc")')
     assert "rules/p1_resolve.dl:" in s and "rules/ops.dl:" in s
-    assert "A fixed output space" in s                    # the rule's comment
+    assert "a fixed output space" in s                    # the rule's comment
     assert f"<input>:{call.source['line']}: c = pl.tile.matmul(a, b)" in s
 
 
@@ -228,7 +228,7 @@ def test_view_and_alias_inherit_their_source_space():
     inherit = [n for n in tree.walk() if n.pred == "wval" and n.row == ("k:v", 1, "Mat")]
     assert inherit and any(c.pred == "op_inherits_input" and c.row == ("tile.slice",)
                            for c in inherit[0].children)
-    assert "A view-like op" in str(tree) and "SSA alias" in str(tree)
+    assert "a view-like op" in str(tree) and "SSA alias" in str(tree)
 
 
 # ------------------------------------------------------------------ loops
@@ -306,7 +306,7 @@ def test_disagreeing_branch_phi_stays_unresolved_and_says_why():
     conflict = nodes(src, "phi_conflict")
     assert conflict and {c.row for c in conflict[0].children if c.pred == "arm_space"} == {
         (2, "then", 0, "Vec"), (2, "else", 0, "Mat")}
-    assert "Both arms know a space and they differ" in str(ans)
+    assert "both arms know a space and they differ" in str(ans)
     # why not Vec: the then-arm says Vec, the else-arm Mat
     wn = sol.why_not("phi", "Vec")
     s = str(wn)
