@@ -237,3 +237,12 @@ def test_exclude_from_the_command_line_and_from_pyproject(tmp_path, capsys, monk
     assert heads == [f"--- {os.path.join('k', 'gen', 'g.pto')}"]
     status, out, err = run_in_process(capsys, "solve", "k", "--check", "-q", "--isolated")
     assert len([l for l in out.splitlines() if l.startswith("--- ")]) == 2
+
+
+def test_force_color_never_changes_a_redirected_program_or_diff():
+    """FORCE_COLOR colours diagnostics, but `solve k.pto > out.pto` must stay a program."""
+    plain = run("solve", EXAMPLE, "--backend", "910B").stdout
+    assert run("solve", EXAMPLE, "--backend", "910B", env={"FORCE_COLOR": "1"}).stdout == plain
+    assert not ANSI.search(run("solve", LOOP, "--diff", env={"FORCE_COLOR": "1"}).stdout)
+    assert not ANSI.search(run("fmt", EXAMPLE, env={"FORCE_COLOR": "1"}).stdout)
+    assert ANSI.search(run("solve", EXAMPLE, "--color", "always").stdout)

@@ -92,10 +92,11 @@ def add_output_format(p: argparse.ArgumentParser, what: str) -> None:
                         "(GitHub Actions annotations) or sarif (SARIF 2.1.0)")
 
 
-def style(args, stream=None):
-    """The colour style for a stream (stdout by default) under --color."""
+def style(args, stream=None, data: bool = False):
+    """The colour style for a stream (stdout by default) under --color; ``data``: for a
+    program or a diff (``FORCE_COLOR`` alone does not colour them off a terminal)."""
     from tilemem.tools.colors import Style, use_color
-    return Style(use_color(getattr(args, "color", "auto"), stream or sys.stdout))
+    return Style(use_color(getattr(args, "color", "auto"), stream or sys.stdout, data=data))
 
 
 def _size(text: str) -> int:

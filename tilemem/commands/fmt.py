@@ -60,7 +60,7 @@ def run(args) -> int:
     for msg in problems:
         print(msg, file=sys.stderr)
     report = Report(args) if args.check else None
-    st = style(args)
+    st = style(args, data=True)
     n_changed = n_failed = 0
     for path_arg, _ in files:
         try:

@@ -156,7 +156,7 @@ def _run_one(args, path_arg: str) -> int:
     if args.in_place and changed:
         write_atomic(path_arg, out)
     from tilemem.tools.colors import Style
-    st = style(args) if not args.output or args.output == "-" else Style(False)
+    st = style(args, data=True) if not args.output or args.output == "-" else Style(False)
     if args.json:
         doc = solution_json(sol, path, changed)
         if args.diff:
@@ -228,7 +228,7 @@ def _run_batch(args) -> int:
     targets = output_paths(files, args.out_dir) if args.out_dir else [None] * len(files)
     jobs = args.jobs or os.cpu_count() or 1
     report = Report(args) if args.check and not args.json else None
-    st = style(args)
+    st = style(args, data=True)
 
     progress = Progress(len(files), enabled=None if not args.quiet else False)
     n_changed = n_input_err = n_internal = 0

@@ -39,8 +39,13 @@ def space_color(space: Optional[str]) -> str:
     return SPACE_COLORS.get(space, OTHER_COLOR)
 
 
-def use_color(mode: str = "auto", stream=None, env: Optional[Mapping[str, str]] = None) -> bool:
-    """Whether to colour text written to ``stream`` (see the module docstring)."""
+def use_color(mode: str = "auto", stream=None, env: Optional[Mapping[str, str]] = None,
+              data: bool = False) -> bool:
+    """Whether to colour text written to ``stream`` (see the module docstring).
+
+    ``data``: the text is the command's data (a program, a diff), which a redirection
+    must get unchanged: ``FORCE_COLOR`` does not colour it off a terminal (only
+    ``--color always`` does)."""
     env = os.environ if env is None else env
     if mode == "always":
         return True
@@ -48,7 +53,7 @@ def use_color(mode: str = "auto", stream=None, env: Optional[Mapping[str, str]] 
         return False
     if env.get("NO_COLOR"):
         return False
-    if env.get("FORCE_COLOR"):
+    if env.get("FORCE_COLOR") and not data:
         return True
     if env.get("TERM") == "dumb":
         return False
