@@ -90,6 +90,22 @@ def test_query_patterns_agree():
     assert answers["clingo"][1].rows == [(1,), ("y",)]
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_facts_in_several_calls_are_kept_apart_from_the_callers_lists(engine):
+    """Engines keep the row lists they are given until they load them: a relation that
+    gets rows again, or a caller that reuses its list, must change nothing loaded."""
+    rs = RuleSet.load('.decl e(a, b)\n.input e\np(X) :- e(X, _).\nq(X) :- e(_, X).\n')
+    with Database(rs, engine=engine) as db:
+        rows = [(1, "a"), (2, "b"), (1, "a")]
+        assert db.add_facts("e", rows) == 2
+        rows.append((9, "z"))                        # the caller's list, changed afterwards
+        assert db.add_facts("e", [(2, "b"), (3, "c")]) == 1
+        assert db.add_facts("e", [(3, "c"), (4, "a")]) == 1
+        assert db.relation("p") == [(1,), (2,), (3,), (4,)]
+        assert db.relation("q") == [("a",), ("b",), ("c",)]
+        assert db.relation("e") == [(1, "a"), (2, "b"), (3, "c"), (4, "a")]
+
+
 def test_adding_facts_after_evaluation_rebuilds():
     rs = RuleSet.load('.decl e(a)\n.input e\np(X) :- e(X).\n')
     with Database(rs, engine="clingo") as db:

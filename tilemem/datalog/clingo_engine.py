@@ -33,6 +33,7 @@ string makes the rule instance silently not apply (pyDatalog raises an error).
 from __future__ import annotations
 
 import threading
+from itertools import chain
 from typing import Sequence
 
 import clingo
@@ -45,8 +46,8 @@ from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Ne
 
 __all__ = ["ClingoEngine"]
 
-# One clingo engine call at a time in this process: the fast fact loader below reuses
-# module-level cffi buffers, which concurrent threads would overwrite.
+# One clingo engine call at a time in this process (clingo's Python objects are not
+# meant to be shared between threads that run at the same time).
 _CLINGO_LOCK = threading.RLock()
 
 # Input facts go straight into clingo's program through its backend interface: one atom
@@ -55,12 +56,18 @@ _CLINGO_LOCK = threading.RLock()
 # tuple symbol per row, and clingo keeps every symbol it ever built until the process
 # exits: ~20% more memory on large programs.)  The public ``Function`` +
 # ``Backend.add_atom`` + ``Backend.add_rule`` cost ~12 us per row; the same three C calls
-# with reused buffers cost ~2 us.  They use the cffi handles clingo's own wrappers use,
-# so the fast loader is checked once on a scratch program and dropped if they change.
-def _public_loader(backend, name: str, rows, symbol_of):
+# on one C array of the relation's values cost ~2 us.  They use the cffi handles clingo's
+# own wrappers use, so the fast loader is checked once on a scratch program and dropped
+# if they change.
+#
+# A loader takes the relation's rows as chunks (the lists the Database handed over, not
+# copied), its arity, and ``reps``: the engine's value -> C symbol table, shared by every
+# relation (a var id is in a dozen relations; its symbol is built once).
+def _public_loader(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
     add_atom, add_rule = backend.add_atom, backend.add_rule
-    for r in rows:
-        add_rule([add_atom(Function(name, [symbol_of(v) for v in r]))])
+    for rows in chunks:
+        for r in rows:
+            add_rule([add_atom(Function(name, [symbol_of(v) for v in r]))])
 
 
 _load_rows = _public_loader
@@ -71,33 +78,35 @@ try:
         create = _lib.clingo_symbol_create_function
         add_atom = _lib.clingo_backend_add_atom
         add_rule = _lib.clingo_backend_rule
-        sym = _ffi.new("clingo_symbol_t*")
-        atom = _ffi.new("clingo_atom_t*")
+        new = _ffi.new
         NULL = _ffi.NULL
-        buffers: dict[int, object] = {}
 
-        def load(backend, name: str, rows, symbol_of):
-            reps: dict = {}          # value -> C symbol (an int never equals a str)
-            for r in rows:
-                for v in r:
-                    if v not in reps:
-                        reps[v] = symbol_of(v)._rep
+        def load(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
+            # reps: value -> C symbol (an int never equals a str; bools never get here)
             handle = backend._rep
             cname = name.encode("ascii")
-            for r in rows:
-                n = len(r)
-                buf = buffers.get(n)
-                if buf is None:
-                    buf = buffers[n] = _ffi.new("clingo_symbol_t[]", n)
-                for i, v in enumerate(r):
-                    buf[i] = reps[v]
-                if not (create(cname, buf, n, True, sym) and add_atom(handle, sym, atom)
-                        and add_rule(handle, False, atom, 1, NULL, 0)):
-                    raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+            sym = new("clingo_symbol_t*")
+            atom = new("clingo_atom_t*")
+            for rows in chunks:
+                try:
+                    flat = [reps[v] for r in rows for v in r]
+                except KeyError:
+                    for r in rows:
+                        for v in r:
+                            if v not in reps:
+                                reps[v] = symbol_of(v)._rep
+                    flat = [reps[v] for r in rows for v in r]
+                values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
+                for i in range(0, len(flat), arity):
+                    if not (create(cname, values + i, arity, True, sym)
+                            and add_atom(handle, sym, atom)
+                            and add_rule(handle, False, atom, 1, NULL, 0)):
+                        raise EvaluationError(f"clingo: could not add a fact of '{name}'")
 
         probe = clingo.Control(["--warn=none"])
         with probe.backend() as b:
-            load(b, "p", [(1, "a"), (2, "b")], lambda v: Number(v) if type(v) is int else String(v))
+            load(b, "p", [[(1, "a")], [(2, "b")]], 2, {},
+                 lambda v: Number(v) if type(v) is int else String(v))
         probe.add("base", [], "q(X) :- p(X, \"b\").")
         probe.ground([("base", [])])
         got = sorted((str(a.symbol), a.is_fact) for a in probe.symbolic_atoms)
@@ -275,9 +284,14 @@ class ClingoEngine(Engine):
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self._lock = threading.RLock()
-        self._facts: dict[str, list[tuple]] = {}     # input rows not yet grounded
+        # input rows not yet grounded: relation -> chunks (the row lists handed over)
+        self._facts: dict[str, list[Sequence[tuple]]] = {}
+        file_rows: dict[str, list[tuple]] = {}
         for f in rules.facts:
-            self._facts.setdefault(f.head.pred, []).append(tuple(t.value for t in f.head.args))
+            file_rows.setdefault(f.head.pred, []).append(tuple(t.value for t in f.head.args))
+        for pred, rows in file_rows.items():
+            self._facts[pred] = [rows]
+        self._reps: dict = {}                        # value -> C symbol (fast loader)
         self._grounded_inputs: set[str] = set()
         self._solved: set[str] = set()
         self._rows: dict[str, list[tuple]] = {}
@@ -327,7 +341,7 @@ class ClingoEngine(Engine):
         with _CLINGO_LOCK, self._lock:
             if pred in self._grounded_inputs:
                 raise EvaluationError(f"facts of '{pred}' added after it was grounded")
-            self._facts.setdefault(pred, []).extend(rows)
+            self._facts.setdefault(pred, []).append(rows)
 
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         self.solve_many([component])
@@ -359,20 +373,20 @@ class ClingoEngine(Engine):
             for q in sorted(inputs):
                 # an input relation (or one with only rule-file facts): its rows become facts
                 self._grounded_inputs.add(q)
-                rows = self._facts.pop(q, None)
-                if not rows:
+                chunks = self._facts.pop(q, None)
+                if not chunks or not any(chunks):
                     continue
                 if preds[q].arity == 0:
                     lines.append(f"{_PREFIX}{q}.")
                 else:
-                    facts.append((_PREFIX + q, rows))
+                    facts.append((_PREFIX + q, chunks, preds[q].arity))
             self._parts += 1
             part = f"s{self._parts}"
             try:
                 if facts:
                     with self._ctl.backend() as backend:
-                        for name, rows in facts:
-                            _load_rows(backend, name, rows, self._symbol)
+                        for name, chunks, arity in facts:
+                            _load_rows(backend, name, chunks, arity, self._reps, self._symbol)
                 self._ctl.add(part, [], "\n".join(lines))
                 self._ctl.ground([(part, [])])
             except RuntimeError as err:
@@ -387,7 +401,7 @@ class ClingoEngine(Engine):
                 return got
             info = self.rules.predicates[pred]
             if pred not in self._solved and pred not in self._grounded_inputs:
-                rows = list(dict.fromkeys(self._facts.get(pred, ())))
+                rows = list(dict.fromkeys(chain.from_iterable(self._facts.get(pred, ()))))
                 self._rows[pred] = rows
                 return rows
             value = self._value
@@ -429,6 +443,7 @@ class ClingoEngine(Engine):
             self._closed = True
             self._ctl = None
             self._facts = {}
+            self._reps = {}
             self._rows = {}
             self._symbols = {}
             self._values = {}

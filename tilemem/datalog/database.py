@@ -111,7 +111,7 @@ class Database:
         self._engine = self._engine_cls(self.rules)
         for pred, rows in self._facts.items():
             if rows:
-                self._engine.add_facts(pred, list(rows))
+                self._engine.add_facts(pred, rows)
         self.stats["engine_builds"] += 1
         self.stats["load_seconds"] += time.perf_counter() - t0
 
@@ -175,13 +175,17 @@ class Database:
             if (set(map(type, rows)) <= {tuple} and set(map(len, rows)) <= {arity}
                     and set(map(type, chain.from_iterable(rows))) <= {int, str}):
                 # the common case, checked at C speed: tuples of ints and strings
-                new = [r for r in dict.fromkeys(rows) if r not in existing]
+                new = list(dict.fromkeys(rows))
+                if existing:
+                    new = [r for r in new if r not in existing]
             else:
                 new = self._checked_rows(relation, arity, rows, existing)
             if not new:
                 return 0
             if kept:
-                kept.extend(new)
+                # a new list: the engine may hold the old one (engines keep the lists
+                # they are given, uncopied, until they load them)
+                self._facts[relation] = kept + new
                 existing.update(new)
             else:
                 self._facts[relation] = new
