@@ -127,11 +127,11 @@ def _make_memory_release():
     the next program's allocations fit them badly, so the process keeps the pages of
     both (100-200 MB at 50,000 statements).  Handing the free pages back to the system
     when an engine closes keeps the peak at what one grounding needs."""
+    # CDLL(None): the symbols already loaded in this process, the C library's among them
+    # (ctypes.util.find_library would run /sbin/ldconfig: 60 ms of wall time per start)
     try:
         import ctypes
-        import ctypes.util
-        name = ctypes.util.find_library("c")
-        trim = getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
     except Exception:                   # pragma: no cover - no C library to talk to
         trim = None
     if trim is None:
@@ -410,7 +410,7 @@ class ClingoEngine(Engine):
                 if not a.is_fact:
                     raise EvaluationError(f"clingo left '{pred}' undecided: the program is not "
                                           f"stratified as expected")
-                rows.append(tuple(value(x) for x in a.symbol.arguments))
+                rows.append(tuple(map(value, a.symbol.arguments)))
             self._rows[pred] = rows
             return rows
 
