@@ -269,3 +269,79 @@ def test_disk_cache_file_must_be_a_private_regular_file(tmp_path, monkeypatch):
         assert _disk_load(texts) is None                       # a symlink is not followed
     finally:
         RuleSet.clear_cache()
+
+
+def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
+    """From the disk cache, a rule set is its JSON program: no unpickling, no parse, and
+    clingo's compiled text comes from the cache too; the tree is loaded when asked for."""
+    import json as _json
+
+    from tilemem.datalog import clingo_engine, program
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+    texts = [("mine.dl", ".decl e(a, b)\n.input e\n// reach\np(X, Y) :- e(X, Y).\n"
+                         "p(X, Z) :- p(X, Y), e(Y, Z).\nq(\"k\", 1).\n")]
+    RuleSet.clear_cache()
+    try:
+        first = RuleSet.load(texts[0])
+        with Database(first, engine="clingo") as db:
+            db.add_facts("e", [(1, 2), (2, 3)])
+            want = db.relation("p")
+        stored = _json.loads(program._disk_path(texts, ".json").read_bytes())
+        assert "clingo" in stored["compiled"]
+        RuleSet.clear_cache()
+        calls = []
+        monkeypatch.setattr(program, "_disk_load", lambda t: calls.append("pickle"))
+        monkeypatch.setattr(program, "parse_program", lambda *a: calls.append("parse"))
+        monkeypatch.setattr(clingo_engine, "compile_rules", lambda rs: calls.append("compile"))
+        second = RuleSet.load(texts[0])
+        assert second is not first and "rules" not in second.__dict__
+        assert second.strata == first.strata and second.edges == first.edges
+        assert second.fact_rows == {"q": (("k", 1),)}
+        assert second.predicates["p"].is_derived and second.predicates["e"].is_input
+        with Database(second, engine="clingo") as db:
+            db.add_facts("e", [(1, 2), (2, 3)])
+            assert db.relation("p") == want
+            assert db.relation("q") == [("k", 1)]
+        assert calls == []
+        monkeypatch.undo()
+        monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+        assert second.predicates["p"].loc.line == 4            # the tree, on demand
+        assert len(second.rules) == 2 and second.rules[0].doc == "reach"
+        assert second.predicates["p"].rules == second.rules
+        with Database(second, engine="pydatalog") as db:
+            db.add_facts("e", [(1, 2), (2, 3)])
+            assert db.relation("p") == want
+    finally:
+        RuleSet.clear_cache()
+
+
+def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
+    from tilemem.datalog.program import _disk_path, _program_load
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
+    texts = [("mine.dl", ".decl e(a)\n.input e\np(X) :- e(X).\n")]
+    RuleSet.clear_cache()
+    try:
+        RuleSet.load(texts[0])
+        path = _disk_path(texts, ".json")
+        assert isinstance(_program_load(texts), RuleSet)
+        path.chmod(0o620)
+        assert _program_load(texts) is None                    # writable by the group
+        path.chmod(0o600)
+        planted = tmp_path / "planted.json"
+        planted.write_bytes(path.read_bytes())
+        planted.chmod(0o600)
+        path.unlink()
+        path.symlink_to(planted)
+        assert _program_load(texts) is None                    # a symlink is not followed
+        path.unlink()
+        path.write_text('{"format": "2", "sources": [')        # damaged: no cache, no error
+        path.chmod(0o600)
+        assert _program_load(texts) is None
+        RuleSet.clear_cache()
+        with Database(RuleSet.load(texts[0])) as db:
+            db.add_facts("e", [(5,)])
+            assert db.relation("p") == [(5,)]
+    finally:
+        RuleSet.clear_cache()

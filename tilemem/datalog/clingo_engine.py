@@ -275,6 +275,20 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
     return out
 
 
+def compile_rules(rules: RuleSet) -> dict[str, list]:
+    """The rules in clingo's syntax: predicate -> [its rules' lines (see
+    :func:`rule_texts`), the predicates their bodies read].  Computed once per rule set
+    (and kept in its disk cache: see :meth:`RuleSet.compiled`)."""
+    out: dict[str, list] = {}
+    for idx, (rule, planned) in enumerate(zip(rules.rules, rules.planned)):
+        texts, reads = out.setdefault(rule.head.pred, [[], []])
+        texts.extend(rule_texts(rule, planned, str(idx)))
+        for a in rule.body_atoms():
+            if a.pred not in reads:
+                reads.append(a.pred)
+    return out
+
+
 class ClingoEngine(Engine):
     """Evaluates a RuleSet with clingo's grounder (see the module docstring)."""
 
@@ -285,12 +299,10 @@ class ClingoEngine(Engine):
         self.rules = rules
         self._lock = threading.RLock()
         # input rows not yet grounded: relation -> chunks (the row lists handed over)
-        self._facts: dict[str, list[Sequence[tuple]]] = {}
-        file_rows: dict[str, list[tuple]] = {}
-        for f in rules.facts:
-            file_rows.setdefault(f.head.pred, []).append(tuple(t.value for t in f.head.args))
-        for pred, rows in file_rows.items():
-            self._facts[pred] = [rows]
+        self._facts: dict[str, list[Sequence[tuple]]] = {
+            pred: [rows] for pred, rows in rules.fact_rows.items()}
+        # per predicate: the clingo text of its rules, and the predicates they read
+        self._program: dict[str, list] = rules.compiled("clingo", compile_rules)
         self._reps: dict = {}                        # value -> C symbol (fast loader)
         self._grounded_inputs: set[str] = set()
         self._solved: set[str] = set()
@@ -298,7 +310,6 @@ class ClingoEngine(Engine):
         self._symbols: dict = {}                     # (type, value) -> Symbol
         self._values: dict = {}                      # Symbol -> Python value
         self._parts = 0
-        self._rule_index = {id(r): i for i, r in enumerate(rules.rules)}
         self._ctl = clingo.Control(["--warn=none"])
         self._closed = False
 
@@ -359,13 +370,13 @@ class ClingoEngine(Engine):
                 return
             lines = []
             inputs = set()
+            program = self._program
             for p in todo:
-                for rule in preds[p].rules:
-                    idx = self._rule_index[id(rule)]
-                    lines.extend(rule_texts(rule, self.rules.planned[idx], str(idx)))
-                    for a in rule.body_atoms():
-                        if not preds[a.pred].rules and a.pred not in self._grounded_inputs:
-                            inputs.add(a.pred)
+                texts, reads = program.get(p, ((), ()))
+                lines.extend(texts)
+                for q in reads:
+                    if not preds[q].is_derived and q not in self._grounded_inputs:
+                        inputs.add(q)
             for p in todo:                 # rule-file facts (or input rows) of a derived predicate
                 if self._facts.get(p):
                     inputs.add(p)

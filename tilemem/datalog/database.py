@@ -92,9 +92,6 @@ class Database:
         self._lock = threading.RLock()
         self._facts: dict[str, list[tuple]] = {}           # input relation -> distinct rows
         self._fact_sets: dict[str, set[tuple]] = {}        # built when a relation grows again
-        self._file_facts: dict[str, set[tuple]] = {}
-        for f in rules.facts:
-            self._file_facts.setdefault(f.head.pred, set()).add(tuple(t.value for t in f.head.args))
         self._results: dict[str, list[tuple]] = {}         # materialised relations, sorted
         self._lazy: set[str] = set()                       # solved, fetched from the engine on use
         self._solved: set[int] = set()                     # indices into rules.strata
@@ -270,7 +267,7 @@ class Database:
                         self._results[pred] = _sorted(rows)
             else:
                 for pred in comp:          # a base relation: Python facts + rule-file facts
-                    rows = set(self._facts.get(pred, ())) | self._file_facts.get(pred, set())
+                    rows = set(self._facts.get(pred, ())).union(rules.fact_rows.get(pred, ()))
                     self._results[pred] = _sorted(rows)
             self._solved.add(i)
             self.stats["strata_solved"] += 1

@@ -4,6 +4,12 @@ A :class:`RuleSet` is immutable once built and may be shared by any number of
 :class:`~tilemem.datalog.Database` objects, in any thread.  Parsed files are
 cached per process (key: path + mtime + size, or a hash of the text), and so are
 whole rule sets built from the same sources.
+
+Between processes, a rule set is cached on disk in two parts (see ``_disk_path``):
+the *program* -- predicates, strata, dependencies, the rule files' facts as rows, and
+whatever the engines compiled from the rules (clingo's program text) -- as JSON, which
+is all a solve needs and loads in ~1 ms; and the full syntax tree of the rules as a
+pickle, loaded only when something reads it (the pyDatalog engine, explanations).
 """
 from __future__ import annotations
 
@@ -12,7 +18,6 @@ import os
 import stat
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
@@ -29,25 +34,51 @@ __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
 Source = Union[str, os.PathLike, Traversable, tuple]
 
 
-@dataclass(frozen=True)
 class PredicateInfo:
-    """Everything the rule files say about one predicate.
+    """Everything the rule files say about one predicate (read-only).
 
     ``rules`` are the rules whose head is this predicate (in file order) and ``facts``
     the ground facts written in rule files.  ``loc`` is the ``.decl`` if there is one,
     else the first place that defines (or, failing that, uses) the predicate.
-    ``stratum`` is the index of the predicate's component in ``RuleSet.strata``.
+    ``stratum`` is the index of the predicate's component in ``RuleSet.strata``;
+    ``is_derived``: some rule (with a body) derives it.
+
+    A plain class: the rule set of a solve read from the disk cache has no syntax tree
+    until something asks for ``rules``, ``facts``, ``loc``, ``doc`` or ``columns``
+    (then its RuleSet loads the tree; see the module docstring).
     """
-    name: str
-    arity: int
-    columns: Optional[tuple[str, ...]]
-    doc: str
-    is_input: bool
-    rules: tuple[Rule, ...]
-    facts: tuple[Rule, ...]
-    loc: Optional[Loc]
-    stratum: int = -1
-    recursive: bool = False
+    __slots__ = ("name", "arity", "is_input", "is_derived", "stratum", "recursive",
+                 "_detail", "_owner")
+    _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive")
+
+    def __init__(self, name: str, arity: int, columns: Optional[tuple[str, ...]], doc: str,
+                 is_input: bool, rules: tuple, facts: tuple, loc: Optional[Loc],
+                 stratum: int = -1, recursive: bool = False):
+        self._set(name, arity, is_input, bool(rules), stratum, recursive,
+                  (columns, doc, tuple(rules), tuple(facts), loc), None)
+
+    def _set(self, *values) -> None:
+        for k, v in zip(self.__slots__, values):
+            object.__setattr__(self, k, v)
+
+    @classmethod
+    def _summary(cls, owner: "RuleSet", name: str, arity: int, is_input: bool,
+                 is_derived: bool, stratum: int, recursive: bool) -> "PredicateInfo":
+        """The info without the syntax-tree parts, which ``owner`` loads when asked."""
+        info = cls.__new__(cls)
+        info._set(name, arity, is_input, is_derived, stratum, recursive, None, owner)
+        return info
+
+    def _details(self) -> tuple:
+        if self._detail is None:
+            self._owner._load_tree()
+        return self._detail
+
+    columns = property(lambda self: self._details()[0])
+    doc = property(lambda self: self._details()[1])
+    rules = property(lambda self: self._details()[2])
+    facts = property(lambda self: self._details()[3])
+    loc = property(lambda self: self._details()[4])
 
     @property
     def file(self) -> Optional[str]:
@@ -57,10 +88,18 @@ class PredicateInfo:
     def line(self) -> Optional[int]:
         return self.loc.line if self.loc else None
 
-    @property
-    def is_derived(self) -> bool:
-        """True if some rule (with a body) derives this predicate."""
-        return bool(self.rules)
+    def __setattr__(self, name, value):
+        raise AttributeError(f"PredicateInfo is read-only: cannot set '{name}'")
+
+    def __getstate__(self):
+        return tuple(getattr(self, k) for k in self._FIELDS) + (self._details(),)
+
+    def __setstate__(self, state):
+        self._set(*state, None)
+
+    def __repr__(self) -> str:
+        return (f"PredicateInfo(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self._FIELDS)
+                + ")")
 
 
 # ----------------------------------------------------------------------------- sources and caches
@@ -131,14 +170,16 @@ def _parse_source(src: Source, index: int) -> ParsedFile:
 
 
 # The on-disk cache of validated rule sets.  Parsing and validating the shipped rules
-# (1,500 lines of op table) takes ~0.7 s; unpickling the result ~0.05 s.  The key
-# covers every input of the RuleSet: the name and text of every source, and the code
-# that builds it (this module, the syntax module, the grammar, the Python version),
-# so a changed rule file or a new tilemem simply misses.  Entries live in a per-user
-# directory ($TILEMEM_CACHE_DIR, else $XDG_CACHE_HOME/tilemem, else ~/.cache/tilemem)
-# that must belong to the user and not be writable by others (a pickle is code);
-# TILEMEM_NO_CACHE=1 turns the cache off.  Any failure just means no cache.
-_DISK_FORMAT = "1"
+# takes ~0.7 s; reading the JSON program ~1 ms (unpickling the whole tree ~20 ms).  The
+# key covers every input of the RuleSet: the name and text of every source, and the code
+# that builds it and compiles it for the engines (every module of this package, the
+# grammar, the Python version), so a changed rule file or a new tilemem simply misses.
+# Entries live in a per-user directory ($TILEMEM_CACHE_DIR, else $XDG_CACHE_HOME/tilemem,
+# else ~/.cache/tilemem) that must belong to the user and not be writable by others (a
+# pickle is code; the JSON program decides what the engine runs); the files themselves
+# must be this user's private regular files.  TILEMEM_NO_CACHE=1 turns the cache off.
+# Any failure just means no cache.
+_DISK_FORMAT = "2"
 _code_digest_value: Optional[str] = None
 
 
@@ -148,8 +189,8 @@ def _code_digest() -> str:
         import sys
         h = hashlib.sha256(f"{_DISK_FORMAT}\0{sys.version}\0".encode())
         here = Path(__file__).resolve().parent
-        for part in (here / "program.py", here / "syntax.py"):
-            h.update(part.read_bytes())
+        for part in sorted(here.glob("*.py")):
+            h.update(part.name.encode() + b"\0" + part.read_bytes())
         h.update(resource_dir("grammar").joinpath("datalog.lark").read_bytes())
         _code_digest_value = h.hexdigest()
     return _code_digest_value
@@ -165,7 +206,8 @@ def _cache_dir() -> Optional[Path]:
     return Path(base)
 
 
-def _disk_path(texts: Sequence[tuple[str, str]]) -> Optional[Path]:
+def _disk_path(texts: Sequence[tuple[str, str]], suffix: str = ".pickle") -> Optional[Path]:
+    """The cache file of a rule set's tree (``.pickle``) or program (``.json``)."""
     d = _cache_dir()
     if d is None:
         return None
@@ -175,7 +217,7 @@ def _disk_path(texts: Sequence[tuple[str, str]]) -> Optional[Path]:
             b = part.encode("utf-8", "surrogatepass")
             h.update(len(b).to_bytes(8, "little"))
             h.update(b)
-    return d / f"rules-{h.hexdigest()[:32]}.pickle"
+    return d / f"rules-{h.hexdigest()[:32]}{suffix}"
 
 
 def _private(st, is_kind) -> bool:
@@ -192,20 +234,48 @@ def _private_dir(d: Path) -> bool:
         return False
 
 
-def _disk_load(texts) -> Optional["RuleSet"]:
+def _read_private(path: Optional[Path]) -> Optional[bytes]:
+    """The bytes of a cache file, if it is this user's private regular file in a private
+    directory; else None.  It is opened without following a symlink and checked on the
+    open descriptor, so it cannot be swapped between the check and the read."""
+    if path is None or not _private_dir(path.parent):
+        return None
     try:
-        path = _disk_path(texts)
-        if path is None or not _private_dir(path.parent):
-            return None
-        # the file itself must be this user's regular file too (a pickle is code): it is
-        # opened without following a symlink and checked on the open descriptor, so it
-        # cannot be swapped between the check and the read
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as f:
-            if not _private(os.fstat(f.fileno()), stat.S_ISREG):
-                return None
-            import pickle
-            rs = pickle.load(f)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not _private(os.fstat(f.fileno()), stat.S_ISREG):
+            return None
+        return f.read()
+
+
+def _write_private(path: Optional[Path], data: bytes) -> None:
+    """Write a cache file atomically (a temp file, mode 0600, renamed over the old one)."""
+    if path is None:
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _private_dir(path.parent):
+        return
+    import tempfile
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _disk_load(texts) -> Optional["RuleSet"]:
+    """The whole rule set (its tree too) from the pickle cache, or None."""
+    try:
+        data = _read_private(_disk_path(texts))
+        if data is None:
+            return None
+        import pickle
+        rs = pickle.loads(data)
         return rs if isinstance(rs, RuleSet) else None
     except Exception:
         return None
@@ -213,22 +283,29 @@ def _disk_load(texts) -> Optional["RuleSet"]:
 
 def _disk_store(texts, rs: "RuleSet") -> None:
     try:
-        path = _disk_path(texts)
-        if path is None:
-            return
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private_dir(path.parent):
-            return
         import pickle
-        import tempfile
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                pickle.dump(rs, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        _write_private(_disk_path(texts), pickle.dumps(rs, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:
+        pass
+
+
+def _program_load(texts) -> Optional["RuleSet"]:
+    """The rule set's program (no tree: loaded on demand) from the JSON cache, or None."""
+    try:
+        path = _disk_path(texts, ".json")
+        data = _read_private(path)
+        if data is None:
+            return None
+        import json
+        return RuleSet._from_program(json.loads(data), texts, path)
+    except Exception:
+        return None
+
+
+def _program_store(path: Optional[Path], rs: "RuleSet") -> None:
+    try:
+        import json
+        _write_private(path, json.dumps(rs._program(), separators=(",", ":")).encode())
     except Exception:
         pass
 
@@ -543,6 +620,98 @@ class RuleSet:
                 loc=d.loc if d else defined.get(name, first_use.get(name)),
                 stratum=stratum_of[name], recursive=recursive)
         self.predicates: dict[str, PredicateInfo] = preds
+        # the rule files' facts as rows of values (what engines load)
+        rows: dict[str, list[tuple]] = {}
+        for f in self.facts:
+            rows.setdefault(f.head.pred, []).append(tuple(t.value for t in f.head.args))
+        self.fact_rows: dict[str, tuple[tuple, ...]] = {k: tuple(v) for k, v in rows.items()}
+        self._compiled: dict[str, object] = {}
+        self._texts = None              # the sources' (name, text): to rebuild the tree
+        self._program_path = None       # the JSON program in the disk cache, if any
+
+    # ------------------------------------------------------------------ the program and the tree
+
+    #: attributes that need the syntax tree (see the module docstring)
+    _TREE = ("items", "rules", "facts", "planned", "decls")
+
+    def __getattr__(self, name: str):
+        # only called for attributes the instance lacks: the tree of a rule set that
+        # was read from the JSON program
+        if name in RuleSet._TREE and "predicates" in self.__dict__:
+            self._load_tree()
+            return self.__dict__[name]
+        raise AttributeError(f"'RuleSet' object has no attribute '{name}'")
+
+    def _load_tree(self) -> None:
+        """Give a rule set read from its JSON program its syntax tree: from the pickle
+        cache, else by parsing the sources again."""
+        with _cache_lock:
+            if "rules" in self.__dict__:
+                return
+            texts = self._texts
+        full = _disk_load(texts)
+        if full is None:
+            full = RuleSet([parse_program(text, name) for name, text in texts])
+            _disk_store(texts, full)
+        with _cache_lock:
+            if "rules" in self.__dict__:
+                return
+            if full._program() != dict(self._program(), compiled=full._compiled):
+                # a program that does not match its rules (a damaged cache): the rules win
+                self.__dict__.update(full.__dict__, _texts=texts, _compiled={})
+                return
+            for name, info in self.predicates.items():
+                object.__setattr__(info, "_detail", full.predicates[name]._details())
+            for name in RuleSet._TREE:
+                self.__dict__[name] = full.__dict__[name]
+
+    def _program(self) -> dict:
+        """What a solve needs, as JSON-able data (see :meth:`_from_program`)."""
+        return {
+            "format": _DISK_FORMAT, "sources": list(self.sources), "nodes": list(self.nodes),
+            "edges": [[q, p, neg] for (q, p), neg in self.edges.items()],
+            "strata": [list(c) for c in self.strata],
+            "predicates": [[i.name, i.arity, i.is_input, i.is_derived, i.stratum, i.recursive]
+                           for i in self.predicates.values()],
+            "fact_rows": {k: [list(r) for r in v] for k, v in self.fact_rows.items()},
+            "warnings": [[w.file, w.line, w.col, w.message, w.severity] for w in self.warnings],
+            "compiled": self._compiled,
+        }
+
+    @classmethod
+    def _from_program(cls, data: dict, texts, path) -> "RuleSet":
+        if data.get("format") != _DISK_FORMAT:
+            raise ValueError("another format")
+        rs = cls.__new__(cls)
+        d = rs.__dict__
+        d["sources"] = tuple(data["sources"])
+        d["nodes"] = tuple(data["nodes"])
+        d["edges"] = {(q, p): bool(neg) for q, p, neg in data["edges"]}
+        d["strata"] = tuple(tuple(c) for c in data["strata"])
+        d["warnings"] = tuple(Diagnostic(*w) for w in data["warnings"])
+        d["fact_rows"] = {k: tuple(map(tuple, v)) for k, v in data["fact_rows"].items()}
+        d["_compiled"] = dict(data["compiled"])
+        d["_graph"] = None
+        d["_ancestors"] = {}
+        d["_texts"] = list(texts)
+        d["_program_path"] = path
+        d["predicates"] = {row[0]: PredicateInfo._summary(rs, *row) for row in data["predicates"]}
+        if any(type(v) not in (int, str) for rows in d["fact_rows"].values()
+               for r in rows for v in r):
+            raise ValueError("a fact value that is not an int or a str")
+        return rs
+
+    def compiled(self, key: str, build):
+        """What an engine compiled from these rules (``build(self)``, JSON-able data),
+        built once and kept with the rule set, in the disk cache too."""
+        got = self._compiled.get(key)
+        if got is None:
+            got = build(self)
+            with _cache_lock:
+                self._compiled[key] = got
+            if self._program_path is not None:
+                _program_store(self._program_path, self)
+        return got
 
     # ------------------------------------------------------------------ helpers
 
@@ -590,10 +759,13 @@ class RuleSet:
         return d
 
     def __getstate__(self):
+        if "rules" not in self.__dict__:
+            self._load_tree()
         state = dict(self.__dict__)
         state["_graph"] = None                 # rebuilt on demand
         state.pop("_pred_index", None)
         state["_ancestors"] = {}
+        state["_texts"] = state["_program_path"] = None
         return state
 
     @staticmethod
@@ -729,10 +901,15 @@ class RuleSet:
                 except (OSError, UnicodeDecodeError) as err:
                     raise RuleError([Diagnostic(name, 1, 1, f"cannot read rule file: {err}")])
             texts.append((name, text))
-        rs = _disk_load(texts)
+        rs = _program_load(texts)
         if rs is None:
-            rs = cls([_parse_source(src, i) for i, src in enumerate(sources)])
-            _disk_store(texts, rs)
+            rs = _disk_load(texts)
+            if rs is None:
+                rs = cls([_parse_source(src, i) for i, src in enumerate(sources)])
+                _disk_store(texts, rs)
+            rs._texts = texts
+            rs._program_path = _disk_path(texts, ".json")
+            _program_store(rs._program_path, rs)
         _cache_put(_ruleset_cache, key, rs, _RULESET_CACHE_SIZE)
         return rs
 
@@ -757,4 +934,4 @@ class RuleSet:
 
     def __repr__(self) -> str:
         return (f"RuleSet({len(self.sources)} files, {len(self.predicates)} predicates, "
-                f"{len(self.rules)} rules, {len(self.facts)} facts)")
+                f"{len(self.strata)} strata)")
