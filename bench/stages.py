@@ -1,7 +1,8 @@
 """Split the time of ``tilemem.solve`` into its stages, without changing tilemem.
 
-``StageTimer`` wraps the functions ``tilemem.api.solve`` calls (by name, in the modules
-that call them) so that each call's *exclusive* wall time goes to a stage:
+``StageTimer`` wraps the functions ``tilemem.solve`` calls (by name, in the modules
+that call them: ``tilemem.pipeline`` and the solver) so that each call's *exclusive*
+wall time goes to a stage:
 
 * parse -- ``parse`` + ``check_program`` (text -> IR, well-formedness)
 * facts -- ``extract`` / ``extract_program`` (IR -> Datalog facts)
@@ -48,15 +49,15 @@ class StageTimer:
 
     @contextmanager
     def installed(self):
-        from tilemem import api
+        from tilemem import pipeline
         from tilemem.infer import emitter
         from tilemem.infer import solver
-        plan = [(api, "_parse", "parse"), (api, "check_program", "parse"),
+        plan = [(pipeline, "parse", "parse"), (pipeline, "check_program", "parse"),
                 (solver, "extract", "facts"), (solver, "extract_program", "facts"),
-                (api, "derive", "rules"), (api, "derive_residency", "rules"),
-                (api, "emit", "emit"), (api, "apply_hoists", "emit"),
-                (api, "decisions", "emit"), (api, "strip_program_bridge_marks", "emit"),
-                (api, "print_program", "print")]
+                (pipeline, "derive", "rules"), (pipeline, "derive_residency", "rules"),
+                (pipeline, "emit", "emit"), (pipeline, "apply_hoists", "emit"),
+                (pipeline, "decisions", "emit"), (pipeline, "strip_program_bridge_marks", "emit"),
+                (pipeline, "print_program", "print")]
         for obj, name, stage in plan:
             if hasattr(obj, name):
                 self._patch(obj, name, stage)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tilemem.datalog import Aggregate, Database, RuleError, RuleSet, parse_program
 from tilemem.datalog.engine import value_key
-from tilemem.explain.proofs import Explainer
+from tilemem.explain import Explainer
 
 ENGINES = ["pydatalog"]
 try:

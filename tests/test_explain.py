@@ -12,7 +12,8 @@ import pytest
 
 import tilemem
 from tilemem.datalog import RuleSet
-from tilemem.explain.proofs import ExplainError, ProofNode, WhyNot, compact_source, format_fact
+from tilemem.explain import ExplainError, ProofNode, WhyNot, format_fact
+from tilemem.explain.sourcemap import compact_source
 
 from cli_helpers import CORPUS, run, run_in_process
 
@@ -498,11 +499,11 @@ def test_databases_are_built_lazily_and_freed_by_close():
     assert sol._session is None                     # solving keeps no database
     sol.query('space(V, "Acc")')
     ses = sol._session
-    assert ses is not None and ses._db1 is not None
+    assert ses is not None and ses.pipeline.db3 is not None
     sol.explain("c")
     assert sol._session is ses                      # reused
     sol.close()
-    assert sol._session is None and ses._db1 is None
+    assert sol._session is None and ses.pipeline.db3 is None
     assert sol.query('space(V, "Acc")').rows == [("k:c",)]   # rebuilt on demand
 
 
@@ -621,7 +622,7 @@ def walk_case(name: str, capsys) -> int:
                     assert leaf.kind in ("absent", "check"), leaf.kind
         if backend:
             x4 = ses.phase4()
-            prog_facts = {(p, r) for p, rows in ses._facts2.items() for r in rows}
+            prog_facts = {(p, r) for p, rows in ses.facts4.items() for r in rows}
             for d in sol.residency:
                 trees = sol.explain_residency(f"{d.function}:{d.var}")
                 # one tree per verdict fact (a refusal may hold at several call sites)

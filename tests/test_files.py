@@ -241,7 +241,7 @@ def test_failed_rename_keeps_previous_output(tmp_path, cli, monkeypatch):
 
 
 def test_internal_error_writes_nothing(tmp_path, cli, monkeypatch):
-    import tilemem.api
+    import tilemem.pipeline
     src = tmp_path / "in.pto"
     src.write_text(GOOD)
     out = tmp_path / "out.pto"
@@ -249,7 +249,7 @@ def test_internal_error_writes_nothing(tmp_path, cli, monkeypatch):
 
     def boom(*a, **k):
         raise RuntimeError("injected failure")
-    monkeypatch.setattr(tilemem.api, "emit", boom)
+    monkeypatch.setattr(tilemem.pipeline, "emit", boom)
     monkeypatch.delenv("TILEMEM_DEBUG", raising=False)
     code, stdout, err = cli("solve", src, "-o", out)
     assert code == 3

@@ -47,7 +47,7 @@ def _phase4(case: Path):
     program = parse(read_source(path), path)
     derived, _ = derive(program, backend, engine="clingo", origins=False)
     out, _ = emit(program, derived.facts, Solution3.from_relations(derived.rel))
-    return derive_residency(out, backend, engine="clingo", origins=False, relations=RELATIONS)
+    return derive_residency(out, backend, engine="clingo", origins=False, relations=RELATIONS)[0]
 
 
 def _check(case, request, slow: bool = False):

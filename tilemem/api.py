@@ -6,18 +6,15 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from tilemem import ir
-from tilemem.backends import normalize_backend
-from tilemem.infer.emitter import MoveRecord, Solution3, apply_hoists, emit, strip_program_bridge_marks
-from tilemem.datalog.database import DEFAULT_ENGINE
 from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
 from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.parser import parse as _parse
+from tilemem.infer.emitter import MoveRecord
+from tilemem.ir.printer import print_program  # noqa: F401  (the library front re-exports it)
 from tilemem.limits import Limits, guarded
-from tilemem.residency.verdicts import ResidencyDecision, decisions
-from tilemem.ir.printer import print_program
-from tilemem.infer.solver import derive, derive_residency
-from tilemem.frontend.wellformed import check_program
+from tilemem.pipeline import Pipeline
+from tilemem.residency.verdicts import ResidencyDecision
 
 
 def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None) -> ir.Program:
@@ -70,6 +67,7 @@ class Solution:
     # e.g. bridge marks without a backend (SolveWarning records)
     warnings: list[SolveWarning] = field(default_factory=list)
     _source_text: Optional[str] = field(default=None, repr=False)
+    _engine: Optional[str] = field(default=None, repr=False)
     _session: object = field(default=None, repr=False)
 
     def query(self, pattern: str):
@@ -86,9 +84,10 @@ class Solution:
     def session(self):
         """The :class:`tilemem.explain.Session` behind query/explain (built lazily)."""
         if self._session is None:
-            from tilemem.explain.proofs import Session
-            self._session = Session(self.source, self.backend, self.extra_rules, self.path,
-                                    self._source_text)
+            from tilemem.explain import Session
+            self._session = Session(Pipeline(self.source, self.backend, self.extra_rules,
+                                             self.path, self._source_text, self._engine,
+                                             explain=True))
         return self._session
 
     def explain(self, var: str, function: Optional[str] = None):
@@ -152,43 +151,28 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
 
 def _solve(text_or_path: str, backend: Optional[str], rules: Sequence[str],
            path: Optional[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
-    engine = engine or os.environ.get("TILEMEM_ENGINE") or DEFAULT_ENGINE
     if path is None and _looks_like_path(text_or_path):
         path = text_or_path
         text = read_source(path)
     else:
         text = text_or_path
     path = path or "<input>"
-    backend = normalize_backend(backend)
     with guarded(path, text if isinstance(text, str) else None):
-        return _solve_text(text, path, backend, tuple(rules), engine, limits)
+        return _solve_text(text, path, backend, rules, engine, limits)
 
 
-def _solve_text(text: str, path: str, backend: Optional[str], rules: tuple[str, ...],
-                engine: str, limits: Optional[Limits]) -> Solution:
-    program = _parse(text, path, limits)
-    check_program(program, path)
-    derived, _ = derive(program, backend, tuple(rules), engine=engine, origins=False)
+def _solve_text(text: str, path: str, backend: Optional[str], rules: Sequence[str],
+                engine: Optional[str], limits: Optional[Limits]) -> Solution:
+    pipe = Pipeline.from_text(text, path, backend=backend, rules=rules, engine=engine,
+                              limits=limits)
     warnings = []
-    bridges = bridge_marks(program) if backend is None else []
+    bridges = bridge_marks(pipe.program) if pipe.backend is None else []
     if bridges:
         n = len(bridges)
         warnings.append(SolveWarning(path, bridges[0][0], bridges[0][1], BRIDGE_WARNING.format(
             n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend"))
-    sol3 = Solution3.from_relations(derived.rel)
-    out, moves = emit(program, derived.facts, sol3)
-    del derived                      # phase 4 does not need phase 3's facts: free them first
-    residency = None
-    if backend is not None:          # residency needs the backend's capacities
-        res = derive_residency(out, backend, tuple(rules), engine=engine, origins=False)
-        out = apply_hoists(out, res.facts, res.rel("hoist"))
-        residency = decisions(res.facts, res.rel)
-        del res
-    out = strip_program_bridge_marks(out)
-    spaces: dict[str, dict[str, str]] = {}
-    for vid, space in sorted(sol3.space.items()):
-        fn, name = vid.split(":", 1)
-        spaces.setdefault(fn, {})[name] = space
-    return Solution(text=print_program(out, path), program=out, spaces=spaces, moves=moves,
-                    backend=backend, source=program, path=path, extra_rules=tuple(rules),
-                    residency=residency, warnings=warnings, _source_text=text)
+    out, residency = pipe.finished()
+    return Solution(text=pipe.printed(), program=out, spaces=pipe.spaces(), moves=pipe.moves,
+                    backend=pipe.backend, source=pipe.program, path=path,
+                    extra_rules=pipe.rules, residency=residency, warnings=warnings,
+                    _source_text=text, _engine=pipe.engine)

@@ -29,17 +29,14 @@ def register(sub):
 def run(args) -> int:
     from tilemem.tools.console import Console
     from tilemem.errors import UsageError
-    from tilemem.explain.proofs import Session
-    from tilemem.frontend.parser import parse
-    from tilemem.frontend.wellformed import check_program
+    from tilemem.explain import Session
     from tilemem.commands.why import _ascii
     if args.file == "-" and not args.execute:
         raise UsageError("the console reads its commands from stdin: give the program as a file "
                          "(or use -e)")
     text, path = read_arg(args)
-    program = parse(text, path)
-    check_program(program, path)
-    with Session(program, args.backend, args.rules or (), path, text) as ses:
+    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or ())
+    with ses:
         console = Console(ses, sys.stdout, ascii=_ascii(args))
         if args.execute:
             for line in args.execute:

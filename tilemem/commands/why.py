@@ -56,18 +56,15 @@ def _ascii(args) -> bool:
 
 def run(args) -> int:
     from tilemem.errors import UsageError
-    from tilemem.explain.proofs import ExplainError, Session
-    from tilemem.frontend.parser import parse
-    from tilemem.frontend.wellformed import check_program
+    from tilemem.explain import ExplainError, Session
     text, path = read_arg(args)
-    program = parse(text, path)
-    check_program(program, path)
+    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or ())
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
     asc = _ascii(args)
     out: list[str] = []
     data: dict = {"schema": "tilemem-why/1", "path": path}
-    with Session(program, args.backend, args.rules or (), path, text) as ses:
+    with ses:
         data["backend"] = ses.backend
         try:
             if "(" in args.var:
@@ -95,7 +92,7 @@ def run(args) -> int:
 
 
 def _answer(answer, out, data, args, asc):
-    from tilemem.explain.proofs import WhyNot
+    from tilemem.explain import WhyNot
     if isinstance(answer, WhyNot):
         data["why_not"] = answer.to_dict()
         out.append(answer.render(args.depth or 3, asc))
@@ -107,7 +104,7 @@ def _answer(answer, out, data, args, asc):
 
 
 def _explain_var(ses, args, out, data, asc):
-    from tilemem.explain.proofs import ExplainError, WhyNot
+    from tilemem.explain import ExplainError, WhyNot
     name = args.var
     try:
         vid = ses.resolve_var(name, args.function)

@@ -75,11 +75,11 @@ def derive(program: ir.Program, backend: Optional[str] = None,
 
 def derive_residency(program: ir.Program, backend: Optional[str],
                      extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
-                     origins: bool = True,
-                     relations: Sequence[str] = RESIDENCY_RESULTS) -> Derived:
-    """Phase 4 over the whole (phase-3 rewritten) program: which statements leave their
-    loop (``relations``: the derived relations to read, by default what the emitter and
-    the verdicts need)."""
+                     origins: bool = True, relations: Sequence[str] = RESIDENCY_RESULTS,
+                     keep_db: bool = False):
+    """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
+    loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
+    derived relations to read, by default what the emitter and the verdicts need."""
     with gc_paused():
         facts = extract_program(program, backend, origins)
-    return _evaluate(facts, relations, extra_rules, engine, False)[0]
+    return _evaluate(facts, relations, extra_rules, engine, keep_db)

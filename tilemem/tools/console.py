@@ -56,7 +56,7 @@ class Console:
 
     # ------------------------------------------------------------------ dispatch
     def run_line(self, line: str) -> bool:
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         from tilemem.datalog import DatalogError
         line = line.strip()
         if not line or line.startswith("//") or line.startswith("#"):
@@ -95,7 +95,7 @@ class Console:
 
     # ------------------------------------------------------------------ databases
     def explainer(self, pred: str):
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         ses = self.session
         if pred not in ses.rules.predicates:
             raise ExplainError(f"unknown predicate '{pred}'" + _did_you_mean(pred, ses.rules.predicates))
@@ -139,14 +139,14 @@ class Console:
         self.say(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
 
     def why(self, text: str) -> None:
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         if not text:
             raise ExplainError("usage: :why FACT, e.g. :why space(\"kernel:c\", \"Acc\")")
         atom = parse_query(text)
         x = self.explainer(atom.pred)
         trees = x.explain_pattern(atom, limit=20)
         if not trees:
-            self.say(x._why_not(atom, {}, 3).render(self.depth or 3, self.ascii))
+            self.say(x.why_not_atom(atom, 3).render(self.depth or 3, self.ascii))
             return
         n = len(x.matches(atom))
         for t in trees:
@@ -155,7 +155,7 @@ class Console:
             self.say(f"... {n - len(trees)} more facts match; make the pattern more specific")
 
     def whynot(self, text: str) -> None:
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         if not text:
             raise ExplainError("usage: :whynot FACT, e.g. :whynot space(\"kernel:c\", \"Vec\")")
         atom = parse_query(text)
@@ -163,10 +163,10 @@ class Console:
         info = x.predicate(atom.pred)
         if info.arity != atom.arity:
             raise QueryError(f"predicate '{atom.pred}' has arity {info.arity}, not {atom.arity}")
-        self.say(x._why_not(atom, {}, 3).render(self.depth or 3, self.ascii))
+        self.say(x.why_not_atom(atom, 3).render(self.depth or 3, self.ascii))
 
     def predicates(self, text: str) -> None:
-        from tilemem.explain.proofs import short_doc
+        from tilemem.explain.nodes import short_doc
         ses = self.session
         rows = []
         for name, info in sorted(ses.rules.predicates.items()):
@@ -182,7 +182,8 @@ class Console:
         self.say(_table(["predicate", "kind", "comment"], rows))
 
     def rules(self, text: str) -> None:
-        from tilemem.explain.proofs import ExplainError, rule_file_name
+        from tilemem.explain import ExplainError
+        from tilemem.explain.sourcemap import rule_file_name
         ses = self.session
         name = text.strip()
         info = ses.rules.predicates.get(name)
@@ -207,7 +208,7 @@ class Console:
                      f"e.g. {info.facts[0].text or info.facts[0]}")
 
     def set_db(self, text: str) -> None:
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         if not text:
             self.say(f"database: {self.db}")
             return
@@ -219,7 +220,7 @@ class Console:
         self.say(f"database: {text}")
 
     def set_depth(self, text: str) -> None:
-        from tilemem.explain.proofs import ExplainError
+        from tilemem.explain import ExplainError
         if not text:
             self.depth = None
             self.say("proof trees: whole")

@@ -1,0 +1,185 @@
+"""Facts and statement positions back to the program text, and rule files by name.
+
+Input facts carry the line of the statement they come from (``Facts.origin``);
+statement positions in any fact (columns the rules pass statement numbers through,
+found by following variables from the input relations' ``pos``/``end`` columns) are
+shown with their source line.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+from tilemem.datalog import Atom, RuleSet, Var
+from tilemem.resources import resource_dir
+
+Value = Union[int, str]
+
+
+def rule_file_name(file: Optional[str]) -> str:
+    """Package rule files are shown as ``rules/<name>.dl``; user files relative to the
+    working directory when they are below it, else as given."""
+    if not file:
+        return "<rules>"
+    if file.startswith("<"):
+        return file
+    if "/" not in file and "\\" not in file:
+        return f"rules/{file}" if _is_package_rule(file) else file
+    p = Path(file)
+    if _is_package_rule(p.name) and p.parent == _package_rules_dir():
+        return f"rules/{p.name}"
+    try:
+        rel = os.path.relpath(file)
+    except ValueError:
+        return file
+    return rel if not rel.startswith("..") else file
+
+
+def _package_rules_dir():
+    try:
+        return Path(str(resource_dir("rules"))).resolve()
+    except Exception:
+        return None
+
+
+def _is_package_rule(name: str) -> bool:
+    d = _package_rules_dir()
+    return d is not None and (d / name).is_file()
+
+
+def compact_source(text: str, limit: int = 100) -> str:
+    """A source line without its type annotation, shortened: ``y = pl.tile.load(...)``."""
+    s = text.strip()
+    m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*:\s*", s)
+    if m and not s.startswith(("def ", "for ", "if ", "while ", "with ", "return", "elif ")):
+        depth = 0
+        i = m.end()
+        while i < len(s):
+            c = s[i]
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif c == "=" and depth == 0 and s[i - 1] not in "=!<>" and s[i + 1: i + 2] != "=":
+                s = f"{m.group(1)} = {s[i + 1:].strip()}"
+                break
+            i += 1
+    if len(s) > limit:
+        s = s[: limit - 3].rstrip() + "..."
+    return s
+
+
+class SourceMap:
+    """Maps facts and statement positions of one fact extraction back to the source."""
+
+    def __init__(self, facts, path: str, text: Optional[str], rules: RuleSet,
+                 rewritten: bool = False):
+        self.facts = facts
+        self.path = path
+        self.lines = text.splitlines() if text is not None else None
+        self.rewritten = rewritten
+        self.end_of: dict[int, int] = {}
+        for p, e in facts.rows.get("stmt_end", []):
+            self.end_of[e] = p
+        self.pos_columns = infer_position_columns(rules)
+
+    def stmt_line(self, pos) -> Optional[int]:
+        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        return getattr(entry[1], "line", None) if entry else None
+
+    def line_text(self, line: Optional[int]) -> Optional[str]:
+        if line is None or not self.lines or not (1 <= line <= len(self.lines)):
+            return None
+        return compact_source(self.lines[line - 1])
+
+    def stmt_text(self, pos) -> Optional[str]:
+        from tilemem import ir
+        from tilemem.ir.printer import print_stmt
+        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        if not entry:
+            return None
+        stmt = entry[1]
+        text = print_stmt(stmt)
+        if isinstance(stmt, (ir.For, ir.If, ir.While, ir.With)):
+            text = text.split("\n")[0]
+        else:
+            text = text.strip().split("\n")[-1]
+        return compact_source(text)
+
+    def describe_pos(self, value) -> Optional[dict]:
+        """``{"line": 9}`` for a statement, ``{"line": 7, "end": True}`` for a loop/branch end."""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        if value in self.facts.stmts:
+            line = self.stmt_line(value)
+            return {"line": line} if line is not None else None
+        if value in self.end_of:
+            line = self.stmt_line(self.end_of[value])
+            return {"line": line, "end": True} if line is not None else None
+        return None
+
+    def positions(self, pred: str, row: Sequence) -> list[tuple[Value, dict]]:
+        cols = self.pos_columns.get(pred, ())
+        out = []
+        for i in cols:
+            if i < len(row):
+                d = self.describe_pos(row[i])
+                if d is not None and all(v != row[i] for v, _ in out):
+                    out.append((row[i], d))
+        return out
+
+    def origin(self, pred: str, row: tuple) -> Optional[dict]:
+        """``{"path", "line", "text"}`` of an input fact, when its statement is known."""
+        line = self.facts.origin.get((pred, tuple(row)))
+        text = None
+        if self.rewritten:
+            for v, d in self.positions(pred, row):
+                if not d.get("end") and self.facts.stmts.get(v) is not None:
+                    text = self.stmt_text(v)
+                    line = d["line"] if line is None else line
+                    break
+        if line is None:
+            return None
+        if text is None:
+            text = self.line_text(line)
+        return {"path": self.path, "line": line, "text": text}
+
+
+def infer_position_columns(rules: RuleSet) -> dict[str, tuple[int, ...]]:
+    """Which columns of each predicate hold statement positions.
+
+    Input relations (and relations defined only by facts): the columns their
+    ``.decl`` names ``pos`` or ``end``.  A derived predicate's column holds positions
+    when every rule for it puts there a variable that some positive body atom takes
+    from a position column (the greatest such assignment, so recursion is fine).
+    """
+    cols: dict[str, set[int]] = {}
+    for name, info in rules.predicates.items():
+        if info.is_derived and not info.facts:
+            cols[name] = set(range(info.arity))
+        elif info.columns:
+            s = {i for i, c in enumerate(info.columns) if c in ("pos", "end")}
+            if s:
+                cols[name] = s
+    changed = True
+    while changed:
+        changed = False
+        for r in rules.rules:
+            head_cols = cols.get(r.head.pred)
+            if not head_cols:
+                continue
+            pos_vars = set()
+            for lit in r.body:
+                if isinstance(lit, Atom):
+                    for i in cols.get(lit.pred, ()):
+                        t = lit.args[i]
+                        if isinstance(t, Var) and not t.is_anonymous:
+                            pos_vars.add(t.name)
+            for i in list(head_cols):
+                t = r.head.args[i]
+                if not (isinstance(t, Var) and t.name in pos_vars):
+                    head_cols.discard(i)
+                    changed = True
+    return {k: tuple(sorted(v)) for k, v in cols.items() if v}

@@ -1,0 +1,140 @@
+"""One program through the pass: text -> IR -> facts -> rules -> solution -> text.
+
+:class:`Pipeline` is the only place the stages are chained; ``tilemem.solve``, the
+explanation sessions (``tilemem why``, ``Solution.explain``) and the query console all
+run a program through it.  Each stage is computed once, on first use:
+
+1. phases 0-3: the facts of the InCore functions (``tilemem.facts``) under the rules
+   (``tilemem.infer.solver.derive``);
+2. the rewrite: spaces set and moves inserted (``tilemem.infer.emitter.emit``);
+3. phase 4, with a backend only: the facts of the whole rewritten program under the
+   residency rules, the hoists applied and the verdicts put in words;
+4. the printed program.
+
+``explain=True`` keeps what explanations need: the facts' source lines and the two
+databases (open until :meth:`close`); a plain solve keeps neither and frees phase 3's
+relations before phase 4 runs.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional, Sequence
+
+from tilemem import ir
+from tilemem.backends import normalize_backend
+from tilemem.datalog.database import DEFAULT_ENGINE
+from tilemem.frontend.parser import parse
+from tilemem.frontend.wellformed import check_program
+from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
+from tilemem.infer.solver import derive, derive_residency
+from tilemem.ir.printer import print_program
+from tilemem.residency.verdicts import decisions
+
+
+class Pipeline:
+    """The stages of solving one parsed and checked program (see the module docstring)."""
+
+    def __init__(self, program: ir.Program, backend: Optional[str] = None,
+                 rules: Sequence[str] = (), path: str = "<input>", text: Optional[str] = None,
+                 engine: Optional[str] = None, explain: bool = False):
+        self.program = program
+        self.backend = normalize_backend(backend)
+        self.rules = tuple(rules)
+        self.path = path
+        self.text = text
+        self.engine = engine or os.environ.get("TILEMEM_ENGINE") or DEFAULT_ENGINE
+        self.explain = explain
+        self._phase3 = None          # Derived of phases 0-3
+        self.db3 = None              # its Database (explain=True only)
+        self._sol3 = None
+        self._emitted = None         # (rewritten program, moves)
+        self._phase4 = None          # Derived of phase 4
+        self.db4 = None              # its Database (explain=True only)
+        self._done = None            # (final program, residency decisions)
+
+    @classmethod
+    def from_text(cls, text: str, path: str = "<input>", limits=None, **kw) -> "Pipeline":
+        """Parse and check program text (raises TilememError on bad input; ``limits``: the
+        input caps, :class:`tilemem.limits.Limits`)."""
+        program = parse(text, path, limits)
+        check_program(program, path)
+        return cls(program, path=path, text=text, **kw)
+
+    # ------------------------------------------------------------------ stages
+
+    def phase3(self):
+        """Phases 0-3 over the InCore functions (a ``Derived``)."""
+        if self._phase3 is None:
+            self._phase3, self.db3 = derive(self.program, self.backend, self.rules,
+                                            keep_db=self.explain, engine=self.engine,
+                                            origins=self.explain)
+        return self._phase3
+
+    @property
+    def sol3(self):
+        """Spaces and moves as the emitter reads them."""
+        if self._sol3 is None:
+            self._sol3 = Solution3.from_relations(self.phase3().rel)
+        return self._sol3
+
+    def emitted(self):
+        """(the program with spaces set and moves inserted, the inserted moves)."""
+        if self._emitted is None:
+            self._emitted = emit(self.program, self.phase3().facts, self.sol3)
+            if not self.explain:
+                self._phase3 = None  # phase 4 does not need phase 3's facts: free them first
+        return self._emitted
+
+    @property
+    def moves(self):
+        return self.emitted()[1]
+
+    def phase4(self):
+        """Phase 4 over the whole rewritten program (a ``Derived``), None without a backend."""
+        if self.backend is None:
+            return None
+        if self._phase4 is None:
+            self._phase4, self.db4 = derive_residency(
+                self.emitted()[0], self.backend, self.rules, engine=self.engine,
+                origins=self.explain, keep_db=self.explain)
+        return self._phase4
+
+    def finished(self):
+        """(the final program: hoists applied, bridge marks stripped; the residency verdicts
+        or None without a backend)."""
+        if self._done is None:
+            out = self.emitted()[0]
+            residency = None
+            res = self.phase4()
+            if res is not None:              # residency needs the backend's capacities
+                out = apply_hoists(out, res.facts, res.rel("hoist"))
+                residency = decisions(res.facts, res.rel)
+                if not self.explain:
+                    self._phase4 = None
+            self._done = (strip_program_bridge_marks(out), residency)
+        return self._done
+
+    def spaces(self) -> dict[str, dict[str, str]]:
+        """function -> var -> space."""
+        spaces: dict[str, dict[str, str]] = {}
+        for vid, space in sorted(self.sol3.space.items()):
+            fn, name = vid.split(":", 1)
+            spaces.setdefault(fn, {})[name] = space
+        return spaces
+
+    def printed(self) -> str:
+        return print_program(self.finished()[0], self.path)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def close(self) -> None:
+        """Close the databases kept for explanations (the stages that made them run again
+        when asked again)."""
+        for db in (self.db3, self.db4):
+            if db is not None:
+                db.close()
+        if self.db3 is not None:
+            self._phase3 = None
+        if self.db4 is not None:
+            self._phase4 = None
+        self.db3 = self.db4 = None
