@@ -167,7 +167,7 @@ def _broken(root):
     (root / "broken.pto").write_text("import pypto.language as pl\n@pl.program\nclass P:\n    def f(:\n")
 
 
-SUMMARY = re.compile(r"^tilemem: (\d+) files?, (\d+) (?:changed|would change), (\d+) failed, [\d.]+s$")
+SUMMARY = re.compile(r"^tilemem: (\d+) files?, (\d+) (?:changed|would change), (\d+) failed, [\d.]+s, [\d.]+ files/s$")
 
 
 def _summary(stderr):

@@ -49,6 +49,14 @@ def register(sub):
     bat = p.add_argument_group("batch")
     bat.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                      help="solve with N worker processes (0: one per CPU); results stay in input order")
+    from tilemem.commands.common import _seconds, _size
+    from tilemem.tools.batch import DEFAULT_MEMORY, DEFAULT_TIMEOUT
+    bat.add_argument("--timeout-per-file", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
+                     help=f"give up a file after S seconds and go on (default {DEFAULT_TIMEOUT:g}: "
+                          "ten times the largest real kernel; 0: no limit)")
+    bat.add_argument("--memory-per-file", type=_size, default=DEFAULT_MEMORY, metavar="SIZE",
+                     help=f"memory a worker may use for one file (default {DEFAULT_MEMORY >> 30}G; "
+                          "0: no limit); a file that needs more is reported and the batch goes on")
     p.set_defaults(func=run)
 
 
@@ -226,7 +234,8 @@ def _run_batch(args) -> int:
     for msg in problems:
         print(msg, file=sys.stderr)
     targets = output_paths(files, args.out_dir) if args.out_dir else [None] * len(files)
-    jobs = args.jobs or os.cpu_count() or 1
+    from tilemem.tools.workers import cpu_count
+    jobs = args.jobs or cpu_count()
     report = Report(args) if args.check and not args.json else None
     st = style(args, data=True)
 
@@ -235,7 +244,8 @@ def _run_batch(args) -> int:
     docs = []
     try:
         for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
-                                          engine=args.engine)):
+                                          engine=args.engine, timeout=args.timeout_per_file,
+                                          memory=args.memory_per_file)):
             progress.clear()
             if report is not None:
                 n_changed += _check_file(report, res, args)
@@ -289,8 +299,9 @@ def _run_batch(args) -> int:
         print(json.dumps({"schema": BATCH_SCHEMA, "files": docs, "summary": summary}, indent=2))
     if not args.quiet:
         word = "would change" if args.check else "changed"
+        rate = f", {len(files) / elapsed:.1f} files/s" if elapsed > 0 and files else ""
         print(f"tilemem: {len(files)} file{'s' if len(files) != 1 else ''}, {n_changed} {word}, "
-              f"{n_failed} failed, {elapsed:.1f}s", file=sys.stderr)
+              f"{n_failed} failed, {elapsed:.1f}s{rate}", file=sys.stderr)
     if n_internal:
         return EXIT_INTERNAL
     if n_input_err or problems:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import fnmatch
 import os
 import sys
@@ -174,18 +175,22 @@ def with_newline(text: str) -> str:
 
 
 def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
-               want_json: bool = False, engine: Optional[str] = None) -> FileResult:
-    """Solve one file; never raises for a bad input (the result says what went wrong)."""
+               want_json: bool = False, engine: Optional[str] = None,
+               limits=None) -> FileResult:
+    """Solve one file; never raises for a bad input (the result says what went wrong).
+    ``limits``: a :class:`tilemem.limits.Limits` (default: the current ones)."""
     from tilemem.api import solve
     from tilemem.commands.common import read_input
     from tilemem.datalog import DatalogError
     from tilemem.errors import TilememError, UsageError
+    from tilemem.limits import current_limits, use_limits
     t0 = time.perf_counter()
     res = FileResult(path)
     try:
-        res.source, shown = read_input(path)
-        res.path = shown
-        sol = solve(res.source, backend=backend, rules=rules, path=shown, engine=engine)
+        with use_limits(limits or current_limits()):
+            res.source, shown = read_input(path)
+            res.path = shown
+            sol = solve(res.source, backend=backend, rules=rules, path=shown, engine=engine)
         res.text = with_newline(sol.text)
         res.warnings = list(sol.warnings)
         if want_json:
@@ -194,9 +199,7 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
         res.status, res.error = INPUT_ERROR, e.format_first_line()
         res.located = (e.line, e.col, e.message, e.source_line)
     except (UsageError, DatalogError) as e:
-        res.status, res.error = INPUT_ERROR, f"tilemem: error: {path}: {e}"
-    except RecursionError:
-        res.status, res.error = INPUT_ERROR, f"tilemem: error: {path}: input nested too deeply to process"
+        res.status, res.error = INPUT_ERROR, f"{res.path}: error: {e}"
     except Exception as e:  # a bug in tilemem: report it, keep going
         res.status = INTERNAL_ERROR
         res.error = f"tilemem: internal error: {path}: {type(e).__name__}: {e}"
@@ -208,21 +211,62 @@ def _job(args) -> FileResult:
     return solve_file(*args)
 
 
+def _load_in_worker(rules: tuple, engine: Optional[str]) -> None:
+    """Once per worker: the rule program (and the engine) loaded for every file it solves."""
+    from tilemem.datalog import engine_class
+    from tilemem.infer.solver import load_rules
+    try:
+        load_rules(rules)
+        if engine:
+            engine_class(engine)
+    except Exception:           # reported per file by solve_file
+        pass
+
+
+def _died(task, reason: str) -> FileResult:
+    path = task[0]
+    return FileResult(path, INPUT_ERROR,
+                      error=f"{path}: error: worker died ({reason}) while solving this file "
+                            f"(out of memory, or killed); the other files go on")
+
+
+def _timed_out(task, seconds: float) -> FileResult:
+    path = task[0]
+    return FileResult(path, INPUT_ERROR, seconds=seconds,
+                      error=f"{path}: error: not solved within {seconds:g} s "
+                            f"(--timeout-per-file); the other files go on")
+
+
+#: Per-file budgets of a batch: about ten times what the largest real kernel needs
+#: (21,000 lines: ~11 s of CPU, 450 MB with clingo; wall time on a loaded 2-core machine
+#: ~30 s).
+DEFAULT_TIMEOUT = 300.0
+DEFAULT_MEMORY = 4 << 30
+
+
 def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str],
               want_json: bool = False, jobs: int = 1,
-              engine: Optional[str] = None) -> Iterator[FileResult]:
+              engine: Optional[str] = None, limits=None,
+              timeout: Optional[float] = DEFAULT_TIMEOUT,
+              memory: Optional[int] = DEFAULT_MEMORY) -> Iterator[FileResult]:
     """Solve every path, yielding results in input order.
 
-    ``jobs`` > 1 uses that many worker processes (each solves whole files).
+    A single path is solved in this process; several in up to ``jobs`` worker
+    processes (``tilemem.tools.workers``: each keeps the rule program it loaded, a dead
+    worker is reported for its file and replaced, a file over ``timeout`` seconds or
+    ``memory`` bytes is reported; 0 or None: no budget) -- the others go on.
     """
-    work = [(p, backend, tuple(rules), want_json, engine) for p in paths]
-    if jobs <= 1 or len(work) <= 1:
+    from tilemem.limits import current_limits
+    from tilemem.tools.workers import run_tasks
+    limits = limits or current_limits()
+    work = [(p, backend, tuple(rules), want_json, engine, limits) for p in paths]
+    if len(work) <= 1:
         for w in work:
             yield _job(w)
         return
-    import multiprocessing as mp
-    with mp.get_context().Pool(min(jobs, len(work))) as pool:
-        yield from pool.imap(_job, work, chunksize=1)
+    yield from run_tasks(work, _job, jobs, died=_died, timed_out=_timed_out,
+                         timeout=timeout or None, memory=memory or None,
+                         init=functools.partial(_load_in_worker, tuple(rules), engine))
 
 
 # ----------------------------------------------------------------------------- diffs
