@@ -232,3 +232,167 @@ def test_input_size_cap(tmp_path):
         yes.kill()
         yes.wait()
     assert r.returncode == 2 and b"<stdin>:" in r.stderr and b"input too large" in r.stderr
+
+
+# ----------------------------------------------------------------------------- 1. dead workers
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return sorted(int(x) for x in f.read().split())
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _batch_dir(tmp_path, n_fast: int = 6) -> Path:
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a_first.pto").write_text(_nest("for", 500))          # the first worker's task
+    for i in range(n_fast):
+        (d / f"k{i}.pto").write_text(BASE.replace("MatmulBiasRelu", f"K{i}"))
+    return d
+
+
+def _start(args: list, **kw):
+    import subprocess
+    from cli_helpers import tilemem_command
+    return subprocess.Popen(tilemem_command() + [str(a) for a in args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, **kw)
+
+
+def _wait_children(pid: int, n: int, seconds: float = 60) -> list[int]:
+    import time
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        kids = _children(pid)
+        if len(kids) >= n:
+            return kids
+        time.sleep(0.01)
+    raise AssertionError(f"no {n} worker processes after {seconds} s")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_batch_survives_a_killed_worker(tmp_path):
+    """SIGKILL a worker of a -j 2 batch: its file is reported, every other file is
+    written, the batch ends with status 2 within seconds (multiprocessing.Pool.imap
+    waited forever)."""
+    import os
+    import signal
+    import subprocess
+    d, out = _batch_dir(tmp_path), tmp_path / "out"
+    proc = _start(["solve", d, "--out-dir", out, "-j", "2"])
+    try:
+        first = _wait_children(proc.pid, 1)[0]               # holds the first file
+        os.kill(first, signal.SIGKILL)
+        stdout, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError("the batch hangs after a worker was killed") from None
+    assert proc.returncode == 2, stderr
+    assert f"{d / 'a_first.pto'}: error: worker died (signal 9: SIGKILL)" in stderr, stderr
+    assert "Traceback" not in stderr
+    assert sorted(p.name for p in out.iterdir()) == [f"k{i}.pto" for i in range(6)]
+    assert "7 files, " in stderr and "1 failed" in stderr and "files/s" in stderr
+
+
+def _run_task(task):
+    """Tasks for run_tasks: ("ok", x) -> x; ("die", _) kills its worker; ("sleep", s);
+    ("alloc", n) allocates n bytes."""
+    import os
+    import signal
+    import time
+    kind, x = task
+    if kind == "die":
+        os.kill(os.getpid(), signal.SIGKILL)
+    if kind == "sleep":
+        time.sleep(x)
+    if kind == "alloc":
+        try:
+            return len(bytearray(x))
+        except MemoryError:
+            return "MemoryError"
+    return x
+
+
+def _tasks(tasks, jobs, **kw):
+    from tilemem.tools.workers import run_tasks
+    return list(run_tasks(tasks, _run_task, jobs, died=lambda t, why: ("died", t, why),
+                          timed_out=lambda t, s: ("timeout", t, s), **kw))
+
+
+def test_workers_report_dead_and_slow_tasks_in_order():
+    tasks = [("ok", 0), ("die", None), ("ok", 2), ("sleep", 60), ("ok", 4), ("die", None),
+             ("ok", 6)]
+    got = _tasks(tasks, 2, timeout=3)
+    assert got == [0, ("died", ("die", None), "signal 9: SIGKILL"), 2,
+                   ("timeout", ("sleep", 60), 3), 4, ("died", ("die", None), "signal 9: SIGKILL"),
+                   6]
+
+
+def test_workers_memory_budget():
+    got = _tasks([("alloc", 1 << 20), ("alloc", 2 << 30), ("alloc", 1 << 20)], 1,
+                 memory=256 << 20)
+    assert got == [1 << 20, "MemoryError", 1 << 20]
+
+
+def test_cpu_count_is_what_this_process_may_use():
+    import os
+    from tilemem.tools.workers import cpu_count
+    assert cpu_count() == len(os.sched_getaffinity(0))
+
+
+def test_batch_timeout_per_file(tmp_path):
+    from cli_helpers import run
+    d = _batch_dir(tmp_path, 2)
+    r = run("solve", d, "--out-dir", tmp_path / "out", "-j", "2", "--timeout-per-file", "0.001")
+    assert r.returncode == 2
+    assert r.stderr.count("error: not solved within 0.001 s (--timeout-per-file)") == 3, r.stderr
+
+
+# ----------------------------------------------------------------------------- 5. Ctrl-C
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+@pytest.mark.parametrize("jobs,delay", [("1", 0.0), ("2", 0.0), ("2", 0.4), ("2", 0.8)])
+def test_sigint_mid_batch_is_quiet(tmp_path, jobs, delay):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) in the middle
+    of a batch, while workers are solving: one line, status 130, no traceback from any
+    process, no temp file, no worker left running (the Pool's workers printed
+    KeyboardInterrupt tracebacks, and the batch sometimes hung)."""
+    import os
+    import signal
+    import subprocess
+    import time
+    d = tmp_path / "in"
+    d.mkdir()
+    for i in range(30):
+        (d / f"k{i:02}.pto").write_text(_nest("for", 300).replace("MatmulBiasRelu", f"K{i}"))
+    out = tmp_path / "out"
+    proc = _start(["solve", d, "--out-dir", out, "-j", jobs, "--engine", "clingo"])
+    try:
+        workers = _wait_children(proc.pid, int(jobs)) if jobs != "1" else []
+        end = time.monotonic() + 120
+        while not (out.exists() and any(out.iterdir())) and time.monotonic() < end:
+            time.sleep(0.01)
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise AssertionError("the batch did not stop on SIGINT") from None
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert stderr.strip().splitlines()[-1] == "tilemem: interrupted", stderr
+    assert not list(out.glob(".tilemem-*")), list(out.iterdir())
+    time.sleep(0.2)
+    assert not [w for w in workers if _alive(w)], "workers left running"

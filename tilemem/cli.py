@@ -144,8 +144,6 @@ def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
 
 
 def main(argv=None) -> int:
-    from tilemem.datalog import DatalogError
-    from tilemem.errors import TilememError, UsageError
     ap = build_parser()
     args = None
     try:
@@ -158,7 +156,72 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
+    saved = _catch_signals()
+    try:
+        return _run(args, argv)
+    except (KeyboardInterrupt, Interrupted) as e:   # a second signal while handling one
+        return _interrupted(e)
+    finally:
+        _restore_signals(saved)
+
+
+class Interrupted(BaseException):
+    """SIGTERM or SIGHUP, raised in the main thread so that every cleanup (temp files,
+    worker processes) runs as for Ctrl-C's KeyboardInterrupt.  Not a KeyboardInterrupt:
+    the query console treats Ctrl-C as "cancel this line", a SIGTERM must end it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _catch_signals() -> dict:
+    """Handle SIGTERM and SIGHUP as interrupts (main thread only); returns what to restore."""
+    import signal
+    saved = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            saved[sig] = signal.signal(sig, _raise_interrupted)
+        except (ValueError, OSError):     # not the main thread: leave signals alone
+            break
+    return saved
+
+
+def _restore_signals(saved: dict) -> None:
+    import signal
+    for sig, handler in saved.items():
+        try:
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+        except (ValueError, OSError):
+            pass
+
+
+def _interrupted(e: BaseException) -> int:
+    """Stop quietly: one line, status 128 + the signal (130 for Ctrl-C)."""
+    import signal
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)      # no traceback from a second Ctrl-C
+    except (ValueError, OSError):
+        pass
+    signum = getattr(e, "signum", signal.SIGINT)
+    try:
+        print("tilemem: interrupted", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 128 + signum
+
+
+def _run(args, argv) -> int:
     from tilemem.commands.common import current_input, limits_from
+    from tilemem.datalog import DatalogError
+    from tilemem.errors import TilememError, UsageError
     from tilemem.limits import input_error, use_limits
     from tilemem.recursion import deep_recursion
     try:
@@ -175,9 +238,8 @@ def main(argv=None) -> int:
     except (UsageError, DatalogError) as e:
         msg = str(e)
         return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
-    except KeyboardInterrupt:
-        print("tilemem: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, Interrupted) as e:
+        return _interrupted(e)
     except BrokenPipeError:
         return EXIT_OK
     except Exception as e:  # a bug: say so, without a traceback

@@ -17,6 +17,7 @@ exit status:
   2  usage or input error (bad syntax, missing file, unknown backend, ...;
      in a batch: some file could not be read or solved, the others still are)
   3  internal error in tilemem (please report it with the input that caused it)
+  130  interrupted (Ctrl-C; 143: SIGTERM, 129: SIGHUP); nothing half-written
 """
 
 
