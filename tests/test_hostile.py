@@ -122,11 +122,11 @@ def test_deep_expressions_solve_and_print(expr):
 def test_leftover_recursion_error_is_located(monkeypatch):
     """Whatever a stage raises as RecursionError reaches the caller as a located
     TilememError at the deepest place of the input."""
-    import tilemem.api as api
+    from tilemem.pipeline import Pipeline
 
     def boom(*a, **k):
         raise RecursionError("maximum recursion depth exceeded")
-    monkeypatch.setattr(api, "emit", boom)
+    monkeypatch.setattr(Pipeline, "finished", boom)
     text = _nest("for", 20)
     with pytest.raises(TilememError) as err:
         tilemem.solve(text, path="deep.pto", engine="clingo" if _have_clingo() else None)
@@ -136,11 +136,11 @@ def test_leftover_recursion_error_is_located(monkeypatch):
 
 
 def test_leftover_memory_error_is_located(monkeypatch):
-    import tilemem.api as api
+    from tilemem.pipeline import Pipeline
 
     def boom(*a, **k):
         raise MemoryError()
-    monkeypatch.setattr(api, "emit", boom)
+    monkeypatch.setattr(Pipeline, "finished", boom)
     with pytest.raises(TilememError) as err:
         tilemem.solve(BASE, path="k.pto", engine="clingo" if _have_clingo() else None)
     assert err.value.path == "k.pto" and err.value.line is not None
