@@ -516,3 +516,31 @@ def test_lark_driver_matches_fast_driver(monkeypatch):
     fast = [print_program(parse(t)) for t in texts]
     monkeypatch.setattr(parser_mod, "_FAST", False)
     assert [print_program(parse(t)) for t in texts] == fast
+
+
+def test_ir_nodes_behave_as_the_dataclasses_they_replace():
+    """The IR node classes are plain classes (no dataclass building at import) that keep
+    the dataclass behaviour: fields, replace, equality and hashing without positions,
+    repr without positions, fresh default lists, unhashable statements."""
+    import dataclasses
+
+    from tilemem import ir
+
+    a = ir.Name("x", 1, 2)
+    assert a == ir.Name("x", 7, 8) and hash(a) == hash(ir.Name("x")) and a != ir.Name("y", 1, 2)
+    assert ir.Name("x") != ir.Dotted(("x",)) and repr(a) == "Name(id='x')"
+    assert dataclasses.is_dataclass(a) and [f.name for f in dataclasses.fields(a)] == ["id", "line", "col"]
+    assert [f.compare for f in dataclasses.fields(a)] == [True, False, False]
+    b = dataclasses.replace(a, id="z")
+    assert (b.id, b.line, b.col) == ("z", 1, 2)
+    s1, s2 = ir.Pass(), ir.Pass()
+    assert s1.comments == [] and s1.comments is not s2.comments
+    assert s1 == s2 and ir.Pass(comments=["# c"]) != s1
+    with pytest.raises(TypeError):
+        hash(s1)
+    fn_fields = {f.name: f for f in dataclasses.fields(ir.Function)}
+    assert not fn_fields["name_hints"].compare and not fn_fields["name_hints"].repr
+    assert fn_fields["extra"].default_factory is list
+    t = ir.TileType((ir.IntConst(16),), "pl.FP32", space="Vec", line=3)
+    assert dataclasses.asdict(t)["space"] == "Vec"
+    assert dataclasses.replace(t, space="Mat") == ir.TileType((ir.IntConst(16),), "pl.FP32", space="Mat")

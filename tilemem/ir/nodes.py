@@ -11,7 +11,9 @@ nodes that print the same compare equal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+import dataclasses
+from dataclasses import replace
+from operator import attrgetter
 from typing import Optional, Union
 
 __all__ = [
@@ -24,118 +26,282 @@ __all__ = [
 
 
 def pos():
-    """A source-position field: excluded from equality and repr."""
-    return field(default=None, compare=False, repr=False)
+    """A source-position field of a dataclass: excluded from equality and repr."""
+    return dataclasses.field(default=None, compare=False, repr=False)
+
+
+# ----------------------------------------------------------------------------- node classes
+#
+# The node classes are plain classes with __slots__ and a written-out __init__, not
+# dataclasses: building ~40 dataclasses cost 20 ms at every start (the methods are
+# generated as text and compiled), and a frozen dataclass's __init__ sets each field
+# through object.__setattr__ (1.5 us a node; 0.4 us here: the parser builds a million
+# nodes for the largest kernels).  They still look like dataclasses to the rest of the
+# code: ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work, and
+# equality, hashing and repr are the dataclass ones (see :func:`node`).  Expression and
+# type nodes are immutable by convention (their hash depends on their fields).
+
+
+class _Fresh:
+    """The default of a list or dict field: a new, empty one for every node."""
+    __slots__ = ("factory",)
+
+    def __init__(self, factory):
+        self.factory = factory
+
+    def __repr__(self) -> str:
+        return f"{self.factory.__name__}()"
+
+
+_LIST, _DICT = _Fresh(list), _Fresh(dict)
+_POSITIONS = ("line", "col")
+
+
+class _Node:
+    """Equality, hashing and repr of the node classes, over the fields :func:`node` lists."""
+    __slots__ = ()
+    _compared: tuple = ()             # the fields equality and hashing look at
+    _shown: tuple = ()                # the fields repr shows
+    _key = staticmethod(lambda node: ())
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key(self) == other._key(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._key(self))
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__qualname__}("
+                + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._shown) + ")")
+
+
+def node(cls=None, *, frozen: bool = False, uncompared: tuple = _POSITIONS,
+         hidden: tuple = _POSITIONS):
+    """Finish a node class: its fields are its ``__slots__``, in ``__init__``'s order.
+
+    ``uncompared`` fields take no part in equality and hashing, ``hidden`` ones are not
+    in the repr (both: the source position).  Classes that are not ``frozen`` are
+    unhashable, as mutable dataclasses are.  Sets ``__dataclass_fields__`` so that the
+    ``dataclasses`` functions work on nodes."""
+    if cls is None:
+        return lambda c: node(c, frozen=frozen, uncompared=uncompared, hidden=hidden)
+    names = cls.__slots__
+    init = cls.__dict__.get("__init__")
+    if init is not None:
+        code = init.__code__
+        assert code.co_varnames[1:code.co_argcount] == names, (cls.__name__, names)
+        defaults = dict(zip(names[len(names) - len(init.__defaults__ or ()):],
+                            init.__defaults__ or ()))
+    else:
+        assert not names, cls.__name__
+        defaults = {}
+    annotations = cls.__dict__.get("__annotations__", {})
+    fields = {}
+    for n in names:
+        d = defaults.get(n, dataclasses.MISSING)
+        if isinstance(d, _Fresh):
+            f = dataclasses.field(default_factory=d.factory, compare=n not in uncompared,
+                                  repr=n not in hidden)
+        else:
+            f = dataclasses.field(default=d, compare=n not in uncompared, repr=n not in hidden)
+        f.name, f.type, f._field_type = n, annotations.get(n), dataclasses._FIELD
+        fields[n] = f
+    cls.__dataclass_fields__ = fields
+    cls._compared = tuple(n for n in names if n not in uncompared)
+    cls._shown = tuple(n for n in names if n not in hidden)
+    k = cls._compared
+    cls._key = staticmethod(attrgetter(*k) if len(k) > 1 else
+                            (lambda x, a=attrgetter(k[0]): (a(x),)) if k else (lambda x: ()))
+    if not frozen:
+        cls.__hash__ = None
+    return cls
 
 
 # ----------------------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True)
-class Expr:
-    pass
+@node(frozen=True)
+class Expr(_Node):
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class Name(Expr):
     """A bare identifier: a variable, or a free name such as a dynamic dim."""
+    __slots__ = ('id', 'line', 'col')
     id: str
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, id, line=None, col=None):
+        self.id = id
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class Dotted(Expr):
     """A dotted reference that is not called: ``pl.FP32``, ``pl.Mem.Vec``, ``self.f``."""
+    __slots__ = ('parts', 'line', 'col')
     parts: tuple[str, ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, parts, line=None, col=None):
+        self.parts = parts
+        self.line = line
+        self.col = col
 
     @property
     def text(self) -> str:
         return ".".join(self.parts)
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class IntConst(Expr):
+    __slots__ = ('value', 'line', 'col')
     value: int
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, value, line=None, col=None):
+        self.value = value
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class FloatConst(Expr):
     """A float literal, kept as written (``%.17g`` text, ``nan``, ``inf``)."""
+    __slots__ = ('text', 'line', 'col')
     text: str
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, text, line=None, col=None):
+        self.text = text
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class BoolConst(Expr):
+    __slots__ = ('value', 'line', 'col')
     value: bool
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, value, line=None, col=None):
+        self.value = value
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class NoneConst(Expr):
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    __slots__ = ('line', 'col')
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, line=None, col=None):
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class StrConst(Expr):
     """A string literal; ``quote`` is the delimiter it was written with (``'`` or ``"``)."""
+    __slots__ = ('value', 'quote', 'line', 'col')
     value: str
-    quote: str = "'"
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    quote: str
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, value, quote="'", line=None, col=None):
+        self.value = value
+        self.quote = quote
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class ListExpr(Expr):
+    __slots__ = ('items', 'line', 'col')
     items: tuple[Expr, ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, items, line=None, col=None):
+        self.items = items
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class TupleExpr(Expr):
     """A parenthesised tuple ``(a, b)``; one element prints as ``(a,)``."""
+    __slots__ = ('items', 'line', 'col')
     items: tuple[Expr, ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, items, line=None, col=None):
+        self.items = items
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class DictExpr(Expr):
+    __slots__ = ('items', 'line', 'col')
     items: tuple[tuple[Expr, Expr], ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, items, line=None, col=None):
+        self.items = items
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class Subscript(Expr):
     """``value[i]`` or ``value[i, j]`` (several indices print comma-separated)."""
+    __slots__ = ('value', 'index', 'line', 'col')
     value: Expr
     index: tuple[Expr, ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, value, index, line=None, col=None):
+        self.value = value
+        self.index = index
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class Call(Expr):
     """A call ``func(args..., key=value..., attrs={...})``.
 
     ``func`` is the dotted callee as written (``pl.tile.load``, ``self.helper``,
     ``pl.range``, ``abs``); ``kwargs`` keep their written order, ``attrs`` included.
     """
+    __slots__ = ('func', 'args', 'kwargs', 'line', 'col')
     func: str
-    args: tuple[Expr, ...] = ()
-    kwargs: tuple[tuple[str, Expr], ...] = ()
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    args: tuple[Expr, ...]
+    kwargs: tuple[tuple[str, Expr], ...]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, func, args=(), kwargs=(), line=None, col=None):
+        self.func = func
+        self.args = args
+        self.kwargs = kwargs
+        self.line = line
+        self.col = col
 
     @property
     def op(self) -> Optional[str]:
@@ -173,169 +339,284 @@ class Call(Expr):
         return replace(self, kwargs=tuple(kws))
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class BinOp(Expr):
     """Infix operator: ``+ - * / // % ** == != < <= > >= and or xor & | ^ << >>``."""
+    __slots__ = ('op', 'left', 'right', 'line', 'col')
     op: str
     left: Expr
     right: Expr
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, op, left, right, line=None, col=None):
+        self.op = op
+        self.left = left
+        self.right = right
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class UnaryOp(Expr):
     """Prefix operator: ``-``, ``~``, ``not``."""
+    __slots__ = ('op', 'operand', 'line', 'col')
     op: str
     operand: Expr
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, op, operand, line=None, col=None):
+        self.op = op
+        self.operand = operand
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class Opaque(Expr):
     """Text the model does not understand, printed back verbatim."""
+    __slots__ = ('text', 'line', 'col')
     text: str
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, text, line=None, col=None):
+        self.text = text
+        self.line = line
+        self.col = col
 
 
 # ----------------------------------------------------------------------------- types
 
 
-@dataclass(frozen=True)
-class Type:
-    pass
+@node(frozen=True)
+class Type(_Node):
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class TileView:
+@node(frozen=True, uncompared=(), hidden=())
+class TileView(_Node):
     """The fields of a printed ``pl.TileView(...)``.
 
     Only fields written in the text are set; ``None`` means "the implicit value
     for the tile's shape and memory space" (see ``tilemem.ir.views``).
     """
-    valid_shape: Optional[tuple[Expr, ...]] = None
-    stride: Optional[tuple[Expr, ...]] = None
-    start_offset: Optional[Expr] = None
-    blayout: Optional[str] = None
-    slayout: Optional[str] = None
-    fractal: Optional[int] = None
-    pad: Optional[str] = None
-    compact: Optional[str] = None
+    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad', 'compact')
+    valid_shape: Optional[tuple[Expr, ...]]
+    stride: Optional[tuple[Expr, ...]]
+    start_offset: Optional[Expr]
+    blayout: Optional[str]
+    slayout: Optional[str]
+    fractal: Optional[int]
+    pad: Optional[str]
+    compact: Optional[str]
+
+    def __init__(self, valid_shape=None, stride=None, start_offset=None, blayout=None,
+            slayout=None, fractal=None, pad=None, compact=None):
+        self.valid_shape = valid_shape
+        self.stride = stride
+        self.start_offset = start_offset
+        self.blayout = blayout
+        self.slayout = slayout
+        self.fractal = fractal
+        self.pad = pad
+        self.compact = compact
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class TileType(Type):
     """``pl.Tile[[dims], pl.DTYPE(, memref)?(, pl.Mem.S)?(, pl.TileView(...))?]``."""
+    __slots__ = ('shape', 'dtype', 'memref', 'space', 'view', 'line', 'col')
     shape: tuple[Expr, ...]
     dtype: str
-    memref: Optional[Expr] = None
-    space: Optional[str] = None
-    view: Optional[TileView] = None
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    memref: Optional[Expr]
+    space: Optional[str]
+    view: Optional[TileView]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, shape, dtype, memref=None, space=None, view=None, line=None, col=None):
+        self.shape = shape
+        self.dtype = dtype
+        self.memref = memref
+        self.space = space
+        self.view = view
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class TensorType(Type):
     """``pl.Tensor[[dims], pl.DTYPE(, pl.TensorView(...))?(, memref)?]`` (``pld.DistributedTensor`` too)."""
+    __slots__ = ('shape', 'dtype', 'view', 'memref', 'kind', 'line', 'col')
     shape: tuple[Expr, ...]
     dtype: str
-    view: Optional[Expr] = None
-    memref: Optional[Expr] = None
-    kind: str = "pl.Tensor"
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    view: Optional[Expr]
+    memref: Optional[Expr]
+    kind: str
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, shape, dtype, view=None, memref=None, kind='pl.Tensor', line=None,
+            col=None):
+        self.shape = shape
+        self.dtype = dtype
+        self.view = view
+        self.memref = memref
+        self.kind = kind
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class ScalarType(Type):
+    __slots__ = ('dtype', 'line', 'col')
     dtype: str
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, dtype, line=None, col=None):
+        self.dtype = dtype
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class TupleType(Type):
+    __slots__ = ('items', 'line', 'col')
     items: tuple[Type, ...]
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, items, line=None, col=None):
+        self.items = items
+        self.line = line
+        self.col = col
 
 
-@dataclass(frozen=True)
+@node(frozen=True)
 class OpaqueType(Type):
     """Any other annotation (``pl.Array[...]``, ``pl.Ptr``, ...), kept as its expression."""
+    __slots__ = ('expr', 'line', 'col')
     expr: Expr
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, expr, line=None, col=None):
+        self.expr = expr
+        self.line = line
+        self.col = col
 
 
 # ----------------------------------------------------------------------------- statements
 
 
-@dataclass
-class Stmt:
-    pass
+@node
+class Stmt(_Node):
+    __slots__ = ()
 
 
-@dataclass
+@node
 class Assign(Stmt):
     """``a: T = value`` (one annotated target) or ``a, b = value`` (tuple unpacking)."""
+    __slots__ = ('targets', 'type', 'value', 'comments', 'line', 'col')
     targets: list[str]
     type: Optional[Type]
     value: Expr
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, targets, type, value, comments=_LIST, line=None, col=None):
+        self.targets = targets
+        self.type = type
+        self.value = value
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class EvalStmt(Stmt):
     """A bare expression statement, e.g. ``pl.system.bar_v()``."""
+    __slots__ = ('expr', 'comments', 'line', 'col')
     expr: Expr
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, expr, comments=_LIST, line=None, col=None):
+        self.expr = expr
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class Return(Stmt):
+    __slots__ = ('values', 'comments', 'line', 'col')
     values: list[Expr]
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, values, comments=_LIST, line=None, col=None):
+        self.values = values
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class Yield(Stmt):
     """``pl.yield_(v...)``; with targets it binds the enclosing loop/branch return vars.
 
     One target prints ``rv: T = pl.yield_(v)``; several print ``a, b = pl.yield_(x, y)``
     (unannotated, so their types live in ``target_types`` as None).
     """
+    __slots__ = ('values', 'targets', 'target_types', 'comments', 'line', 'col')
     values: list[Expr]
-    targets: list[str] = field(default_factory=list)
-    target_types: list[Optional[Type]] = field(default_factory=list)
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    targets: list[str]
+    target_types: list[Optional[Type]]
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, values, targets=_LIST, target_types=_LIST, comments=_LIST, line=None,
+            col=None):
+        self.values = values
+        self.targets = [] if targets is _LIST else targets
+        self.target_types = [] if target_types is _LIST else target_types
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class For(Stmt):
     """``for i[, (a, b)] in pl.<kind>(...):`` — ``iter`` is the header call as written.
 
     ``kind`` is the callee's last component (range, parallel, unroll, pipeline,
     while_, spmd, split_aiv); ``loop_var`` may be None (``pl.while_``).
     """
+    __slots__ = ('loop_var', 'iter_args', 'iter', 'body', 'comments', 'line', 'col')
     loop_var: Optional[str]
     iter_args: Optional[list[str]]
     iter: Call
     body: list[Stmt]
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, loop_var, iter_args, iter, body, comments=_LIST, line=None, col=None):
+        self.loop_var = loop_var
+        self.iter_args = iter_args
+        self.iter = iter
+        self.body = body
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
     @property
     def kind(self) -> str:
@@ -347,86 +628,146 @@ class For(Stmt):
         return list(init.items) if isinstance(init, (TupleExpr, ListExpr)) else []
 
 
-@dataclass
+@node
 class While(Stmt):
+    __slots__ = ('cond', 'body', 'comments', 'line', 'col')
     cond: Expr
     body: list[Stmt]
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, cond, body, comments=_LIST, line=None, col=None):
+        self.cond = cond
+        self.body = body
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class If(Stmt):
+    __slots__ = ('cond', 'then_body', 'else_body', 'comments', 'line', 'col')
     cond: Expr
     then_body: list[Stmt]
-    else_body: Optional[list[Stmt]] = None
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    else_body: Optional[list[Stmt]]
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, cond, then_body, else_body=None, comments=_LIST, line=None, col=None):
+        self.cond = cond
+        self.then_body = then_body
+        self.else_body = else_body
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class With(Stmt):
     """``with <call>[ as name]:`` — pl.scope / pl.at / pl.cluster / pl.spmd."""
+    __slots__ = ('item', 'as_name', 'body', 'comments', 'line', 'col')
     item: Expr
     as_name: Optional[str]
     body: list[Stmt]
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, item, as_name, body, comments=_LIST, line=None, col=None):
+        self.item = item
+        self.as_name = as_name
+        self.body = body
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class Break(Stmt):
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    __slots__ = ('comments', 'line', 'col')
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, comments=_LIST, line=None, col=None):
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class Continue(Stmt):
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    __slots__ = ('comments', 'line', 'col')
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, comments=_LIST, line=None, col=None):
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class Pass(Stmt):
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    __slots__ = ('comments', 'line', 'col')
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, comments=_LIST, line=None, col=None):
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
-@dataclass
+@node
 class OpaqueStmt(Stmt):
     """A statement line the model does not understand, printed back verbatim."""
+    __slots__ = ('text', 'comments', 'line', 'col')
     text: str
-    comments: list[str] = field(default_factory=list)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    comments: list[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, text, comments=_LIST, line=None, col=None):
+        self.text = text
+        self.comments = [] if comments is _LIST else comments
+        self.line = line
+        self.col = col
 
 
 # ----------------------------------------------------------------------------- functions
 
 
-@dataclass
-class Param:
+@node
+class Param(_Node):
+    __slots__ = ('name', 'type', 'direction', 'line', 'col')
     name: str
     type: Type
-    direction: str = "In"          # In | Out | InOut
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    direction: str          # In | Out | InOut
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, name, type, direction='In', line=None, col=None):
+        self.name = name
+        self.type = type
+        self.direction = direction
+        self.line = line
+        self.col = col
 
 
-@dataclass
-class Function:
+@node(uncompared=('name_hints', 'line', 'col'), hidden=('name_hints', 'line', 'col'))
+class Function(_Node):
     """A ``@pl.function`` method of the program class.
 
     ``func_type`` is the FunctionType name (Opaque when the decorator has none);
     ``level``/``role`` are as written or derived the way PyPTO derives them.
     ``extra`` holds further decorator kwargs (auto_scope, external_source) in order.
     """
+    __slots__ = ('name', 'func_type', 'level', 'role', 'params', 'return_types', 'body', 'extra', 'returns_tuple', 'comments', 'decorator', 'name_hints', 'line', 'col')
     name: str
     func_type: str
     level: Optional[str]
@@ -434,33 +775,63 @@ class Function:
     params: list[Param]
     return_types: list[Type]
     body: list[Stmt]
-    extra: list[tuple[str, Expr]] = field(default_factory=list)
-    returns_tuple: bool = False     # ``-> tuple[...]`` even with one element
-    comments: list[str] = field(default_factory=list)
-    decorator: str = "pl.function"
+    extra: list[tuple[str, Expr]]
+    returns_tuple: bool     # ``-> tuple[...]`` even with one element
+    comments: list[str]
+    decorator: str
     # The name hint PyPTO gave each var, by printed name, when the reader knows it (the
     # DSL reading: ``x`` assigned twice is two vars with hint ``x``, printed ``x``,
     # ``x_1``).  Printed text does not carry hints; the rules then infer them
     # (rules/p3_rewrite.dl, name_hint).  Used to name inserted moves (printer.md §6).
-    name_hints: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    name_hints: dict[str, str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, name, func_type, level, role, params, return_types, body, extra=_LIST,
+            returns_tuple=False, comments=_LIST, decorator='pl.function', name_hints=_DICT,
+            line=None, col=None):
+        self.name = name
+        self.func_type = func_type
+        self.level = level
+        self.role = role
+        self.params = params
+        self.return_types = return_types
+        self.body = body
+        self.extra = [] if extra is _LIST else extra
+        self.returns_tuple = returns_tuple
+        self.comments = [] if comments is _LIST else comments
+        self.decorator = decorator
+        self.name_hints = {} if name_hints is _DICT else name_hints
+        self.line = line
+        self.col = col
 
     @property
     def is_incore(self) -> bool:
         return self.func_type == "InCore"
 
 
-@dataclass
-class Program:
+@node
+class Program(_Node):
+    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col')
     name: str
     functions: list[Function]
-    dynamic: list[tuple[str, Expr]] = field(default_factory=list)   # NAME = pl.dynamic("NAME")
-    prefix: str = "pl"
-    header: Optional[str] = None     # the ``# pypto.program: X`` line as written
-    class_name: Optional[str] = None
-    line: Optional[int] = pos()
-    col: Optional[int] = pos()
+    dynamic: list[tuple[str, Expr]]   # NAME = pl.dynamic("NAME")
+    prefix: str
+    header: Optional[str]     # the ``# pypto.program: X`` line as written
+    class_name: Optional[str]
+    line: Optional[int]
+    col: Optional[int]
+
+    def __init__(self, name, functions, dynamic=_LIST, prefix='pl', header=None,
+            class_name=None, line=None, col=None):
+        self.name = name
+        self.functions = functions
+        self.dynamic = [] if dynamic is _LIST else dynamic
+        self.prefix = prefix
+        self.header = header
+        self.class_name = class_name
+        self.line = line
+        self.col = col
 
     def function(self, name: str) -> Optional[Function]:
         for f in self.functions:
