@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from typing import Optional
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -21,10 +20,20 @@ exit status:
 """
 
 
-def wrap(text: str) -> str:
-    """A long description filled to 79 columns (the parsers keep text as written)."""
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
+class wrap(str):
+    """A long description, filled to 79 columns when help is printed (the parsers keep
+    other text as written).  Filling waits for the help: most runs never show it."""
+    __slots__ = ()
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Text as written, except :class:`wrap` descriptions, filled to 79 columns."""
+
+    def _fill_text(self, text, width, indent):
+        if isinstance(text, wrap):
+            import textwrap
+            return textwrap.indent(textwrap.fill(str(text), 79, break_on_hyphens=False), indent)
+        return super()._fill_text(text, width, indent)
 
 
 #: commands that read a program (they get the input caps), and those of them that
@@ -37,7 +46,7 @@ def add_parser(subparsers, name: str, **kw) -> argparse.ArgumentParser:
     """A subcommand's parser, with the options every command takes (-q, -v, --color,
     --config, --isolated)."""
     p = subparsers.add_parser(name, epilog=EPILOG,
-                              formatter_class=argparse.RawDescriptionHelpFormatter, **kw)
+                              formatter_class=HelpFormatter, **kw)
     g = p.add_argument_group("common options")
     v = g.add_mutually_exclusive_group()
     v.add_argument("-q", "--quiet", action="store_true",
@@ -196,6 +205,7 @@ def write_atomic(path: str, text: str) -> None:
     if os.path.isdir(path):
         raise UsageError(f"cannot write '{path}': it is a directory")
     try:
+        import tempfile
         fd, tmp = tempfile.mkstemp(prefix=".tilemem-", suffix=".tmp", dir=directory)
     except OSError as e:
         raise UsageError(f"cannot write '{path}': {e.strerror}") from None

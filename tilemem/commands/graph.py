@@ -3,13 +3,9 @@ import os
 import sys
 
 from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, add_solver_options, read_arg
+from tilemem.commands.common import wrap as _wrap
 
 FORMATS = ("dot", "svg", "png", "html")
-
-
-def _wrap(text: str) -> str:
-    import textwrap
-    return textwrap.fill(text, 79, break_on_hyphens=False)
 
 
 def register(sub):
