@@ -104,6 +104,9 @@ def test_facts_in_several_calls_are_kept_apart_from_the_callers_lists(engine):
         assert db.relation("p") == [(1,), (2,), (3,), (4,)]
         assert db.relation("q") == [("a",), ("b",), ("c",)]
         assert db.relation("e") == [(1, "a"), (2, "b"), (3, "c"), (4, "a")]
+        assert db.relations(["q", "p"]) == {"q": db.relation("q"), "p": db.relation("p")}
+        with pytest.raises(KeyError):
+            db.relations(["p", "nope"])
 
 
 def test_adding_facts_after_evaluation_rebuilds():

@@ -305,11 +305,19 @@ class Database:
             self._ensure([name])
             return list(self._result(name))
 
-    def relations(self) -> dict[str, list[tuple]]:
-        """Every relation (evaluating everything), name -> sorted tuples."""
+    def relations(self, names: Optional[Iterable[str]] = None) -> dict[str, list[tuple]]:
+        """name -> sorted tuples, for the named relations (default: every relation).
+
+        The strata they need are evaluated together: an engine that evaluates many
+        strata in one go (clingo) grounds once instead of once per relation."""
         with self._lock:
-            self.evaluate()
-            return {name: list(self._result(name)) for name in self.rules.predicates}
+            self._check_open()
+            names = list(self.rules.predicates if names is None else names)
+            for name in names:
+                if name not in self.rules.predicates:
+                    raise KeyError(f"unknown relation '{name}'")
+            self._ensure(names)
+            return {name: list(self._result(name)) for name in names}
 
     # ------------------------------------------------------------------ queries
 

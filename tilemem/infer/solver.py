@@ -50,7 +50,7 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
         for pred, rows in facts.items():
             if rows:
                 db.add_facts(pred, rows)
-        derived = Derived(facts, {name: db.relation(name) for name in names})
+        derived = Derived(facts, db.relations(names))
     except BaseException:
         db.close()
         raise
