@@ -396,3 +396,96 @@ def test_sigint_mid_batch_is_quiet(tmp_path, jobs, delay):
     assert not list(out.glob(".tilemem-*")), list(out.iterdir())
     time.sleep(0.2)
     assert not [w for w in workers if _alive(w)], "workers left running"
+
+
+# ----------------------------------------------------------------------------- 3. runaway rules
+
+COUNTER = ".decl cnt(n)\ncnt(0).\ncnt(M) :- cnt(N), M = N + 1.\n"
+CROSS = (".decl cross(a, b, c, d)\n"
+         "cross(A, B, C, D) :- var(A, _, _), var(B, _, _), var(C, _, _), var(D, _, _).\n")
+# a user op rule the solve reads, fed by a counter: the solve itself must stop
+FEEDS_THE_SOLVE = COUNTER + 'op_input("tile.nothing", N, 0, "Vec") :- cnt(N).\n'
+
+
+def _run_limited(args, seconds=120):
+    import os
+    import subprocess
+    import time
+    from cli_helpers import tilemem_command
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(tilemem_command() + [str(a) for a in args], capture_output=True,
+                           text=True, timeout=seconds, env=dict(os.environ))
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"no answer after {seconds} s: the rules run unbounded") from None
+    return r, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("engine", ["clingo", "pydatalog"])
+def test_runaway_counter_stops_at_the_fact_budget(tmp_path, engine, monkeypatch):
+    """A counting rule stops at --max-facts with a located error naming the relation
+    (it ran to 13.8 GB / 14.6 GB and was killed at 170 s, printing nothing)."""
+    monkeypatch.setenv("TILEMEM_ENGINE", engine)
+    rules, feeds = tmp_path / "counter.dl", tmp_path / "feeds.dl"
+    rules.write_text(COUNTER)
+    feeds.write_text(FEEDS_THE_SOLVE)
+    src = tmp_path / "k.pto"
+    src.write_text(BASE)
+    r, _ = _run_limited(["query", src, "--rules", rules, "-e", "cnt(N)", "--max-facts", "20000"])
+    assert r.returncode == 2, r.stderr           # the console answers on stdout
+    assert f"{rules}:3:1: error: relation 'cnt' grew past 20,000 facts" in r.stdout, r.stdout
+    r, _ = _run_limited(["solve", src, "--rules", feeds, "--max-facts", "5000"])
+    assert r.returncode == 2, r.stderr
+    assert f"{feeds}:3:1: error: relation 'cnt' grew past 5,000 facts" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("engine", ["clingo", "pydatalog"])
+def test_runaway_rules_stop_at_the_time_budget(tmp_path, engine, monkeypatch):
+    monkeypatch.setenv("TILEMEM_ENGINE", engine)
+    rules = tmp_path / "counter.dl"
+    rules.write_text(COUNTER)
+    src = tmp_path / "k.pto"
+    src.write_text(BASE)
+    r, took = _run_limited(["query", src, "--rules", rules, "-e", "cnt(N)", "--max-facts", "0",
+                            "--max-seconds", "2"])
+    assert r.returncode == 2, r.stderr
+    assert "relation 'cnt' was still growing after 2 s" in r.stdout, r.stdout
+    assert took < 60
+
+
+@pytest.mark.parametrize("engine", ["clingo", "pydatalog"])
+def test_runaway_cross_product_stops(engine):
+    """A 4-way cross product over a real-sized program (it reached 12 GB)."""
+    from tilemem.datalog.budget import BudgetExceeded
+    from tilemem.limits import Limits
+    text = _after_anchor("".join(f"        t{i}: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(r_tile)\n"
+                                 for i in range(40)))
+    sol = tilemem.solve(text, path="k.pto", rules=[("cross.dl", CROSS)], engine=engine,
+                        limits=Limits(max_facts=50_000))
+    with pytest.raises(BudgetExceeded) as e:
+        sol.query("cross(A, B, C, D)")
+    assert str(e.value).startswith("cross.dl:2:1: error: relation 'cross' grew past 50,000")
+
+
+def test_budget_costs_the_shipped_rules_nothing():
+    """The shipped rules carry no counting literal: only user rules pay for the budget."""
+    from tilemem.datalog.clingo_engine import compile_rules
+    from tilemem.infer.solver import load_rules
+    shipped = load_rules()
+    assert not shipped.user_sources()
+    assert "@tm_tick" not in repr(compile_rules(shipped))
+    mine = load_rules([("counter.dl", COUNTER)])
+    assert mine.user_sources() == {"counter.dl"}
+    texts = compile_rules(mine)
+    assert "@tm_tick" in repr(texts["cnt"]) and "@tm_tick" not in repr(
+        {k: v for k, v in texts.items() if k != "cnt"})
+
+
+def test_unread_user_relations_are_warned_about():
+    rules = [("mine.dl", COUNTER + 'op_inputt("tile.x", 0, 0, "Vec").\n'
+                         'op("tile.my_add", "TileOp").\n')]
+    sol = tilemem.solve(BASE, path="k.pto", rules=rules)
+    got = [(w.path, w.line, w.message.split(":")[0]) for w in sol.warnings
+           if w.code == "unread-relation"]
+    assert got == [("mine.dl", 2, "relation 'cnt' is not read by any rule of the solve"),
+                   ("mine.dl", 4, "relation 'op_inputt' is not read by any rule of the solve")]

@@ -68,6 +68,7 @@ class Solution:
     warnings: list[SolveWarning] = field(default_factory=list)
     _source_text: Optional[str] = field(default=None, repr=False)
     _engine: Optional[str] = field(default=None, repr=False)
+    _limits: Optional[Limits] = field(default=None, repr=False)
     _session: object = field(default=None, repr=False)
 
     def query(self, pattern: str):
@@ -87,7 +88,7 @@ class Solution:
             from tilemem.explain import Session
             self._session = Session(Pipeline(self.source, self.backend, self.extra_rules,
                                              self.path, self._source_text, self._engine,
-                                             explain=True))
+                                             explain=True, limits=self._limits))
         return self._session
 
     def explain(self, var: str, function: Optional[str] = None):
@@ -126,6 +127,25 @@ class Solution:
         if self._session is not None:
             self._session.close()
             self._session = None
+
+
+def _unread_rule_warnings(pipe) -> list[SolveWarning]:
+    """A warning per relation of a --rules file that nothing the solve reads depends on."""
+    if not pipe.rules:
+        return []
+    from tilemem.infer.solver import RESIDENCY_RESULTS, RESULT_RELATIONS, load_rules, \
+        unread_user_relations
+    rules = load_rules(pipe.rules)
+    with_backend = {p for p, _ in unread_user_relations(rules, RESULT_RELATIONS + RESIDENCY_RESULTS)}
+    read = RESULT_RELATIONS + (RESIDENCY_RESULTS if pipe.backend is not None else ())
+    out = []
+    for pred, loc in unread_user_relations(rules, read):
+        why = ("is not read by any rule of the solve" if pred in with_backend else
+               "is only read by the residency phase, which runs with a backend")
+        out.append(SolveWarning(loc.file, loc.line, loc.col,
+                                f"relation '{pred}' {why}: what this file says about it has "
+                                f"no effect", "unread-relation"))
+    return out
 
 
 def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
@@ -171,8 +191,9 @@ def _solve_text(text: str, path: str, backend: Optional[str], rules: Sequence[st
         n = len(bridges)
         warnings.append(SolveWarning(path, bridges[0][0], bridges[0][1], BRIDGE_WARNING.format(
             n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend"))
+    warnings.extend(_unread_rule_warnings(pipe))
     out, residency = pipe.finished()
     return Solution(text=pipe.printed(), program=out, spaces=pipe.spaces(), moves=pipe.moves,
                     backend=pipe.backend, source=pipe.program, path=path,
                     extra_rules=pipe.rules, residency=residency, warnings=warnings,
-                    _source_text=text, _engine=pipe.engine)
+                    _source_text=text, _engine=pipe.engine, _limits=limits)

@@ -36,8 +36,8 @@ class Limits:
     evaluating them.  The shipped rules are bounded by the program's size."""
     max_input_size: int = 64 * MiB          # ~18x the largest real kernel
     max_line_length: int = 1 * MiB          # ~100x the longest real line
-    max_facts: int = 10_000_000
-    max_seconds: float = 120.0
+    max_facts: int = 1_000_000              # user rules only: the shipped rules are bounded
+    max_seconds: float = 60.0
 
     def replace(self, **changes) -> "Limits":
         from dataclasses import replace

@@ -36,8 +36,9 @@ class Pipeline:
 
     def __init__(self, program: ir.Program, backend: Optional[str] = None,
                  rules: Sequence[str] = (), path: str = "<input>", text: Optional[str] = None,
-                 engine: Optional[str] = None, explain: bool = False):
+                 engine: Optional[str] = None, explain: bool = False, limits=None):
         self.program = program
+        self.limits = limits         # budgets of user rules (None: the current limits)
         self.backend = normalize_backend(backend)
         self.rules = tuple(rules)
         self.path = path
@@ -58,7 +59,7 @@ class Pipeline:
         input caps, :class:`tilemem.limits.Limits`)."""
         program = parse(text, path, limits)
         check_program(program, path)
-        return cls(program, path=path, text=text, **kw)
+        return cls(program, path=path, text=text, limits=limits, **kw)
 
     # ------------------------------------------------------------------ stages
 
@@ -67,7 +68,7 @@ class Pipeline:
         if self._phase3 is None:
             self._phase3, self.db3 = derive(self.program, self.backend, self.rules,
                                             keep_db=self.explain, engine=self.engine,
-                                            origins=self.explain)
+                                            origins=self.explain, limits=self.limits)
         return self._phase3
 
     @property
@@ -96,7 +97,7 @@ class Pipeline:
         if self._phase4 is None:
             self._phase4, self.db4 = derive_residency(
                 self.emitted()[0], self.backend, self.rules, engine=self.engine,
-                origins=self.explain, keep_db=self.explain)
+                origins=self.explain, keep_db=self.explain, limits=self.limits)
         return self._phase4
 
     def finished(self):

@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import threading
 from itertools import chain
-from typing import Sequence
+from typing import Optional, Sequence
 
 import clingo
 from clingo import Function, Number, String
 
 from tilemem.datalog.engine import Engine, PatternTerm, gc_paused
+from tilemem.datalog.budget import BudgetExceeded, user_rule_indices
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet
 from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Var
@@ -228,7 +229,14 @@ def rule_text(rule) -> str:
     return f"{_atom_text(rule.head)} :- {', '.join(_literal_text(l) for l in rule.body)}."
 
 
-def rule_texts(rule, planned, tag: str) -> list[str]:
+def _tick_text(rule, index: int) -> str:
+    """The literal that counts a derivation of a user rule (tilemem.datalog.budget):
+    evaluated by gringo once per instance, as its arguments hold the head's variables."""
+    names = sorted({v.name for v in rule.head.variables()})
+    return f"1 = @tm_tick({', '.join([str(index), *names])})"
+
+
+def rule_texts(rule, planned, tag: str, tick: Optional[str] = None) -> list[str]:
     """A rule as a chain of binary joins in its planned (written) order.
 
     gringo picks its own join order, and on rules such as
@@ -241,8 +249,10 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
     their names unique).  Every segment then joins two relations, whose cost no join
     order can make worse than linear in its inputs and output."""
     positives = [i for i, lit in enumerate(planned) if isinstance(lit, Atom)]
+    ticks = [tick] if tick else []
     if len(positives) <= 2:
-        return [f"{_atom_text(rule.head)} :- {', '.join(_literal_text(l) for l in planned)}."]
+        return [f"{_atom_text(rule.head)} :- "
+                f"{', '.join([*(_literal_text(l) for l in planned), *ticks])}."]
     out = []
     head_vars = {v.name for v in rule.head.variables()}
     current: list[str] = []
@@ -271,7 +281,7 @@ def rule_texts(rule, planned, tag: str) -> list[str]:
             current = [aux]
             bound = set(keep)
             seen_atoms = 1
-    out.append(f"{_atom_text(rule.head)} :- {', '.join(current)}.")
+    out.append(f"{_atom_text(rule.head)} :- {', '.join(current + ticks)}.")
     return out
 
 
@@ -280,13 +290,29 @@ def compile_rules(rules: RuleSet) -> dict[str, list]:
     :func:`rule_texts`), the predicates their bodies read].  Computed once per rule set
     (and kept in its disk cache: see :meth:`RuleSet.compiled`)."""
     out: dict[str, list] = {}
+    counted = user_rule_indices(rules)           # user rules count their derivations
     for idx, (rule, planned) in enumerate(zip(rules.rules, rules.planned)):
         texts, reads = out.setdefault(rule.head.pred, [[], []])
-        texts.extend(rule_texts(rule, planned, str(idx)))
+        tick = _tick_text(rule, idx) if idx in counted else None
+        texts.extend(rule_texts(rule, planned, str(idx), tick))
         for a in rule.body_atoms():
             if a.pred not in reads:
                 reads.append(a.pred)
     return out
+
+
+class _Ticks:
+    """The grounding context: ``@tm_tick(rule, ...)`` counts a user rule's derivation."""
+
+    _ONE = Number(1)
+
+    def __init__(self, budget):
+        self.budget = budget
+
+    def tm_tick(self, index, *args):
+        if self.budget is not None:
+            self.budget.tick(index.number)
+        return self._ONE
 
 
 class ClingoEngine(Engine):
@@ -294,6 +320,7 @@ class ClingoEngine(Engine):
 
     name = "clingo"
     batch = True                 # the Database hands over all strata it needs at once
+    budget = None                # a tilemem.datalog.budget.Budget, set by the Database
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
@@ -399,7 +426,9 @@ class ClingoEngine(Engine):
                         for name, chunks, arity in facts:
                             _load_rows(backend, name, chunks, arity, self._reps, self._symbol)
                 self._ctl.add(part, [], "\n".join(lines))
-                self._ctl.ground([(part, [])])
+                self._ctl.ground([(part, [])], context=_Ticks(self.budget))
+            except BudgetExceeded:
+                raise
             except RuntimeError as err:
                 raise EvaluationError(f"clingo: {err}") from None
             self._solved.update(todo)

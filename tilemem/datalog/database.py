@@ -6,6 +6,7 @@ import time
 from itertools import chain
 from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
+from tilemem.datalog.budget import Budget, user_rule_indices
 from tilemem.datalog.engine import Engine, value_key
 from tilemem.datalog.errors import EngineUnavailable, FactError, QueryError
 from tilemem.datalog.program import RuleSet
@@ -83,10 +84,15 @@ class Database:
     Databases never share state.
     """
 
-    def __init__(self, rules: RuleSet, engine: Union[str, type] = DEFAULT_ENGINE):
+    def __init__(self, rules: RuleSet, engine: Union[str, type] = DEFAULT_ENGINE,
+                 budget: Optional[Budget] = None):
         if not isinstance(rules, RuleSet):
             raise TypeError(f"Database needs a RuleSet, not {type(rules).__name__}")
         self.rules = rules
+        # the budget of the rules of user files (tilemem.datalog.budget); None: unbounded
+        self.budget = budget
+        if budget is not None:
+            budget.rules = user_rule_indices(rules)
         self._engine_cls = engine_class(engine)
         self.engine = getattr(self._engine_cls, "name", str(engine))
         self._lock = threading.RLock()
@@ -106,6 +112,7 @@ class Database:
     def _build_engine(self):
         t0 = time.perf_counter()
         self._engine = self._engine_cls(self.rules)
+        self._engine.budget = self.budget
         for pred, rows in self._facts.items():
             if rows:
                 self._engine.add_facts(pred, rows)

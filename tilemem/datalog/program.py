@@ -13,6 +13,7 @@ pickle, loaded only when something reads it (the pyDatalog engine, explanations)
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -308,6 +309,12 @@ def _program_store(path: Optional[Path], rs: "RuleSet") -> None:
         _write_private(path, json.dumps(rs._program(), separators=(",", ":")).encode())
     except Exception:
         pass
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_names() -> list[str]:
+    """The display names the shipped rule files get in a RuleSet's sources."""
+    return [_resolve_source(f, i)[1] for i, f in enumerate(_package_rule_files())]
 
 
 def _package_rule_files() -> list[Traversable]:
@@ -931,6 +938,16 @@ class RuleSet:
 
     def rules_for(self, pred: str) -> tuple[Rule, ...]:
         return self.predicates[pred].rules
+
+    def user_sources(self) -> frozenset:
+        """The display names of the sources that are not the shipped rule files (the
+        ``extra`` files of :meth:`from_package`; every source of a set loaded without
+        the shipped files)."""
+        shipped = _shipped_names()
+        k = len(shipped)
+        if list(self.sources[:k]) == shipped:
+            return frozenset(self.sources[k:])
+        return frozenset(self.sources)
 
     def __repr__(self) -> str:
         return (f"RuleSet({len(self.sources)} files, {len(self.predicates)} predicates, "

@@ -16,6 +16,7 @@ from pyDatalog import pyEngine as E
 from tilemem.datalog.engine import (
     Engine, PatternTerm, aggregate_table, gc_paused, value_key,
 )
+from tilemem.datalog.budget import user_rule_indices
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet, plan_body
 from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var
@@ -100,6 +101,7 @@ class PyDatalogEngine(Engine):
     """
 
     name = "pydatalog"
+    budget = None                # a tilemem.datalog.budget.Budget, set by the Database
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
@@ -129,6 +131,9 @@ class PyDatalogEngine(Engine):
             # the predicates a solve or lookup needs: a solve reads a part of the rules
             # (phases 0-3 or phase 4), and the op table's facts cost ~50 us each.
             self._planned = {id(r): body for r, body in zip(rules.rules, rules.planned)}
+            # user rules count their derivations (tilemem.datalog.budget)
+            self._counted = {id(r): i for i, r in user_rule_indices(rules).items()}
+            self._tick_preds: dict[int, object] = {}     # arity -> the tick primitive
             self._prepared: set[str] = set()
             self._aggs: dict[int, _AggregateState] = {}    # id(Aggregate) -> its evaluation
             self._file_rows: dict[str, list[tuple]] = {}
@@ -291,7 +296,25 @@ class PyDatalogEngine(Engine):
                 agg = self._aggregate(lit)
                 body.append(E.Literal(agg.prim, [E.Var(g) for g in lit.group]
                                       + [self._term(lit.result, anon)]))
+        index = self._counted.get(id(rule))
+        if index is not None:            # last: called once per derivation, head bound
+            names = sorted({v.name for v in rule.head.variables()})
+            body.append(E.Literal(self._tick_pred(len(names) + 1),
+                                  [self._const(index)] + [E.Var(n) for n in names]))
         return E.Clause(head, body)
+
+    def _tick_pred(self, arity: int):
+        """The primitive that counts a user rule's derivation (logic active)."""
+        p = self._tick_preds.get(arity)
+        if p is None:
+            def tick(literal, subgoal):
+                if self.budget is not None:
+                    self.budget.tick(literal.terms[0].id)
+                subgoal.fact(True)
+            p = E.insert(E.Pred(f"_tm_tick{arity}", arity))
+            p.prearity, p.prim = arity, tick
+            self._tick_preds[arity] = p
+        return p
 
     # ------------------------------------------------------------------ aggregates
     #

@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
+from tilemem.datalog.budget import Budget
 from tilemem.datalog.engine import gc_paused
 from tilemem.facts.extract import Facts, extract, extract_program
 
@@ -42,10 +43,42 @@ RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_refusal", "total_f
                      "backend_capacity")
 
 
+def unread_user_relations(rules: RuleSet, read: Sequence[str]) -> list[tuple[str, object]]:
+    """``(relation, where it is first defined)`` for every relation a user file defines
+    (facts or rule heads) that none of the ``read`` relations depends on: whatever the
+    user wrote there cannot change the result (a typo, or a relation of another phase)."""
+    users = rules.user_sources()
+    if not users:
+        return []
+    needed = set(read)
+    for r in read:
+        if r in rules.predicates:
+            needed |= rules.ancestors(r)
+    first: dict[str, object] = {}
+    for item in (*rules.facts, *rules.rules):
+        loc = item.loc
+        if loc is not None and loc.file in users and item.head.pred not in needed:
+            prev = first.get(item.head.pred)
+            if prev is None or (loc.file, loc.line, loc.col) < (prev.file, prev.line, prev.col):
+                first[item.head.pred] = loc
+    return sorted(first.items(), key=lambda kv: (kv[1].file, kv[1].line, kv[1].col))
+
+
+def budget_for(rules: RuleSet, limits=None) -> Optional[Budget]:
+    """The budget of the user rules of ``rules`` under ``limits`` (default: the current
+    ones, tilemem.limits), or None when there are no user rules to bound."""
+    if not rules.user_sources():
+        return None
+    from tilemem.limits import current_limits
+    limits = limits or current_limits()
+    return Budget(limits.max_facts, limits.max_seconds)
+
+
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-              keep_db: bool):
+              keep_db: bool, limits=None):
     """Load the facts into a fresh, isolated database and read the named relations."""
-    db = Database(load_rules(extra_rules), engine=engine)
+    rules = load_rules(extra_rules)
+    db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     try:
         for pred, rows in facts.items():
             if rows:
@@ -62,24 +95,25 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
 
 def derive(program: ir.Program, backend: Optional[str] = None,
            extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = DEFAULT_ENGINE,
-           origins: bool = True):
+           origins: bool = True, limits=None):
     """Phases 0-3 over the InCore functions: return (Derived, Database or None).
 
     ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "clingo", the
     default, or "pydatalog"); every engine runs the same rule files.
-    ``origins=False`` skips the facts' source lines (only explanations read them)."""
+    ``origins=False`` skips the facts' source lines (only explanations read them).
+    ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones)."""
     with gc_paused():                # facts are acyclic (see api.solve)
         facts = extract(program, normalize_backend(backend), origins)
-    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db)
+    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits)
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
                      extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
                      origins: bool = True, relations: Sequence[str] = RESIDENCY_RESULTS,
-                     keep_db: bool = False):
+                     keep_db: bool = False, limits=None):
     """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
     loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
     derived relations to read, by default what the emitter and the verdicts need."""
     with gc_paused():
         facts = extract_program(program, backend, origins)
-    return _evaluate(facts, relations, extra_rules, engine, keep_db)
+    return _evaluate(facts, relations, extra_rules, engine, keep_db, limits)

@@ -14,7 +14,7 @@ from tilemem import ir
 from tilemem.datalog import DEFAULT_ENGINE, Database
 from tilemem.errors import TilememError
 from tilemem.facts.extract import extract
-from tilemem.infer.solver import load_rules
+from tilemem.infer.solver import load_rules, budget_for
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ def verify(program: ir.Program, path: str = "<input>",
     """Every violation of TileMemoryInferred in ``program``, in source order
     (``engine``: the Datalog engine, default ``tilemem.datalog.DEFAULT_ENGINE``)."""
     facts = extract(program, None)
-    with Database(load_rules(extra_rules), engine=engine or DEFAULT_ENGINE) as db:
+    rules = load_rules(extra_rules)
+    with Database(rules, engine=engine or DEFAULT_ENGINE, budget=budget_for(rules)) as db:
         for pred, rows in facts.items():
             if rows:
                 db.add_facts(pred, rows)
