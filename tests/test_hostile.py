@@ -489,3 +489,122 @@ def test_unread_user_relations_are_warned_about():
            if w.code == "unread-relation"]
     assert got == [("mine.dl", 2, "relation 'cnt' is not read by any rule of the solve"),
                    ("mine.dl", 4, "relation 'op_inputt' is not read by any rule of the solve")]
+
+
+# ----------------------------------------------------------------------------- 6, 7. files
+
+def _unsolved(tmp_path, name="k.pto") -> Path:
+    p = tmp_path / name
+    p.write_text(BASE)
+    return p
+
+
+def test_write_through_a_symlink(tmp_path, capsys):
+    """-o and --in-place write the file a symlink points to and keep the link (they
+    replaced the link by a regular file; the real file stayed stale)."""
+    from cli_helpers import run_in_process
+    real = _unsolved(tmp_path, "real.pto")
+    link = tmp_path / "link.pto"
+    link.symlink_to(real.name)
+    status, _, err = run_in_process(capsys, "solve", link, "--in-place")
+    assert status == 0, err
+    assert link.is_symlink() and real.read_text() != BASE
+    assert tilemem.solve(BASE).text + "\n" == real.read_text()
+    out_real = tmp_path / "sub" / "out.pto"
+    out_real.parent.mkdir()
+    out_real.write_text("old\n")
+    (tmp_path / "out-link.pto").symlink_to(out_real)
+    linked_dir = tmp_path / "linked-dir"
+    linked_dir.symlink_to(out_real.parent, target_is_directory=True)
+    for target in (tmp_path / "out-link.pto", linked_dir / "out.pto"):
+        out_real.write_text("old\n")
+        status, _, err = run_in_process(capsys, "solve", real, "-o", target)
+        assert status == 0, err
+        assert out_real.read_text() == real.read_text()
+    assert (tmp_path / "out-link.pto").is_symlink() and linked_dir.is_symlink()
+
+
+def test_write_keeps_hard_links_mode_and_owner(tmp_path, capsys):
+    import os
+    from cli_helpers import run_in_process
+    src = _unsolved(tmp_path)
+    twin = tmp_path / "twin.pto"
+    os.link(src, twin)
+    src.chmod(0o640)
+    owner = None
+    if os.geteuid() == 0:            # root rewriting another user's file keeps its owner
+        os.chown(src, 65534, 65534)
+        owner = (65534, 65534)
+    ino = src.stat().st_ino
+    status, _, err = run_in_process(capsys, "solve", src, "--in-place")
+    assert status == 0, err
+    st = src.stat()
+    assert st.st_ino == ino and st.st_nlink == 2 and twin.read_text() == src.read_text() != BASE
+    assert st.st_mode & 0o777 == 0o640
+    if owner:
+        assert (st.st_uid, st.st_gid) == owner
+    lone = _unsolved(tmp_path, "lone.pto")
+    lone.chmod(0o600)
+    if owner:
+        os.chown(lone, *owner)
+    assert run_in_process(capsys, "solve", lone, "--in-place")[0] == 0
+    st = lone.stat()
+    assert st.st_mode & 0o777 == 0o600 and (owner is None or (st.st_uid, st.st_gid) == owner)
+    assert not list(tmp_path.glob(".tilemem-*"))
+
+
+def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, capsys):
+    """A SIGKILL in the write window left a .tilemem-XXXX.tmp that nothing cleaned."""
+    import os
+    import subprocess
+    from cli_helpers import run_in_process
+    out = tmp_path / "out"
+    out.mkdir()
+    # a tilemem process killed while writing into out/
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, tempfile, tilemem.files as f\n"
+        f"tempfile.mkstemp(prefix=f'{{f.TEMP_PREFIX}}{{f._HOST}}-{{os.getpid()}}-', suffix='.tmp', dir={str(out)!r})\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n")])
+    assert killed.returncode == -9
+    old_form = out / ".tilemem-abcd1234.tmp"           # the name older versions used
+    old_form.write_text("x")
+    os.utime(old_form, (0, 0))
+    live = out / f".tilemem-{__import__('tilemem.files').files._HOST}-1-live.tmp"  # pid 1 lives
+    live.write_text("x")
+    other = out / "notes.tmp"
+    other.write_text("x")
+    assert len(list(out.glob(".tilemem-*"))) == 3
+    src = _unsolved(tmp_path)
+    assert run_in_process(capsys, "solve", src, "-o", out / "k.pto")[0] == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted(["k.pto", live.name, "notes.tmp"])
+
+
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_no_temp_file_left_on_a_handled_signal(tmp_path, capsys, monkeypatch, signame):
+    import os
+    import signal
+    from cli_helpers import run_in_process
+    src = _unsolved(tmp_path)
+    target = tmp_path / "out.pto"
+    target.write_text("old\n")
+    real_replace = os.replace
+
+    def signalled(a, b):
+        os.kill(os.getpid(), getattr(signal, signame))      # arrives in the write window
+        real_replace(a, b)
+    monkeypatch.setattr(os, "replace", signalled)
+
+    def unhandled(signum, frame):          # if the command does not handle it: fail, not die
+        raise RuntimeError(f"signal {signum} not handled by tilemem")
+    if signame != "SIGINT":
+        monkeypatch.setattr(signal, "_test_saved", signal.signal(getattr(signal, signame), unhandled),
+                            raising=False)
+    try:
+        status, _, err = run_in_process(capsys, "solve", src, "-o", target)
+    finally:
+        if signame != "SIGINT":
+            signal.signal(getattr(signal, signame), signal._test_saved)
+    assert status == 128 + getattr(signal, signame), err
+    assert err.strip() == "tilemem: interrupted"
+    assert target.read_text() == "old\n"
+    assert not list(tmp_path.glob(".tilemem-*"))

@@ -195,34 +195,11 @@ def read_arg(args, path: Optional[str] = None) -> tuple[str, str]:
     return read_input(path, getattr(args, "stdin_filename", None))
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Write text to path via a temp file in the same directory and a rename.
-
-    A crash or error leaves any previous file untouched, never a half-written one.
-    """
-    from tilemem.errors import UsageError
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.isdir(path):
-        raise UsageError(f"cannot write '{path}': it is a directory")
-    try:
-        import tempfile
-        fd, tmp = tempfile.mkstemp(prefix=".tilemem-", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        mode = os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-        raise
+def write_atomic(path: str, text) -> None:
+    """Write text (or bytes) to path atomically: through symlinks, keeping mode, owner and
+    hard links, never a half-written file or a stray temp file (``tilemem.files``)."""
+    from tilemem.files import write_atomic as write
+    write(path, text)
 
 
 def emit(text: str, out: Optional[str]) -> None:

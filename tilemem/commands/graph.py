@@ -47,35 +47,10 @@ def _format(args) -> str:
     return ext
 
 
-def _write_atomic_bytes(path: str, data: bytes) -> None:
-    """Like common.write_atomic, for bytes (PNG): temp file in the same directory + rename."""
-    import tempfile
-    from tilemem.errors import UsageError
-    if os.path.isdir(path):
-        raise UsageError(f"cannot write '{path}': it is a directory")
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".tilemem-", suffix=".tmp", dir=directory)
-    except OSError as e:
-        raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-        raise
-
-
 def _write(data: bytes, out) -> None:
     if out and out != "-":
-        _write_atomic_bytes(out, data)
+        from tilemem.files import write_atomic
+        write_atomic(out, data)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
