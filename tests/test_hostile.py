@@ -608,3 +608,39 @@ def test_no_temp_file_left_on_a_handled_signal(tmp_path, capsys, monkeypatch, si
     assert err.strip() == "tilemem: interrupted"
     assert target.read_text() == "old\n"
     assert not list(tmp_path.glob(".tilemem-*"))
+
+
+# ----------------------------------------------------------------------------- 8. excerpts
+
+TERMINAL_TRAP = "\x1b]0;TITLE\x07\x1b[31m"          # retitles the window, turns text red
+SHOWN = "\\x1b]0;TITLE\\x07\\x1b[31m"
+
+
+def test_excerpts_escape_control_characters(tmp_path, capsys):
+    """Every quoted source line shows control characters escaped: a file holding
+    ESC ] 0 ; TITLE BEL ESC [ 31 m changed the terminal's title and colour when an error
+    quoted its line."""
+    from cli_helpers import run_in_process
+    bad = tmp_path / "bad.pto"
+    bad.write_text(_after_anchor(f"        x = 1 {TERMINAL_TRAP}\n"))
+    quoted = tmp_path / "quoted.pto"
+    quoted.write_text(BASE.replace("pl.tile.matmul(a_tile, b_tile)",
+                                   f"pl.tile.matmul(a_tile, b_tile, note='{TERMINAL_TRAP}')"))
+    runs = [(["solve", bad], 2), (["fmt", bad], 2), (["verify", quoted], 1),
+            (["why", quoted, "c_tile"], 0)]
+    # (a program or a diff that solve and fmt print is the content itself, as `cat` or
+    # `git diff` shows it: not an excerpt)
+    for args, want in runs:
+        status, out, err = run_in_process(capsys, *args)
+        assert status == want, (args, status, err)
+        for stream in (out, err):
+            assert "\x1b" not in stream and "\x07" not in stream, (args, stream[:500])
+        assert SHOWN in out + err, (args, out[:300], err[:300])
+
+
+def test_escaped_excerpt_keeps_the_caret_under_its_column():
+    e = TilememError("k.pto", 1, 10, "unexpected '+'", "x = \x1b[1m + \u202e1")
+    first, line, caret = e.format().split("\n")
+    assert line == "x = \\x1b[1m + \\u202e1"
+    assert line[caret.index("^"):].startswith("+")
+    assert "\t" in TilememError("k.pto", 1, 3, "m", "\tx\x07y").format()      # tabs stay

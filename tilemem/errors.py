@@ -9,10 +9,29 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Optional
 
 __all__ = ["TilememError", "UsageError", "read_source", "read_stream", "decode_source", "position_of",
-           "source_line_at"]
+           "source_line_at", "printable"]
+
+
+# Characters a terminal acts on instead of showing: C0 controls but the tab (ESC starts
+# the sequences that retitle a window or recolour it), DEL, C1 controls, and the
+# invisible bidi and zero-width marks that make text read differently than it is.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e"
+                          "\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]")
+
+
+def _escape(m: "re.Match") -> str:
+    c = ord(m.group(0))
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe to show on a terminal: every control or invisible formatting
+    character written as an escape (``\\x1b``, ``\\u202e``); tabs are kept."""
+    return _UNPRINTABLE.sub(_escape, text) if _UNPRINTABLE.search(text) else text
 
 
 class TilememError(Exception):
@@ -44,6 +63,7 @@ class TilememError(Exception):
         msg = self.message
         if len(msg) > self.MAX_MESSAGE:
             msg = msg[: self.MAX_MESSAGE - 3] + "..."
+        msg = printable(msg)
         if self.line is None:
             return f"{self.path}: error: {msg}"
         if self.col is None:
@@ -66,11 +86,13 @@ class TilememError(Exception):
             if col is not None:
                 col = col - start + (3 if start else 0)
         if col is None:
-            return f"{first}\n{src}"
-        # Keep tabs in the caret prefix so the caret lines up under tabbed text.
-        prefix = "".join(ch if ch == "\t" else " " for ch in src[: max(col - 1, 0)])
+            return f"{first}\n{printable(src)}"
+        # Control characters are shown escaped, so the caret moves by what they became;
+        # tabs are kept in the caret prefix so the caret lines up under tabbed text.
+        before = printable(src[: max(col - 1, 0)])
+        prefix = "".join(ch if ch == "\t" else " " for ch in before)
         prefix += " " * max(col - 1 - len(src), 0)
-        return f"{first}\n{src}\n{prefix}^"
+        return f"{first}\n{printable(src)}\n{prefix}^"
 
     def __str__(self) -> str:
         return self.format_first_line()

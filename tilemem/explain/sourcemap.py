@@ -14,6 +14,7 @@ from typing import Optional, Sequence, Union
 
 from tilemem.datalog import Atom, RuleSet, Var
 from tilemem.resources import resource_dir
+from tilemem.errors import printable
 
 Value = Union[int, str]
 
@@ -68,7 +69,7 @@ def compact_source(text: str, limit: int = 100) -> str:
             i += 1
     if len(s) > limit:
         s = s[: limit - 3].rstrip() + "..."
-    return s
+    return printable(s)           # quoted on a terminal: no control character acts there
 
 
 class SourceMap:
