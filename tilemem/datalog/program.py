@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import stat
 import threading
 from collections import OrderedDict
@@ -26,8 +27,8 @@ from typing import Iterable, Optional, Sequence, Union
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.syntax import (
-    Aggregate, Arith, Atom, Comparison, Decl, Input, Literal, Loc, Negation, ParsedFile, Rule,
-    Var, parse_program,
+    COLUMN_TYPES, Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Negation,
+    ParsedFile, Rule, Var, parse_program,
 )
 
 __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
@@ -49,13 +50,13 @@ class PredicateInfo:
     (then its RuleSet loads the tree; see the module docstring).
     """
     __slots__ = ("name", "arity", "is_input", "is_derived", "stratum", "recursive",
-                 "_detail", "_owner")
-    _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive")
+                 "fact_file", "_detail", "_owner")
+    _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive", "fact_file")
 
     def __init__(self, name: str, arity: int, columns: Optional[tuple[str, ...]], doc: str,
                  is_input: bool, rules: tuple, facts: tuple, loc: Optional[Loc],
-                 stratum: int = -1, recursive: bool = False):
-        self._set(name, arity, is_input, bool(rules), stratum, recursive,
+                 stratum: int = -1, recursive: bool = False, fact_file: Optional[str] = None):
+        self._set(name, arity, is_input, bool(rules), stratum, recursive, fact_file,
                   (columns, doc, tuple(rules), tuple(facts), loc), None)
 
     def _set(self, *values) -> None:
@@ -64,10 +65,11 @@ class PredicateInfo:
 
     @classmethod
     def _summary(cls, owner: "RuleSet", name: str, arity: int, is_input: bool,
-                 is_derived: bool, stratum: int, recursive: bool) -> "PredicateInfo":
+                 is_derived: bool, stratum: int, recursive: bool,
+                 fact_file: Optional[str]) -> "PredicateInfo":
         """The info without the syntax-tree parts, which ``owner`` loads when asked."""
         info = cls.__new__(cls)
-        info._set(name, arity, is_input, is_derived, stratum, recursive, None, owner)
+        info._set(name, arity, is_input, is_derived, stratum, recursive, fact_file, None, owner)
         return info
 
     def _details(self) -> tuple:
@@ -80,6 +82,12 @@ class PredicateInfo:
     rules = property(lambda self: self._details()[2])
     facts = property(lambda self: self._details()[3])
     loc = property(lambda self: self._details()[4])
+
+    @property
+    def from_program(self) -> bool:
+        """An ``.input`` relation whose rows come from the program (``fact_file``, the
+        .facts file an ``.input`` reads, is None)."""
+        return self.is_input and self.fact_file is None
 
     @property
     def file(self) -> Optional[str]:
@@ -155,6 +163,50 @@ def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]
     raise TypeError(f"unsupported rule source: {src!r}")
 
 
+def _base_of(src: Source):
+    """The folder of a rule file, for the .facts files it names (None for rule text)."""
+    if isinstance(src, Traversable) and _is_package_file(src):
+        return resource_dir("rules")
+    if isinstance(src, os.PathLike) or \
+            isinstance(src, str) and (src.endswith(".dl") or os.path.isfile(src)) and "\n" not in src:
+        return Path(src).parent
+    return None
+
+
+def _is_package_file(src: Traversable) -> bool:
+    return any(f.name == src.name and str(f) == str(src) for f in _package_rule_files())
+
+
+_FACT_FILE_REF = re.compile(r'^\s*\.input\b[^\n]*?\bfilename\s*=\s*"([^"\\]*)"', re.M)
+
+
+def _fact_file_key(text: str, base) -> tuple:
+    """(name, version) of each .facts file a rule text names (part of the caches' keys):
+    a file's modification time and size, like a rule file's; the hash of its bytes when
+    it is not a file of the file system."""
+    if ".input" not in text:
+        return ()
+    out = []
+    for ref in _FACT_FILE_REF.findall(text):
+        path = _fact_file(base, ref)
+        try:
+            if isinstance(path, Path):
+                st = path.stat()
+                version = f"{st.st_mtime_ns}:{st.st_size}"
+            else:
+                version = hashlib.sha256(path.read_bytes()).hexdigest()
+        except (OSError, ValueError):
+            version = "missing"
+        out.append((ref, version))
+    return tuple(out)
+
+
+def _fact_file(base, filename: str):
+    if os.path.isabs(filename) or base is None:
+        return Path(filename)
+    return base.joinpath(*filename.split("/"))
+
+
 def _parse_source(src: Source, index: int) -> ParsedFile:
     key, name, text = _resolve_source(src, index)
     cached = _cache_get(_file_cache, key)
@@ -165,13 +217,63 @@ def _parse_source(src: Source, index: int) -> ParsedFile:
             text = Path(src).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as err:
             raise RuleError([Diagnostic(name, 1, 1, f"cannot read rule file: {err}")])
-    parsed = parse_program(text, name)
+    parsed = _with_base(parse_program(text, name), _base_of(src))
     _cache_put(_file_cache, key, parsed, _FILE_CACHE_SIZE)
     return parsed
 
 
-# The on-disk cache of validated rule sets.  Parsing and validating the shipped rules
-# takes ~0.7 s; reading the JSON program ~1 ms (unpickling the whole tree ~20 ms).  The
+def _with_base(parsed: ParsedFile, base) -> ParsedFile:
+    return ParsedFile(parsed.name, parsed.items, parsed.errors, base)
+
+
+def _read_fact_file(decl: Optional[Decl], inp: Input, base, err) -> list[Rule]:
+    """The rows of a Soufflé .facts file (tab-separated, one row a line) as fact Rules:
+    a number column's values are integers, a symbol column's the text as it is."""
+    filename = inp.param("filename")
+    if decl is None or not decl.types or None in decl.types:
+        err(inp.loc, f".input {inp.name} reads '{filename}': its .decl must give every "
+                     f"column a type (number or symbol)")
+        return []
+    # shown as the rule files are: a package file by its name below rules/, others by path
+    if base is not None and str(base) == str(resource_dir("rules")) or \
+            base is None or os.path.isabs(filename):
+        shown = filename
+    else:
+        shown = str(Path(str(base)) / filename)
+    try:
+        text = _fact_file(base, filename).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        err(inp.loc, f".input {inp.name}: cannot read '{filename}': {getattr(e, 'strerror', None) or e}")
+        return []
+    out: list[Rule] = []
+    arity = len(decl.columns)
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line:
+            continue
+        values = line.split("\t")
+        loc = Loc(shown, n, 1)
+        if len(values) != arity:
+            err(loc, f"{decl.name}: a row has {len(values)} value{'s' if len(values) != 1 else ''}, "
+                     f"the relation has {arity}")
+            continue
+        args = []
+        for v, t in zip(values, decl.types):
+            if t == "number":
+                try:
+                    v = int(v)
+                except ValueError:
+                    err(loc, f"{decl.name}: '{v}' is not a number")
+                    break
+            args.append(Const(v, loc))
+        else:
+            head = Atom(decl.name, tuple(args), loc)
+            out.append(Rule(head, (), "", loc, f"{head}."))
+    return out
+
+
+# The on-disk cache of validated rule sets.  Building the rule language's parser and
+# parsing and validating the shipped rules take ~0.55 s (the op table's rows are read
+# from .facts files, not parsed); reading the JSON program ~1 ms (unpickling the whole tree ~20 ms).  The
 # key covers every input of the RuleSet: the name and text of every source, and the code
 # that builds it and compiles it for the engines (every module of this package, the
 # grammar, the Python version), so a changed rule file or a new tilemem simply misses.
@@ -180,7 +282,7 @@ def _parse_source(src: Source, index: int) -> ParsedFile:
 # pickle is code; the JSON program decides what the engine runs); the files themselves
 # must be this user's private regular files.  TILEMEM_NO_CACHE=1 turns the cache off.
 # Any failure just means no cache.
-_DISK_FORMAT = "2"
+_DISK_FORMAT = "3"
 _code_digest_value: Optional[str] = None
 
 
@@ -207,14 +309,17 @@ def _cache_dir() -> Optional[Path]:
     return Path(base)
 
 
-def _disk_path(texts: Sequence[tuple[str, str]], suffix: str = ".pickle") -> Optional[Path]:
-    """The cache file of a rule set's tree (``.pickle``) or program (``.json``)."""
+def _disk_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path]:
+    """The cache file of a rule set's tree (``.pickle``) or program (``.json``); ``texts``
+    are the sources' (name, text, folder)."""
     d = _cache_dir()
     if d is None:
         return None
     h = hashlib.sha256(_code_digest().encode())
-    for name, text in texts:
-        for part in (name, text):
+    for name, text, base in texts:
+        # the .facts files a source reads are inputs of the rule set too
+        facts = [p for ref_digest in _fact_file_key(text, base) for p in ref_digest]
+        for part in (name, text, *facts):
             b = part.encode("utf-8", "surrogatepass")
             h.update(len(b).to_bytes(8, "little"))
             h.update(b)
@@ -345,6 +450,88 @@ def _literal_terms(body: Sequence[Literal]) -> list:
                 out.append(lit.target)
             out.extend(_literal_terms(lit.body))
     return out
+
+
+def _const_type(value) -> str:
+    return "number" if isinstance(value, int) else "symbol"
+
+
+def _check_types(rule: Rule, decls: dict, err) -> None:
+    """Every constant in a typed column has that column's type, and every variable has
+    one type throughout the rule (from the typed columns it appears in, constants it is
+    compared with, arithmetic, aggregates).  Untyped columns accept anything."""
+    seen: dict[str, tuple[str, str]] = {}          # var -> (type, where it got it)
+
+    def give(t, typ: str, where: str, loc):
+        if isinstance(t, Const):
+            if _const_type(t.value) != typ:
+                err(t.loc or loc, f"type error: {t} is a {_const_type(t.value)}, but {where} "
+                                  f"is a {typ}")
+            return False
+        if t.is_anonymous:
+            return False
+        had = seen.get(t.name)
+        if had is None:
+            seen[t.name] = (typ, where)
+            return True
+        if had[0] != typ:
+            err(t.loc or loc, f"type error: variable {t.name} is a {had[0]} ({had[1]}) and a "
+                              f"{typ} ({where})")
+            seen[t.name] = (typ, where)        # report each clash once
+        return False
+
+    def type_of(t) -> Optional[str]:
+        if isinstance(t, Const):
+            return _const_type(t.value)
+        return None if t.is_anonymous else seen.get(t.name, (None,))[0]
+
+    def atom(a: Atom):
+        d = decls.get(a.pred)
+        if d is None:
+            return
+        for i, t in enumerate(a.args):
+            typ = d.column_type(i)
+            if typ is not None:
+                give(t, typ, f"column {d.columns[i]} of {a.pred}", a.loc)
+
+    def literals(body):
+        for lit in body:
+            for a in lit.atoms():
+                atom(a)
+            if isinstance(lit, Aggregate):
+                literals(lit.body)
+
+    atom(rule.head)
+    literals(rule.body)
+    # tests, arithmetic and aggregates pass types on (a few rounds reach every chain)
+    for _ in range(3):
+        changed = False
+        stack = list(rule.body)
+        while stack:
+            lit = stack.pop()
+            if isinstance(lit, Arith):
+                for t in (lit.target, lit.left, lit.right):
+                    changed |= give(t, "number", f"arithmetic '{lit}'", lit.loc)
+            elif isinstance(lit, Comparison):
+                lt, rt = type_of(lit.left), type_of(lit.right)
+                if lt and not rt:
+                    changed |= give(lit.right, lt, f"'{lit}'", lit.loc)
+                elif rt and not lt:
+                    changed |= give(lit.left, rt, f"'{lit}'", lit.loc)
+                elif lt and rt and lt != rt:
+                    err(lit.loc, f"type error: '{lit}' compares a {lt} with a {rt}")
+            elif isinstance(lit, Aggregate):
+                stack.extend(lit.body)
+                if lit.func in ("count", "sum"):
+                    changed |= give(lit.result, "number", f"the {lit.func} '{lit}'", lit.loc)
+                if lit.func == "sum" and lit.target is not None:
+                    changed |= give(lit.target, "number", f"the sum '{lit}'", lit.loc)
+                if lit.func in ("min", "max") and lit.target is not None:
+                    tt = type_of(lit.target)
+                    if tt:
+                        changed |= give(lit.result, tt, f"the {lit.func} '{lit}'", lit.loc)
+        if not changed:
+            break
 
 
 def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], list[Literal]]:
@@ -510,7 +697,27 @@ class RuleSet:
                 if it.name in inputs:
                     err(it.loc, f"relation '{it.name}' is marked .input twice")
                 inputs.setdefault(it.name, it)
+                for key, value in it.params:
+                    if key not in ("IO", "filename") or (key == "IO" and value != "file"):
+                        err(it.loc, f".input {it.name}: unsupported parameter {key}="
+                                    f"\"{value}\" (only IO=\"file\" and filename=\"...\")")
+                if it.params and not it.param("filename"):
+                    err(it.loc, f".input {it.name}: IO=\"file\" needs a filename=\"...\"")
+        for d in decls.values():
+            for c, t in zip(d.columns, d.types):
+                if t is not None and t not in COLUMN_TYPES:
+                    err(d.loc, f"column {c} of {d.name} has unknown type '{t}' "
+                               f"(one of: {', '.join(COLUMN_TYPES)})")
         self.decls = decls
+
+        # --- rows of .input relations read from .facts files (Soufflé's layout)
+        file_rows: list[Rule] = []
+        for pf in parsed:
+            for it in pf.items:
+                if isinstance(it, Input) and it.param("filename") and inputs.get(it.name) is it:
+                    file_rows.extend(_read_fact_file(decls.get(it.name), it, pf.base, err))
+        if file_rows:
+            self.facts = self.facts + tuple(file_rows)
 
         # --- arity of every use
         arity: dict[str, tuple[int, Loc, str]] = {n: (len(d.columns), d.loc, "declared")
@@ -558,6 +765,11 @@ class RuleSet:
                     err(t.loc, f"fact '{f.head.pred}' must be ground: "
                                f"{'anonymous variable' if t.is_anonymous else 'variable ' + t.name} "
                                f"not allowed")
+
+        # --- types: constants and variables agree with the typed columns they meet
+        for r in self.items:
+            if isinstance(r, Rule):
+                _check_types(r, decls, err)
 
         # --- safety, per rule (planning the body for evaluation on the way)
         self.planned: tuple[tuple[Literal, ...], ...] = tuple(
@@ -625,7 +837,8 @@ class RuleSet:
                 doc=d.doc if d else "", is_input=name in inputs,
                 rules=tuple(rules_of.get(name, ())), facts=tuple(facts_of.get(name, ())),
                 loc=d.loc if d else defined.get(name, first_use.get(name)),
-                stratum=stratum_of[name], recursive=recursive)
+                stratum=stratum_of[name], recursive=recursive,
+                fact_file=inputs[name].param("filename") if name in inputs else None)
         self.predicates: dict[str, PredicateInfo] = preds
         # the rule files' facts as rows of values (what engines load)
         rows: dict[str, list[tuple]] = {}
@@ -633,7 +846,7 @@ class RuleSet:
             rows.setdefault(f.head.pred, []).append(tuple(t.value for t in f.head.args))
         self.fact_rows: dict[str, tuple[tuple, ...]] = {k: tuple(v) for k, v in rows.items()}
         self._compiled: dict[str, object] = {}
-        self._texts = None              # the sources' (name, text): to rebuild the tree
+        self._texts = None              # the sources' (name, text, folder): to rebuild the tree
         self._program_path = None       # the JSON program in the disk cache, if any
 
     # ------------------------------------------------------------------ the program and the tree
@@ -658,7 +871,8 @@ class RuleSet:
             texts = self._texts
         full = _disk_load(texts)
         if full is None:
-            full = RuleSet([parse_program(text, name) for name, text in texts])
+            full = RuleSet([_with_base(parse_program(text, name), base)
+                            for name, text, base in texts])
             _disk_store(texts, full)
         with _cache_lock:
             if "rules" in self.__dict__:
@@ -678,8 +892,8 @@ class RuleSet:
             "format": _DISK_FORMAT, "sources": list(self.sources), "nodes": list(self.nodes),
             "edges": [[q, p, neg] for (q, p), neg in self.edges.items()],
             "strata": [list(c) for c in self.strata],
-            "predicates": [[i.name, i.arity, i.is_input, i.is_derived, i.stratum, i.recursive]
-                           for i in self.predicates.values()],
+            "predicates": [[i.name, i.arity, i.is_input, i.is_derived, i.stratum, i.recursive,
+                            i.fact_file] for i in self.predicates.values()],
             "fact_rows": {k: [list(r) for r in v] for k, v in self.fact_rows.items()},
             "warnings": [[w.file, w.line, w.col, w.message, w.severity] for w in self.warnings],
             "compiled": self._compiled,
@@ -907,7 +1121,7 @@ class RuleSet:
                     text = Path(src).read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError) as err:
                     raise RuleError([Diagnostic(name, 1, 1, f"cannot read rule file: {err}")])
-            texts.append((name, text))
+            texts.append((name, text, _base_of(src)))
         rs = _program_load(texts)
         if rs is None:
             rs = _disk_load(texts)

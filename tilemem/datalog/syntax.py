@@ -9,7 +9,9 @@ The language (a Soufflé-like subset)::
     // comment to end of line; a run of whole-line comments directly above a
     // .decl, fact or rule is that item's documentation (``doc``)
     .decl space(var, space)        // name and column names (fixes the arity)
+    .decl assign(pos: number, var: symbol)   // ... optionally typed, as Soufflé types them
     .input assign                  // facts come from Python (Database.add_facts)
+    .input op(IO="file", filename="ops/op.facts")   // ... or from a Soufflé .facts file
     fact_pred("Vec", 3).           // ground fact
     head(V, "Vec") :- call(S, Op), arg(S, 0, V), !iter_arg(V), K2 = K + 1, X != Y.
 
@@ -42,7 +44,7 @@ from tilemem.datalog.errors import Diagnostic
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
-    "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query",
+    "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
     "format_value", "COMPARISON_OPS",
 ]
 
@@ -300,25 +302,44 @@ class Rule:
         return f"{self.head} :- {', '.join(str(b) for b in self.body)}."
 
 
+#: the column types of the language: Soufflé's number (an integer) and symbol (a string)
+COLUMN_TYPES = ("number", "symbol")
+
+
 @dataclass(frozen=True)
 class Decl:
+    """``.decl name(col: type, ...)``; ``types[i]`` is None for an untyped column."""
     name: str
     columns: tuple[str, ...]
     doc: str = ""
     loc: Optional[Loc] = None
+    types: tuple[Optional[str], ...] = ()
+
+    def column_type(self, i: int) -> Optional[str]:
+        return self.types[i] if i < len(self.types) else None
 
     def __str__(self) -> str:
-        return f".decl {self.name}({', '.join(self.columns)})"
+        cols = [c if self.column_type(i) is None else f"{c}: {self.column_type(i)}"
+                for i, c in enumerate(self.columns)]
+        return f".decl {self.name}({', '.join(cols)})"
 
 
 @dataclass(frozen=True)
 class Input:
+    """``.input name`` (rows from Python) or ``.input name(filename="f.facts")`` (rows read
+    from a Soufflé .facts file, relative to the rule file)."""
     name: str
     doc: str = ""
     loc: Optional[Loc] = None
+    params: tuple[tuple[str, str], ...] = ()
+
+    def param(self, key: str) -> Optional[str]:
+        return dict(self.params).get(key)
 
     def __str__(self) -> str:
-        return f".input {self.name}"
+        if not self.params:
+            return f".input {self.name}"
+        return f".input {self.name}({', '.join(f'{k}={format_value(v)}' for k, v in self.params)})"
 
 
 Item = Union[Decl, Input, Rule]
@@ -330,6 +351,9 @@ class ParsedFile:
     name: str
     items: tuple[Item, ...]
     errors: tuple[Diagnostic, ...] = ()
+    #: the folder the file is in (a Path or Traversable), where the .facts files its
+    #: ``.input name(filename=...)`` lines name are read from; None: unknown
+    base: object = None
 
 
 def format_value(value: Union[int, str]) -> str:
@@ -461,14 +485,20 @@ class _ToAst(Transformer):
                     self.text[meta.start_pos:meta.end_pos])
 
     def column(self, meta, children):
-        return str(children[0])
+        return (str(children[0]), str(children[1]) if len(children) > 1 else None)
 
     def decl(self, meta, children):
         name, *cols = children
-        return Decl(str(name), tuple(cols), self._doc(meta), self._loc(meta))
+        return Decl(str(name), tuple(c for c, _ in cols), self._doc(meta), self._loc(meta),
+                    tuple(t for _, t in cols))
+
+    def io_param(self, meta, children):
+        key, _eq, value = children
+        return (str(key), _decode_string(value))
 
     def input(self, meta, children):
-        return Input(str(children[0]), self._doc(meta), self._loc(meta))
+        name, *params = children
+        return Input(str(name), self._doc(meta), self._loc(meta), tuple(params))
 
     def program(self, meta, children):
         return tuple(children)
