@@ -89,7 +89,7 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     assert "op_output_fixed" in wval.rule.text
     fixed = [n for n in wval.children if n.pred == "op_output_fixed"]
     assert fixed and fixed[0].kind == "rule_fact" and fixed[0].row == ("tile.matmul", "Acc")
-    assert Path(fixed[0].rule.file).name == "ops.dl"
+    assert Path(fixed[0].rule.file).name == "op_output_fixed.facts"   # the op table's row
     # input leaves carry the statement's source line
     call = next(n for n in tree.walk() if n.pred == "call" and n.row == (2, "tile.matmul"))
     text = program(MATMUL_ADD)
@@ -98,7 +98,7 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     check_tree(tree, sol.session().phase3())
     s = str(tree)
     assert s.splitlines()[0].startswith('space("k:c", "Acc")')
-    assert "rules/p1_resolve.dl:" in s and "rules/ops.dl:" in s
+    assert "rules/p1_resolve.dl:" in s and "rules/ops/op_output_fixed.facts:" in s
     assert "a fixed output space" in s                    # the rule's comment
     assert f"<input>:{call.source['line']}: c = pl.tile.matmul(a, b)" in s
 
@@ -543,7 +543,8 @@ def test_why_cli_tree_not_json_and_errors(tmp_path, capsys):
 
 
 def test_facts_souffle_format(tmp_path, capsys):
-    from tilemem.facts.extract import SCHEMA
+    from tilemem.facts.schema import program_relations
+    SCHEMA = program_relations()
     f = tmp_path / "k.pto"
     f.write_text(program(MATMUL_ADD))
     st, out, err = run_in_process(capsys, "facts", f, "--format", "souffle", tmp_path / "sf")
@@ -664,5 +665,5 @@ def test_readme_shows_real_why_output():
     shown = readme.split(intro, 1)[1].split("\n```", 1)[0]
     r = run("why", "docs/backward_demand.pto", "x_tile", cwd=repo)
     assert r.returncode == 0, r.stderr
-    mask = lambda t: re.sub(r"(rules/\w+\.dl):\d+", r"\1:N", t).rstrip("\n")
+    mask = lambda t: re.sub(r"(rules/[\w/]+\.(?:dl|facts)):\d+", r"\1:N", t).rstrip("\n")
     assert mask(shown) == mask(r.stdout)

@@ -231,6 +231,6 @@ def _rule_dict(rule: Optional[Rule], fallback_doc: str) -> Optional[dict]:
 def absent_note(info) -> str:
     if info.is_derived:
         return "not derived"
-    if info.is_input:
+    if info.from_program:
         return "no such fact in the program"
     return "no such fact in the rule files"

@@ -95,12 +95,12 @@ class Session:
     def is_phase4(self, pred: str) -> bool:
         """Whether ``pred`` is computed from the whole-program (residency) facts."""
         import networkx as nx
-        from tilemem.facts.extract import RESIDENCY_RELATIONS
+        from tilemem.facts.schema import phase4_relations
         rules = self.rules
         if pred not in rules.predicates:
             return False
         deps = nx.ancestors(rules.graph, pred) | {pred}
-        return bool(deps & set(RESIDENCY_RELATIONS))
+        return bool(deps & phase4_relations())
 
     def explainer_for(self, pred: str) -> Explainer:
         if self.is_phase4(pred):

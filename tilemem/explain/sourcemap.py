@@ -26,7 +26,7 @@ def rule_file_name(file: Optional[str]) -> str:
         return "<rules>"
     if file.startswith("<"):
         return file
-    if "/" not in file and "\\" not in file:
+    if "/" not in file and "\\" not in file or not os.path.isabs(file) and _is_package_rule(file):
         return f"rules/{file}" if _is_package_rule(file) else file
     p = Path(file)
     if _is_package_rule(p.name) and p.parent == _package_rules_dir():

@@ -64,7 +64,7 @@ class WhyNotSearch:
             return wn
         wn.near = [self._near_node(pred, r) for r in self._near_misses(pred, pattern)]
         if not info.is_derived:
-            wn.kind = "input" if info.is_input else "rule_fact"
+            wn.kind = "input" if info.from_program else "rule_fact"
             return wn
         wn.kind = "derived"
         ground = _ground_atom(atom, env)

@@ -22,70 +22,11 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from tilemem import ir
+from tilemem.facts.schema import program_relations
 from tilemem.ir.walk import run_nested, statements
 
-# The input relations, with their column names (the rules declare them with .input).
-SCHEMA: dict[str, tuple[str, ...]] = {
-    "incore": ("func",),
-    "func_kind": ("func", "type"),
-    "stmt": ("pos", "func", "kind"),
-    "stmt_end": ("pos", "end"),
-    "stmt_in_list": ("pos", "list"),
-    "list_in_stmt": ("list", "pos"),
-    "var": ("var", "func", "name"),
-    "var_kind": ("var", "kind"),
-    "name_suffix": ("var", "base"),
-    "given_hint": ("var", "hint"),
-    "declared": ("var", "typekind"),
-    "declared_space": ("var", "space"),
-    "param": ("func", "index", "var", "direction"),
-    "assign": ("pos", "var"),
-    "call": ("pos", "op"),
-    "call_tile": ("pos",),
-    "arg_pos": ("pos", "index"),
-    "arg": ("pos", "index", "var"),
-    "arg_other": ("pos", "index"),
-    "nargs": ("pos", "n"),
-    "kwarg": ("pos", "key", "value"),
-    "has_kwarg": ("pos", "key"),
-    "alias": ("pos", "var", "src"),
-    "loop": ("pos", "kind"),
-    "loop_iter": ("pos", "index", "iter_arg"),
-    "loop_init": ("pos", "index", "var"),
-    "loop_return": ("pos", "index", "var"),
-    "loop_yield": ("pos", "index", "var"),
-    "branch": ("pos",),
-    "branch_return": ("pos", "index", "var"),
-    "branch_yield": ("pos", "arm", "index", "var"),
-    "backend": ("name",),
-    # --- whole-program facts read by the residency rules (phase 4) ---
-    "loop_bounds": ("pos", "start", "stop", "step"),
-    "call_in": ("pos", "op"),
-    "user_call_in": ("pos", "callee"),
-    "submit_in": ("pos",),
-    "bridge": ("pos",),
-    "use": ("var", "use"),
-    "use_arg": ("use", "pos", "index"),
-    "reads": ("pos", "var"),
-    "defines": ("pos", "var"),
-    "yield_of": ("pos", "var"),
-    "callsite": ("site", "caller", "callee"),
-    "callsite_arg": ("site", "index", "var"),
-    "submit_site": ("caller", "callee"),
-    "alloc_seq": ("func", "index", "var", "pos"),
-    "alloc_bytes": ("var", "bytes"),
-    "alloc_unknown": ("var",),
-    "tuple_get": ("var", "tuple", "index"),
-    "call_result": ("var", "site"),
-    "return_value": ("func", "index", "var"),
-}
-
-# Residency relations, extracted only for phase 4.
-RESIDENCY_RELATIONS = (
-    "loop_bounds", "call_in", "user_call_in", "submit_in", "bridge", "use", "use_arg", "reads",
-    "defines", "yield_of", "callsite", "callsite_arg", "submit_site", "alloc_seq", "alloc_bytes",
-    "alloc_unknown", "tuple_get", "call_result", "return_value",
-)
+# The relations and their columns are the rule files' typed .input declarations
+# (tilemem.facts.schema): this module only fills them.
 
 # A printed name ``<base>_<k>``: possibly the printer's de-duplication suffix (printer.md §6).
 _SUFFIXED = re.compile(r"^(.+)_([0-9]+)$")
@@ -150,13 +91,13 @@ class Facts:
     origin: Optional[dict[tuple, int]] = field(default_factory=dict)
 
     def add(self, pred: str, *row, line: Optional[int] = None):
-        assert pred in SCHEMA, pred
         self.rows[pred].append(row)
         if line is not None and self.origin is not None:
             self.origin.setdefault((pred, row), line)
 
     def items(self) -> Iterable[tuple[str, list[tuple]]]:
-        for pred in SCHEMA:
+        """Every relation of the schema (empty ones too), in its order."""
+        for pred in program_relations():
             yield pred, self.rows.get(pred, [])
 
 

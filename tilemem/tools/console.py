@@ -172,7 +172,7 @@ class Console:
         for name, info in sorted(ses.rules.predicates.items()):
             if text and text not in name:
                 continue
-            kind = "input" if info.is_input else "derived" if info.is_derived else "facts"
+            kind = "input" if info.from_program else "derived" if info.is_derived else "facts"
             if ses.is_phase4(name):
                 kind += ", phase 4"
             rows.append([_signature(name, info), kind, short_doc(info.doc or _first_rule_doc(info), 80)])
@@ -194,7 +194,7 @@ class Console:
         if info.doc:
             for l in info.doc.splitlines():
                 self.say(f"  // {l}")
-        if info.is_input:
+        if info.from_program:
             self.say("  an input relation: its facts come from the program (tilemem facts FILE)")
         for r in info.rules:
             self.say("")

@@ -1,0 +1,56 @@
+"""The input schema: the relations a program's facts fill, as the rule files declare them.
+
+There is one schema, the typed ``.decl`` + ``.input`` lines of the rule files
+(``.decl assign(pos: number, var: symbol)``, as Soufflé writes them).  This module only
+reads it:
+
+* the program's relations are the ``.input`` relations whose rows do not come from a
+  ``.facts`` file (the op table's do): :func:`program_relations`, in pipeline order
+  (``program.dl``'s, which every phase reads, then those of the phase-4 rule files);
+* the phase-4 relations are those a ``p4_*.dl`` file declares, extracted only for the
+  residency rules: :func:`phase4_relations`.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["program_relations", "phase4_relations", "file_phase"]
+
+_PHASE_FILE = re.compile(r"^p(\d+)_")
+
+
+def file_phase(name: str) -> int:
+    """A rule file's place in the pipeline: ``program.dl`` 0, ``pN_*.dl`` N + 1, others after."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if base == "program.dl":
+        return 0
+    m = _PHASE_FILE.match(base)
+    return int(m.group(1)) + 1 if m else 100
+
+
+@lru_cache(maxsize=1)
+def _schema():
+    from tilemem.datalog import RuleSet
+    rules = RuleSet.from_package()
+    found = []
+    for name, info in rules.predicates.items():
+        if info.from_program:
+            decl = rules.decls.get(name)
+            loc = decl.loc if decl is not None else info.loc
+            found.append((file_phase(loc.file), loc.file, loc.line, name, info))
+    found.sort(key=lambda t: t[:3])
+    relations = {name: info.columns or tuple(f"c{i}" for i in range(info.arity))
+                 for *_, name, info in found}
+    phase4 = frozenset(name for phase, _, _, name, _ in found if phase == 5)
+    return relations, phase4
+
+
+def program_relations() -> dict[str, tuple[str, ...]]:
+    """Every relation a program's facts fill -> its column names, in pipeline order."""
+    return _schema()[0]
+
+
+def phase4_relations() -> frozenset:
+    """The relations only the whole-program extraction (phase 4) fills."""
+    return _schema()[1]
