@@ -166,18 +166,34 @@ def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]
 def _base_of(src: Source):
     """The folder of a rule file, for the .facts files it names (None for rule text)."""
     if isinstance(src, Traversable) and _is_package_file(src):
-        return resource_dir("rules")
+        return _package_root()
     if isinstance(src, os.PathLike) or \
             isinstance(src, str) and (src.endswith(".dl") or os.path.isfile(src)) and "\n" not in src:
         return Path(src).parent
     return None
 
 
+_package_paths: Optional[frozenset] = None
+
+
 def _is_package_file(src: Traversable) -> bool:
-    return any(f.name == src.name and str(f) == str(src) for f in _package_rule_files())
+    global _package_paths
+    if _package_paths is None:
+        _package_paths = frozenset(str(f) for f in _package_rule_files())
+    return str(src) in _package_paths
 
 
 _FACT_FILE_REF = re.compile(r'^\s*\.input\b[^\n]*?\bfilename\s*=\s*"([^"\\]*)"', re.M)
+
+
+def _package_root():
+    global _package_root_value
+    if _package_root_value is None:
+        _package_root_value = resource_dir("rules")
+    return _package_root_value
+
+
+_package_root_value = None
 
 
 def _fact_file_key(text: str, base) -> tuple:
@@ -235,7 +251,7 @@ def _read_fact_file(decl: Optional[Decl], inp: Input, base, err) -> list[Rule]:
                      f"column a type (number or symbol)")
         return []
     # shown as the rule files are: a package file by its name below rules/, others by path
-    if base is not None and str(base) == str(resource_dir("rules")) or \
+    if base is not None and str(base) == str(_package_root()) or \
             base is None or os.path.isabs(filename):
         shown = filename
     else:
@@ -316,7 +332,8 @@ def _disk_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path
     if d is None:
         return None
     h = hashlib.sha256(_code_digest().encode())
-    for name, text, base in texts:
+    for name, text, *base in texts:
+        base = base[0] if base else None
         # the .facts files a source reads are inputs of the rule set too
         facts = [p for ref_digest in _fact_file_key(text, base) for p in ref_digest]
         for part in (name, text, *facts):
@@ -871,8 +888,8 @@ class RuleSet:
             texts = self._texts
         full = _disk_load(texts)
         if full is None:
-            full = RuleSet([_with_base(parse_program(text, name), base)
-                            for name, text, base in texts])
+            full = RuleSet([_with_base(parse_program(t[1], t[0]), t[2] if len(t) > 2 else None)
+                            for t in texts])
             _disk_store(texts, full)
         with _cache_lock:
             if "rules" in self.__dict__:
