@@ -7,6 +7,7 @@ import pytest
 
 from tilemem import ir
 from tilemem.ir import typerules as R
+from tilemem.ir import symbolic as S
 from tilemem.ir.typerules import ArgInfo, DeductionError, derive_result_type as derive
 
 
@@ -105,7 +106,8 @@ def test_move_vec_to_left_right():
 
 def test_move_acc_to_vec_pass_kwargs():
     acc = T([16, 128], "FP32", "Acc")
-    kw = dict(R.move_kwargs("Vec", producer_space="Acc"))
+    # an Acc -> Vec move carries these kwargs whatever the backend (rules/p2_moves.dl)
+    kw = {"target_memory": mem("Vec"), "blayout": lay("row_major"), "slayout": lay("none_box")}
     assert derive("tile.move", [acc], kw, lhs_space="Vec") == T([16, 128], "FP32", "Vec")
 
 
@@ -128,8 +130,8 @@ def test_move_w32_bias_does_not_dictate():
 
 
 def test_move_w33_backend_first_consumer_exp():
-    kw = dict(R.move_kwargs("Vec", producer_space="Mat", consumer_op="tile.exp", arg_index=0, backend="Ascend950"))
-    assert list(kw) == ["target_memory", "blayout", "slayout"]
+    # with a backend, the move carries tile.exp's input layout (rules/p2_moves.dl)
+    kw = {"target_memory": mem("Vec"), "blayout": lay("row_major"), "slayout": lay("none_box")}
     m_vec = derive("tile.move", [mp], kw, lhs_space="Vec")
     assert m_vec == tp
     assert derive("tile.exp", [m_vec], {}, lhs_space="Vec") == tp
@@ -139,25 +141,11 @@ def test_move_w33_backend_first_consumer_exp():
 
 def test_move_backend_consumer_without_spec():
     # tile.neg has no layout spec: the move keeps the Mat layout and consumers carry it
-    kw = dict(R.move_kwargs("Vec", producer_space="Mat", consumer_op="tile.neg", arg_index=0, backend="Ascend950"))
-    assert list(kw) == ["target_memory"]
+    kw = {"target_memory": mem("Vec")}
     m_vec = derive("tile.move", [m], kw, lhs_space="Vec")
     assert m_vec == m_Vec
     assert derive("tile.neg", [m_vec], {}, lhs_space="Vec") == m_Vec
     assert derive("tile.exp", [m_vec], {}, lhs_space="Vec") == m_Vec
-
-
-def test_move_kwargs_rules():
-    k = R.move_kwargs("Left", producer_space="Mat", consumer_op="tile.matmul", arg_index=0, backend="Ascend910B")
-    assert k == (("target_memory", mem("Left")),)
-    k = R.move_kwargs("Vec", producer_space="Acc")
-    assert k == (("target_memory", mem("Vec")), ("blayout", lay("row_major")), ("slayout", lay("none_box")))
-    # backend layout for a non-Vec target: blayout only
-    k = R.move_kwargs("Mat", producer_space="Vec", consumer_op="tile.add", arg_index=1, backend="Ascend910B")
-    assert k == (("target_memory", mem("Mat")), ("blayout", lay("row_major")))
-    assert R.backend_input_layout("pl.tile.sel", 3) == "row_major"
-    assert R.backend_input_layout("tile.sel", 4) is None
-    assert R.backend_input_layout("tile.neg", 0) is None
 
 
 def test_move_requires_target():
@@ -702,14 +690,14 @@ def test_lhs_space_resync_and_memref():
 
 def test_symbolic_simplifier():
     n = ir.Name("n")
-    assert R.s_sub(R.s_max(ir.IntConst(100), ir.IntConst(64)), ir.IntConst(64)) == ir.IntConst(36)
-    assert R.s_add(R.s_add(n, ir.IntConst(3)), ir.IntConst(4)) == ir.BinOp("+", n, ir.IntConst(7))
-    assert R.s_min(R.s_min(n, ir.IntConst(16)), ir.IntConst(64)) == ir.Call("pl.min", (n, ir.IntConst(16)))
-    assert R.prove_le(ir.Call("pl.min", (n, ir.IntConst(16))), ir.IntConst(16))
-    assert not R.prove_le(n, ir.IntConst(16))
-    assert R.prove_le(R.s_add(n, ir.IntConst(1)), R.s_add(n, ir.IntConst(2)))
-    assert R.finalize_expr(ir.BinOp("+", n, ir.IntConst(7))) == ir.BinOp("+", n, pconst(7))
-    assert R.finalize_expr(pconst(7)) == ir.IntConst(7)
+    assert S.s_sub(S.s_max(ir.IntConst(100), ir.IntConst(64)), ir.IntConst(64)) == ir.IntConst(36)
+    assert S.s_add(S.s_add(n, ir.IntConst(3)), ir.IntConst(4)) == ir.BinOp("+", n, ir.IntConst(7))
+    assert S.s_min(S.s_min(n, ir.IntConst(16)), ir.IntConst(64)) == ir.Call("pl.min", (n, ir.IntConst(16)))
+    assert S.prove_le(ir.Call("pl.min", (n, ir.IntConst(16))), ir.IntConst(16))
+    assert not S.prove_le(n, ir.IntConst(16))
+    assert S.prove_le(S.s_add(n, ir.IntConst(1)), S.s_add(n, ir.IntConst(2)))
+    assert S.finalize_expr(ir.BinOp("+", n, ir.IntConst(7))) == ir.BinOp("+", n, pconst(7))
+    assert S.finalize_expr(pconst(7)) == ir.IntConst(7)
 
 
 # ----------------------------------------------------------------------------- golden corpus self-consistency

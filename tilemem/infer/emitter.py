@@ -25,9 +25,6 @@ from tilemem.frontend.wellformed import names_in
 _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
 
-# Ops whose split= kwarg the printer leaves out inside pl.split_aiv.
-_SHARD_OPS = ("tile.aiv_shard", "tile.aic_gather")
-
 
 @dataclass
 class Solution3:
@@ -336,13 +333,10 @@ class _FunctionRewriter:
             value = value.with_kwarg(kwarg, ir.Dotted(("pl", "Mem", target)))
             return typerules.retargeted_type(typ, target, space), value
         if p is not None and p in self.sol.rederive:
-            call = value
-            if (self.split_modes and self.split_modes[-1] is not None
-                    and call.op in _SHARD_OPS and call.kwarg("split") is None):
-                call = call.with_kwarg("split", self.split_modes[-1])
             try:
-                derived = typerules.derive_call_type(call, self.new_type, lhs_space=space,
-                                                     lhs_memref=typ.memref)
+                derived = typerules.derive_call_type(
+                    value, self.new_type, lhs_space=space, lhs_memref=typ.memref,
+                    scope_split=self.split_modes[-1] if self.split_modes else None)
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
             if isinstance(derived, ir.TileType):

@@ -1,5 +1,9 @@
 """Result-type rules of the ``tile.*`` ops (spec: typerules.md, tileview.md §5-§8).
 
+This module holds the per-op type rules (they name the ops they type, by design); the
+symbolic arithmetic they compute with is :mod:`tilemem.ir.symbolic`, and where an op's
+result lives (the registry's stamp) is the op table's (:mod:`tilemem.ir.optable`).
+
 After InferTileMemorySpace retypes a var or swaps an argument for a moved copy, PyPTO
 re-creates the consumer Call through ``OpRegistry::Create``: the op's deducer computes a
 TileType from the arguments' NEW types, the registry stamps the memory space, and the pass
@@ -19,8 +23,6 @@ Entry points
 ``retargeted_type(written, new_space, lhs_space=None)``
     LHS type of a retargeted ``tile.load`` / ``tile.create`` (result collapses to the
     implicit view of the new space).
-``move_kwargs(target, producer_space=None, consumer_op=None, arg_index=None, backend=None)``
-    The kwargs the pass puts on an inserted ``tile.move`` (tileview.md §6).
 
 Which calls to re-derive (typerules.md §1): PyPTO re-creates every tile call that takes a
 tile Var/IterArg defined in the InCore body.  Calls whose args are only tensors / scalars /
@@ -48,20 +50,23 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from tilemem import ir
+from tilemem.ir.optable import output_rule
+from tilemem.ir.symbolic import (
+    finalize_dims as _fin, finalize_expr, int_const as _c, prove_eq, prove_le, prove_zero, s_add,
+    s_ceildiv, s_floordiv, s_max, s_min, s_mul, s_sub,
+)
 from tilemem.ir.views import (
     EffectiveView, build_result_type, const_value, dtype_bits, dtype_bytes, effective_view,
-    expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type, index_const, is_float,
+    expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type, is_float,
     norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,
     valid_shape_of,
 )
 
 __all__ = [
     "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
-    "move_kwargs", "move_result_type", "BACKEND_INPUT_LAYOUTS", "backend_input_layout",
-    "UNDERIVED_OPS", "NON_TILE_OPS", "normalize_op",
-    # symbolic helpers
-    "s_add", "s_sub", "s_mul", "s_floordiv", "s_min", "s_max", "prove_le", "prove_eq",
-    "finalize_expr", "window_read", "write_union", "reshape_valid",
+    "move_result_type", "UNDERIVED_OPS", "NON_TILE_OPS", "normalize_op",
+    # sub-rules shared by several ops
+    "window_read", "write_union", "reshape_valid",
 ]
 
 
@@ -112,262 +117,6 @@ def _as_expr(x) -> ir.Expr:
     if isinstance(x, float):
         return ir.FloatConst(repr(x))
     raise TypeError(x)
-
-
-# ============================================================================ symbolic arithmetic
-#
-# Integer expressions are ir exprs.  While computing, integer leaves are plain IntConst;
-# ``finalize_expr`` turns a result into printed form (top-level constant -> IntConst,
-# integer leaves of composite exprs -> ``pl.const(v, pl.INDEX)``).  Variables are unbounded
-# (PyPTO's deducers use a fresh analyzer without bindings).
-
-_INF = float("inf")
-
-
-def _c(v: int) -> ir.IntConst:
-    return ir.IntConst(int(v))
-
-
-def _is_call(e, name) -> bool:
-    return isinstance(e, ir.Call) and e.func == name and len(e.args) == 2 and not e.kwargs
-
-
-def s_add(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return _c(ca + cb)
-    if ca is not None:                       # constant on the right
-        a, b, ca, cb = b, a, cb, ca
-    if cb == 0:
-        return a
-    if cb is not None and isinstance(a, ir.BinOp) and a.op in "+-" and const_value(a.right) is not None:
-        k = const_value(a.right) if a.op == "+" else -const_value(a.right)
-        return s_add(a.left, _c(k + cb))
-    if cb is not None and cb < 0:
-        return ir.BinOp("-", a, _c(-cb))
-    return ir.BinOp("+", a, b)
-
-
-def s_sub(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return _c(ca - cb)
-    if cb == 0:
-        return a
-    if exprs_equal(a, b):
-        return _c(0)
-    # max(x, b) - b -> max(x - b, 0);  max(b, y) - b -> max(y - b, 0)
-    if _is_call(a, "pl.max"):
-        x, y = a.args
-        if exprs_equal(y, b):
-            return s_max(s_sub(x, b), _c(0))
-        if exprs_equal(x, b):
-            return s_max(s_sub(y, b), _c(0))
-    # min(x, b) - b -> min(x - b, 0)
-    if _is_call(a, "pl.min"):
-        x, y = a.args
-        if exprs_equal(y, b):
-            return s_min(s_sub(x, b), _c(0))
-        if exprs_equal(x, b):
-            return s_min(s_sub(y, b), _c(0))
-    # (x + y) - y -> x ; (x + y) - x -> y
-    if isinstance(a, ir.BinOp) and a.op == "+":
-        if exprs_equal(a.right, b):
-            return a.left
-        if exprs_equal(a.left, b):
-            return a.right
-    if cb is not None:
-        return s_add(a, _c(-cb))
-    return ir.BinOp("-", a, b)
-
-
-def s_mul(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return _c(ca * cb)
-    if ca is not None:
-        a, b, ca, cb = b, a, cb, ca
-    if cb == 1:
-        return a
-    if cb == 0:
-        return _c(0)
-    return ir.BinOp("*", a, b)
-
-
-def s_floordiv(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None and cb != 0:
-        return _c(ca // cb)
-    if cb == 1:
-        return a
-    return ir.BinOp("//", a, b)
-
-
-def s_ceildiv(a, k: int):
-    ca = const_value(a)
-    if ca is not None:
-        return _c(-(-ca // k))
-    return s_floordiv(s_add(a, _c(k - 1)), _c(k))
-
-
-def s_min(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return _c(min(ca, cb))
-    if prove_le(a, b):
-        return a
-    if prove_le(b, a):
-        return b
-    return ir.Call("pl.min", (a, b))
-
-
-def s_max(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return _c(max(ca, cb))
-    if prove_le(b, a):
-        return a
-    if prove_le(a, b):
-        return b
-    return ir.Call("pl.max", (a, b))
-
-
-def _key(e) -> str:
-    return repr(finalize_expr(e))
-
-
-def _linear(e, coef: int = 1, acc: Optional[dict] = None):
-    """Decompose into sum(coef * atom) + const.  Returns (atoms: key -> [coef, expr], const)."""
-    if acc is None:
-        acc = {}
-    c = const_value(e)
-    if c is not None:
-        return acc, coef * c
-    if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
-        acc, k1 = _linear(e.left, coef, acc)
-        acc, k2 = _linear(e.right, coef if e.op == "+" else -coef, acc)
-        return acc, k1 + k2
-    if isinstance(e, ir.BinOp) and e.op == "*":
-        cl, cr = const_value(e.left), const_value(e.right)
-        if cr is not None:
-            return _linear(e.left, coef * cr, acc)
-        if cl is not None:
-            return _linear(e.right, coef * cl, acc)
-    if isinstance(e, ir.UnaryOp) and e.op == "-":
-        return _linear(e.operand, -coef, acc)
-    k = _key(e)
-    if k in acc:
-        acc[k][0] += coef
-    else:
-        acc[k] = [coef, e]
-    return acc, 0
-
-
-def _bounds(e):
-    """Constant interval [lo, hi] of an integer expr (vars unbounded)."""
-    c = const_value(e)
-    if c is not None:
-        return (c, c)
-    if isinstance(e, ir.BinOp):
-        l, r = _bounds(e.left), _bounds(e.right)
-        if e.op == "+":
-            return (l[0] + r[0], l[1] + r[1])
-        if e.op == "-":
-            return (l[0] - r[1], l[1] - r[0])
-        if e.op == "*":
-            cands = [x * y for x in l for y in r if not ((x in (_INF, -_INF) and y == 0) or (y in (_INF, -_INF) and x == 0))]
-            return (min(cands), max(cands)) if cands else (-_INF, _INF)
-        if e.op == "//":
-            k = const_value(e.right)
-            if k is not None and k > 0:
-                f = lambda x: x if x in (_INF, -_INF) else x // k
-                return (f(l[0]), f(l[1]))
-    if isinstance(e, ir.UnaryOp) and e.op == "-":
-        lo, hi = _bounds(e.operand)
-        return (-hi, -lo)
-    if _is_call(e, "pl.min"):
-        a, b = _bounds(e.args[0]), _bounds(e.args[1])
-        return (min(a[0], b[0]), min(a[1], b[1]))
-    if _is_call(e, "pl.max"):
-        a, b = _bounds(e.args[0]), _bounds(e.args[1])
-        return (max(a[0], b[0]), max(a[1], b[1]))
-    return (-_INF, _INF)
-
-
-def _diff_bounds(a, b):
-    """Interval of a - b, cancelling common atoms first."""
-    la, ka = _linear(a)
-    lb, kb = _linear(b)
-    terms = {k: [v[0], v[1]] for k, v in la.items()}
-    for k, (cf, ex) in lb.items():
-        if k in terms:
-            terms[k][0] -= cf
-        else:
-            terms[k] = [-cf, ex]
-    lo = hi = ka - kb
-    for cf, ex in terms.values():
-        if cf == 0:
-            continue
-        blo, bhi = _bounds(ex)
-        if cf > 0:
-            lo, hi = lo + cf * blo, hi + cf * bhi
-        else:
-            lo, hi = lo + cf * bhi, hi + cf * blo
-    return lo, hi
-
-
-def prove_le(a, b) -> bool:
-    """Can the analyzer prove ``a <= b``?"""
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return ca <= cb
-    if exprs_equal(a, b):
-        return True
-    if _bounds(a)[1] <= _bounds(b)[0]:
-        return True
-    # min(x, y) <= b if x <= b or y <= b ; a <= max(x, y) if a <= x or a <= y
-    if _is_call(a, "pl.min") and (prove_le(a.args[0], b) or prove_le(a.args[1], b)):
-        return True
-    if _is_call(b, "pl.max") and (prove_le(a, b.args[0]) or prove_le(a, b.args[1])):
-        return True
-    if _is_call(a, "pl.max") and prove_le(a.args[0], b) and prove_le(a.args[1], b):
-        return True
-    if _is_call(b, "pl.min") and prove_le(a, b.args[0]) and prove_le(a, b.args[1]):
-        return True
-    return _diff_bounds(a, b)[1] <= 0
-
-
-def prove_eq(a, b) -> bool:
-    return exprs_equal(a, b) or (prove_le(a, b) and prove_le(b, a))
-
-
-def prove_zero(e) -> bool:
-    return const_value(e) == 0
-
-
-def finalize_expr(e):
-    """Printed form: a constant -> IntConst; in a composite expr every IntConst leaf becomes
-    ``pl.const(v, pl.INDEX)`` (printer.md §3 dims)."""
-    c = const_value(e)
-    if c is not None:
-        return _c(c)
-    return _leafify(e)
-
-
-def _leafify(e):
-    if isinstance(e, ir.IntConst):
-        return index_const(e.value)
-    if isinstance(e, ir.BinOp):
-        return ir.BinOp(e.op, _leafify(e.left), _leafify(e.right))
-    if isinstance(e, ir.UnaryOp):
-        return ir.UnaryOp(e.op, _leafify(e.operand))
-    if isinstance(e, ir.Call) and e.func in ("pl.min", "pl.max"):
-        return ir.Call(e.func, tuple(_leafify(a) for a in e.args), e.kwargs)
-    return e
-
-
-def _fin(dims) -> tuple:
-    return tuple(finalize_expr(d) for d in dims)
 
 
 # ============================================================================ shared sub-rules
@@ -512,32 +261,11 @@ def acc_compact(valid_rows, rows) -> str:
     return "null" if (a is not None and b is not None and a == b) else "normal"
 
 
-# ============================================================================ op tables
-
-# Output memory rule of each tile op (ops.json "output"): ("fixed", S) | ("kwarg", K, default)
-# | ("inherit",) | ("none",)
-def _output_rule(op: str):
-    name = op[5:]
-    if name in _FIXED_ACC:
-        return ("fixed", "Acc")
-    if name == "aic_gather":
-        return ("fixed", "Mat")
-    if name in ("move", "mgather", "extract"):
-        return ("kwarg", "target_memory", "Vec")
-    if name in ("load", "create"):
-        return ("kwarg", "target_memory", None)
-    if name in ("slice", "reshape", "reinterpret_view", "transpose", "transpose_view", "assemble",
-                "set_validshape", "tget_scale_addr"):
-        return ("inherit",)
-    if name in ("store", "mscatter", "read", "alloc", "get_block_idx", "get_subblock_idx",
-                "get_block_num", "tpush_to_aiv", "tpush_to_aic", "tpop_from_aic", "tpop_from_aiv",
-                "gather_row"):
-        return ("none",)
-    return ("fixed", "Vec")
-
-
-_FIXED_ACC = {"matmul", "matmul_acc", "matmul_bias", "gemv", "gemv_acc", "gemv_bias", "batch_matmul",
-              "batch_matmul_acc", "matmul_mx", "matmul_mx_acc", "matmul_mx_bias"}
+# ============================================================================ op families
+#
+# Which deducer types which op: the families of the type rules below (by design, the
+# per-op rules name the ops they type).  Where an op's result lives (the registry's
+# stamp) is not here: it is the op table's output rule (tilemem.ir.optable).
 
 _BINARY = {"add", "sub", "mul", "maximum", "minimum", "part_add", "part_mul", "part_max", "part_min",
            "fmod", "and", "or", "rem", "xor"}
@@ -558,26 +286,6 @@ NON_TILE_OPS = frozenset({"tile.store", "tile.mscatter", "tile.read", "tile.allo
 
 #: tile-result ops this module does not derive (None is returned)
 UNDERIVED_OPS = frozenset()
-
-# Backend tile layout specs (backend.md §2; identical for Ascend910B and Ascend950):
-# op -> number of input slots, every slot row_major.
-_BACKEND_ARITY = {
-    "abs": 1, "add": 2, "adds": 2, "addsc": 3, "and": 2, "cast": 1, "cmps": 1, "div": 2, "divs": 2,
-    "exp": 1, "fmod": 2, "fmods": 2, "full": 0, "gatherb": 2, "log": 1, "lrelu": 2, "maximum": 2,
-    "maximums": 2, "minimum": 2, "mrgsort_format1": 1, "mrgsort_format2": 4, "mscatter": 2, "mul": 2,
-    "muls": 2, "not": 1, "or": 2, "part_add": 2, "part_max": 2, "part_min": 2, "part_mul": 2,
-    "prelu": 3, "random": 0, "recip": 1, "relu": 1, "rem": 3, "rsqrt": 2, "sel": 4, "sels": 4,
-    "shl": 2, "shr": 2, "sort32": 2, "sqrt": 1, "sub": 2, "subs": 2, "subsc": 3, "tri": 0, "xor": 3,
-}
-BACKEND_INPUT_LAYOUTS = {"tile." + k: ("row_major",) * v for k, v in _BACKEND_ARITY.items()}
-
-
-def backend_input_layout(op: str, index: int) -> Optional[str]:
-    """``GetTileLayoutSpec(op).input_layouts[index]`` (None if no spec / no entry)."""
-    lays = BACKEND_INPUT_LAYOUTS.get(normalize_op(op))
-    if lays is None or index >= len(lays):
-        return None
-    return lays[index]
 
 
 def normalize_op(op: str) -> str:
@@ -699,15 +407,16 @@ def _first_space(args) -> Optional[str]:
 
 
 def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir.Expr]] = None,
-                       lhs_space=None, lhs_memref=None, backend_layout=None) -> Optional[ir.Type]:
+                       lhs_space=None, lhs_memref=None, backend_layout=None,
+                       scope_split: Optional[ir.Expr] = None) -> Optional[ir.Type]:
     """Re-derive the LHS annotation of ``lhs = op(*args, **kwargs)`` (typerules.md §1 steps 1-4).
 
     ``op``: registered name (``tile.add``; ``pl.tile.add`` / ``pl.tile.and_`` accepted).
     ``args``: positional args as ``ArgInfo`` (or TileType / Type / Expr, auto-wrapped).
     ``kwargs``: keyword args as written (ir exprs), ``attrs`` ignored.  For tile.move the
-    layout kwargs the pass chose (see ``move_kwargs``) must be included.  For
-    aiv_shard/aic_gather inside ``pl.split_aiv`` (where the printer suppresses ``split=``)
-    pass the scope's mode as ``split``.
+    layout kwargs the pass chose (the rules' ``move_blayout``/``move_slayout``) must be
+    included.  ``scope_split``: the mode of the enclosing ``pl.split_aiv`` scope, if any
+    (inside it the printer leaves out the shard ops' ``split=``; their rule reads it).
     ``lhs_space``: the LHS Var's resolved space (the final canonicalisation is against it;
     None = keep the call's space).  ``lhs_memref``: the LHS's memref, used when the deduced
     type has none.  ``backend_layout`` is accepted for API symmetry and ignored (layout
@@ -720,6 +429,8 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
     op = normalize_op(op)
     args = [_wrap(a) for a in args]
     kwargs = {k: v for k, v in (kwargs or {}).items() if k != "attrs"}
+    if scope_split is not None and op in _SCOPE_SPLIT_OPS and kwargs.get("split") is None:
+        kwargs["split"] = scope_split
     if op in NON_TILE_OPS or not op.startswith("tile."):
         return None
     fn = _RULES.get(op[5:])
@@ -752,7 +463,8 @@ class _Res:
 
 
 def _stamp(op, args, kwargs) -> Optional[str]:
-    rule = _output_rule(op)
+    """The space the registry stamps on the call's result: the op table's output rule."""
+    rule = output_rule(op)
     if rule[0] == "fixed":
         return rule[1]
     if rule[0] == "kwarg":
@@ -782,7 +494,7 @@ def _fin_view(v: Optional[EffectiveView]) -> Optional[EffectiveView]:
 
 
 def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None,
-                     lhs_memref=None) -> Optional[ir.Type]:
+                     lhs_memref=None, scope_split: Optional[ir.Expr] = None) -> Optional[ir.Type]:
     """``derive_result_type`` for an ``ir.Call``: Name args are typed by ``type_of(name)``."""
     op = call.op
     if op is None:
@@ -791,7 +503,8 @@ def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]],
     for a in call.args:
         t = type_of(a.id) if isinstance(a, ir.Name) else None
         args.append(ArgInfo(a, t))
-    return derive_result_type(op, args, dict(call.kwargs), lhs_space=lhs_space, lhs_memref=lhs_memref)
+    return derive_result_type(op, args, dict(call.kwargs), lhs_space=lhs_space, lhs_memref=lhs_memref,
+                              scope_split=scope_split)
 
 
 def retargeted_type(written: ir.TileType, new_space, lhs_space=None) -> ir.TileType:
@@ -1076,30 +789,6 @@ def _r_move(op, args, kwargs):
     target = norm_space(tm)
     shape, dtype, view = move_result_type(src, target, kwargs.get("blayout"), kwargs.get("slayout"))
     return _Res(shape, dtype, view, space=target)
-
-
-def move_kwargs(target, producer_space=None, consumer_op: Optional[str] = None,
-                arg_index: Optional[int] = None, backend: Optional[str] = None):
-    """Kwargs of a move the pass inserts (pass.cpp:805-848): ``target_memory=S``; with a
-    backend and a consumer layout spec for ``arg_index``: ``blayout=<L>`` (+ ``slayout=none_box``
-    when S is Vec); an Acc producer moved to Vec always gets ``blayout=row_major,
-    slayout=none_box``.  Returns a tuple of (key, ir.Expr) in print order."""
-    target = norm_space(target)
-    bl = sl = None
-    if backend and consumer_op is not None and arg_index is not None:
-        lay = backend_input_layout(consumer_op, arg_index)
-        if lay is not None:
-            bl = lay
-            if target == "Vec":
-                sl = "none_box"
-    if norm_space(producer_space) == "Acc" and target == "Vec":
-        bl, sl = "row_major", "none_box"
-    out = [("target_memory", ir.Dotted(("pl", "Mem", target)))]
-    if bl is not None:
-        out.append(("blayout", ir.Dotted(("pl", "TileLayout", bl))))
-    if sl is not None:
-        out.append(("slayout", ir.Dotted(("pl", "TileLayout", sl))))
-    return tuple(out)
 
 
 def _tensor_view_fields(t: ir.TensorType):
@@ -1528,6 +1217,11 @@ def _split_mode(kwargs) -> int:
     if name in _SPLIT:
         return _SPLIT[name]
     raise _Unknown(f"split mode {v!r}")
+
+
+#: the shard ops, whose split= the printer leaves out inside pl.split_aiv (the scope's
+#: mode applies: see ``scope_split``)
+_SCOPE_SPLIT_OPS = ("tile.aiv_shard", "tile.aic_gather")
 
 
 @_rule("aiv_shard", "aic_gather")

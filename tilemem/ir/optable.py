@@ -1,0 +1,47 @@
+"""The op table as the type rules read it: the rows the rule files load.
+
+The op table lives in one place, ``rules/ops.dl`` + ``rules/ops/*.facts`` (generated
+from PyPTO's ``ops.json``); the rules read it as facts, and Python reads the same rows
+here (through the shipped rule set), so the registry's output-memory rule of an op is
+never written twice.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+__all__ = ["OpTable", "op_table"]
+
+
+class OpTable:
+    """The output-memory rule of each op (ops.json "output"), from the op table's rows."""
+
+    def __init__(self, rows: dict):
+        get = lambda rel: rows.get(rel, ())
+        self.fixed = {op: space for op, space in get("op_output_fixed")}
+        self.kwarg = {op: kw for op, kw in get("op_output_kwarg")}
+        self.default = {op: space for op, space in get("op_output_default")}
+        self.inherits = frozenset(op for (op,) in get("op_inherits_input"))
+        self.no_rule = frozenset(op for (op,) in get("op_no_output_rule"))
+
+    def output_rule(self, op: str) -> tuple:
+        """``("fixed", S)`` | ``("kwarg", K, default or None)`` | ``("inherit",)`` |
+        ``("none",)``; an op the table does not know stamps Vec (``("fixed", "Vec")``)."""
+        if op in self.fixed:
+            return ("fixed", self.fixed[op])
+        if op in self.kwarg:
+            return ("kwarg", self.kwarg[op], self.default.get(op))
+        if op in self.inherits:
+            return ("inherit",)
+        if op in self.no_rule:
+            return ("none",)
+        return ("fixed", "Vec")
+
+
+@lru_cache(maxsize=1)
+def op_table() -> OpTable:
+    """The shipped op table (the rule set is cached per process)."""
+    from tilemem.datalog import RuleSet
+    return OpTable(RuleSet.from_package().fact_rows)
+
+
+def output_rule(op: str) -> tuple:
+    return op_table().output_rule(op)
