@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tilemem.datalog import Aggregate, Database, RuleError, RuleSet, parse_program
-from tilemem.datalog.engine import value_key
+from tilemem.datalog.syntax import value_key
 from tilemem.explain import Explainer
 
 ENGINES = ["pydatalog"]

@@ -7,7 +7,8 @@ from itertools import chain
 from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
 from tilemem.datalog.budget import Budget, user_rule_indices
-from tilemem.datalog.engine import Engine, value_key
+from tilemem.datalog.engine import Engine
+from tilemem.datalog.syntax import value_key
 from tilemem.datalog.errors import EngineUnavailable, FactError, QueryError
 from tilemem.datalog.program import RuleSet
 from tilemem.datalog.syntax import Atom, Const, parse_query

@@ -25,17 +25,13 @@ from contextlib import contextmanager
 from typing import Optional, Sequence, Union
 
 from tilemem.datalog.program import RuleSet
+from tilemem.datalog.syntax import value_key
 
-__all__ = ["Engine", "PatternTerm", "value_key", "gc_paused", "aggregate_table",
+__all__ = ["Engine", "PatternTerm", "gc_paused", "aggregate_table",
            "aggregate_value"]
 
 #: A lookup pattern element: ``("const", value)`` or ``("var", name)`` (name None = anonymous).
 PatternTerm = tuple
-
-
-def value_key(v: Union[int, str]):
-    """Total order on constants: every integer sorts before every string."""
-    return (1, v) if isinstance(v, str) else (0, v)
 
 
 class Engine(ABC):

@@ -551,114 +551,94 @@ def _check_types(rule: Rule, decls: dict, err) -> None:
             break
 
 
-def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], list[Literal]]:
-    """Order a rule body for left-to-right evaluation.
+def order_body(body: Sequence[Literal], bound: Iterable[str] = (),
+               policy: str = "eager") -> tuple[list[int], set[str], list[int]]:
+    """The one place that orders a rule body: (indices into ``body`` in the order to run
+    them, the variables bound at the end, the indices that never became ready — only for
+    unsafe rules).  ``bound``: variables bound before the body runs (a head's, when a
+    fact is explained).  Every literal runs only once its ``needs()`` are bound.
 
-    Positive atoms keep their written order; every other literal (negation,
-    comparison, arithmetic, aggregate) is placed right after the literals that bind its
-    variables (literals that need nothing come first).  Returns the ordered body,
-    the set of variables bound at the end, and the literals that never became
-    ready (non-empty only for unsafe rules).
+    * ``"eager"`` (evaluation): positive atoms in written order; every other literal
+      right after the literals that bind its variables, as early as that is;
+    * ``"written"`` (why-not: the first premise that fails, as the rule reads): every
+      literal in written order, one that is not ready at its turn waiting until it is;
+    * ``"selective"`` (proof search): a ready test first, else the positive atom with
+      the most bound arguments (a fully bound one first), written order among equals.
     """
-    out: list[Literal] = []
-    bound: set[str] = set()
-    pending = [lit for lit in body if not isinstance(lit, Atom)]
+    bound = set(bound)
+    order: list[int] = []
+    if policy == "eager":
+        pending = [i for i, lit in enumerate(body) if not isinstance(lit, Atom)]
 
-    def flush():
-        progress = True
-        while progress:
-            progress = False
-            for lit in list(pending):
-                if lit.ready(bound):
-                    pending.remove(lit)
-                    out.append(lit)
-                    bound.update(lit.binds())
-                    progress = True
-                    break          # restart: keep written order among ready literals
+        def flush():
+            progress = True
+            while progress:
+                progress = False
+                for i in pending:
+                    if body[i].ready(bound):
+                        pending.remove(i)
+                        order.append(i)
+                        bound.update(body[i].binds())
+                        progress = True
+                        break      # restart: keep written order among ready literals
 
-    flush()
-    for lit in body:
-        if isinstance(lit, Atom):
-            out.append(lit)
-            bound.update(lit.binds())
-            flush()
-    return tuple(out), bound, pending
-
-
-# ----------------------------------------------------------------------------- graphs
-
-
-def _strongly_connected(nodes: Sequence[str], succ: dict[str, list[str]]) -> list[tuple[str, ...]]:
-    """Tarjan's strongly connected components (iterative), each a sorted tuple."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[tuple[str, ...]] = []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        work = [(root, iter(succ[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            advanced = False
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(succ[w])))
-                    advanced = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                out.append(tuple(sorted(comp)))
-    return out
+        flush()
+        for i, lit in enumerate(body):
+            if isinstance(lit, Atom):
+                order.append(i)
+                bound.update(lit.binds())
+                flush()
+        return order, bound, pending
+    if policy == "written":
+        waiting: list[int] = []
+        for i, lit in enumerate(body):
+            if isinstance(lit, Atom) or lit.ready(bound):
+                order.append(i)
+                bound |= lit.binds()
+                progress = True
+                while progress and waiting:
+                    progress = False
+                    for j in waiting:
+                        if body[j].ready(bound):
+                            waiting.remove(j)
+                            order.append(j)
+                            bound |= body[j].binds()
+                            progress = True
+                            break
+            else:
+                waiting.append(i)
+        return order + waiting, bound, waiting
+    if policy != "selective":
+        raise ValueError(f"unknown body order '{policy}'")
+    todo = list(range(len(body)))
+    stuck: list[int] = []
+    while todo:
+        pick = next((i for i in todo if not isinstance(body[i], Atom) and body[i].ready(bound)),
+                    None)
+        if pick is None:
+            atoms = [i for i in todo if isinstance(body[i], Atom)]
+            if not atoms:               # unsafe leftovers (cannot happen for a valid RuleSet)
+                pick = todo[0]
+                stuck.append(pick)
+            else:
+                def score(i):
+                    a = body[i]
+                    nb = sum(1 for t in a.args if isinstance(t, Const)
+                             or (isinstance(t, Var) and not t.is_anonymous and t.name in bound))
+                    return (-(nb == a.arity), -nb, i)
+                pick = min(atoms, key=score)
+        todo.remove(pick)
+        order.append(pick)
+        bound |= body[pick].binds()
+    return order, bound, stuck
 
 
-def _topological(sccs: list[tuple[str, ...]], comp_of: dict[str, int],
-                 edges: dict[tuple[str, str], bool]) -> tuple[tuple[str, ...], ...]:
-    """The components in dependency order; among the ready ones, the one whose smallest
-    member name is smallest first (deterministic)."""
-    import heapq
-    succ: dict[int, set[int]] = {i: set() for i in range(len(sccs))}
-    indeg = [0] * len(sccs)
-    for (q, p) in edges:
-        a, b = comp_of[q], comp_of[p]
-        if a != b and b not in succ[a]:
-            succ[a].add(b)
-            indeg[b] += 1
-    heap = [(sccs[i][0], i) for i in range(len(sccs)) if indeg[i] == 0]
-    heapq.heapify(heap)
-    order = []
-    while heap:
-        _, i = heapq.heappop(heap)
-        order.append(sccs[i])
-        for j in succ[i]:
-            indeg[j] -= 1
-            if indeg[j] == 0:
-                heapq.heappush(heap, (sccs[j][0], j))
-    return tuple(order)
+def plan_body(body: Sequence[Literal]) -> tuple[tuple[Literal, ...], set[str], list[Literal]]:
+    """A rule body in evaluation order (:func:`order_body`, ``"eager"``): the ordered
+    body, the variables bound at the end, and the literals that never became ready
+    (non-empty only for unsafe rules)."""
+    order, bound, stuck = order_body(body)
+    return tuple(body[i] for i in order), bound, [body[i] for i in stuck]
 
 
 # ----------------------------------------------------------------------------- RuleSet
@@ -815,14 +795,14 @@ class RuleSet:
         self.edges = edges
         self._graph = None
         self._ancestors: dict[str, frozenset] = {}
-        succ: dict[str, list[str]] = {n: [] for n in self.nodes}
-        for (q, p) in edges:
-            succ[q].append(p)
-        sccs = _strongly_connected(self.nodes, succ)
-        comp_of: dict[str, int] = {}
-        for i, c in enumerate(sccs):
-            for n in c:
-                comp_of[n] = i
+        # strata: the strongly connected components of the dependency graph, in
+        # dependency order (among the ready ones, the one whose smallest member name is
+        # smallest first: deterministic), each a sorted tuple
+        import networkx as nx
+        components = nx.condensation(self.graph)
+        comp_of: dict[str, int] = components.graph["mapping"]
+        members = {c: tuple(sorted(components.nodes[c]["members"])) for c in components}
+        order = nx.lexicographical_topological_sort(components, key=lambda c: members[c][0])
         sites = [(kv, "negation") for kv in neg_sites.items()] + \
                 [(kv, "aggregate") for kv in agg_sites.items() if kv[0] not in neg_sites]
         for ((q, p), loc), what in sorted(sites, key=lambda s: (s[0][1].file, s[0][1].line,
@@ -830,7 +810,7 @@ class RuleSet:
             if comp_of[q] == comp_of[p]:
                 err(loc, f"{what} of '{q}' in a rule for '{p}' is inside a recursive cycle "
                          f"(not stratifiable): {self._describe_cycle(self.graph, p, q, what)}")
-        self.strata: tuple[tuple[str, ...], ...] = _topological(sccs, comp_of, edges)
+        self.strata: tuple[tuple[str, ...], ...] = tuple(members[c] for c in order)
 
         errors.sort(key=lambda d: (self._file_rank(d.file), d.line, d.col))
         if errors:
@@ -973,7 +953,9 @@ class RuleSet:
         return self._graph
 
     def ancestors(self, pred: str) -> frozenset:
-        """Every predicate ``pred`` depends on, directly or not (memoised)."""
+        """Every predicate ``pred`` depends on, directly or not (memoised).  A walk over
+        the reverse edges rather than ``networkx.ancestors``: a solve reads a rule set's
+        JSON program, and importing networkx would cost it ~0.1 s."""
         got = self._ancestors.get(pred)
         if got is None:
             preds_of = self._preds_of()

@@ -14,12 +14,14 @@ from pyDatalog import Logic
 from pyDatalog import pyEngine as E
 
 from tilemem.datalog.engine import (
-    Engine, PatternTerm, aggregate_table, gc_paused, value_key,
+    Engine, PatternTerm, aggregate_table, gc_paused,
 )
 from tilemem.datalog.budget import user_rule_indices
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet, plan_body
-from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var
+from tilemem.datalog.syntax import (
+    COMPARE, Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var,
+)
 
 __all__ = ["PyDatalogEngine"]
 
@@ -35,19 +37,8 @@ _CMP_PRIMS = {"=": "_tm_eq", "!=": "_tm_ne", "<": "_tm_lt", "<=": "_tm_le", ">":
               ">=": "_tm_ge"}
 
 
-def _lt(a, b) -> bool:
-    if type(a) is type(b):
-        return a < b
-    return value_key(a) < value_key(b)
-
-
-_ORDER_TESTS = {
-    "_tm_ne": lambda a, b: not (type(a) is type(b) and a == b),
-    "_tm_lt": _lt,
-    "_tm_le": lambda a, b: not _lt(b, a),
-    "_tm_gt": lambda a, b: _lt(b, a),
-    "_tm_ge": lambda a, b: not _lt(a, b),
-}
+# the order tests as primitives (``=`` binds, so it is a primitive of its own)
+_ORDER_TESTS = {prim: COMPARE[op] for op, prim in _CMP_PRIMS.items() if op != "="}
 
 
 class _AggregateState:

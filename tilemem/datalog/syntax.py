@@ -30,7 +30,6 @@ The language (a Soufflé-like subset)::
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass
 from typing import Optional, Union
@@ -45,7 +44,7 @@ __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
     "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
-    "format_value", "COMPARISON_OPS",
+    "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE",
 ]
 
 COMPARISON_OPS = ("=", "!=", "<", "<=", ">", ">=")
@@ -356,6 +355,34 @@ class ParsedFile:
     base: object = None
 
 
+def value_key(v: Union[int, str]):
+    """The language's total order on constants: every integer before every string;
+    integers numerically, strings by code point."""
+    return (1, v) if isinstance(v, str) else (0, v)
+
+
+def same_value(a, b) -> bool:
+    """Equality of constants: an integer never equals a string."""
+    return type(a) is type(b) and a == b
+
+
+def _less(a, b) -> bool:
+    if type(a) is type(b):
+        return a < b
+    return value_key(a) < value_key(b)
+
+
+#: the comparison operators of the language on two constants
+COMPARE = {
+    "=": same_value,
+    "!=": lambda a, b: not same_value(a, b),
+    "<": _less,
+    "<=": lambda a, b: not _less(b, a),
+    ">": lambda a, b: _less(b, a),
+    ">=": lambda a, b: not _less(a, b),
+}
+
+
 def format_value(value: Union[int, str]) -> str:
     """Render a constant the way the rule language writes it."""
     if isinstance(value, str):
@@ -379,13 +406,28 @@ _TERMINAL_NAMES = {
 }
 
 
+# The comments of the parse running in this thread (the shared parser keeps no state of
+# its own, so every thread may parse at the same time).
+_parse_state = threading.local()
+
+
+def _comment(tok: Token) -> Token:
+    found = getattr(_parse_state, "comments", None)
+    if found is not None:
+        found.append(tok)
+    return tok
+
+
 def _get_parser() -> Lark:
     global _parser
     with _parser_lock:
         if _parser is None:
             text = resource_dir("grammar").joinpath("datalog.lark").read_text(encoding="utf-8")
+            # the lexer hands every comment to _comment (lark's lexer_callbacks): the
+            # grammar ignores them, the documentation of rules is made of them
             _parser = Lark(text, parser="lalr", start=["program", "query"],
-                           propagate_positions=True, maybe_placeholders=False)
+                           propagate_positions=True, maybe_placeholders=False,
+                           lexer_callbacks={"COMMENT": _comment})
             for term in _parser.terminals:
                 if term.name not in _TERMINAL_NAMES and term.pattern.type == "str":
                     _TERMINAL_NAMES[term.name] = repr(term.pattern.value)
@@ -598,11 +640,15 @@ def _syntax_diagnostic(name: str, err: UnexpectedInput, text: str) -> Diagnostic
 
 def parse_program(text: str, name: str = "<text>") -> ParsedFile:
     """Parse a rule file.  Never raises for bad input: errors go in ``ParsedFile.errors``."""
+    parser = _get_parser()
+    _parse_state.comments = comments = []
     try:
-        tree = _get_parser().parse(text, start="program")
+        tree = parser.parse(text, start="program")
     except UnexpectedInput as err:
         return ParsedFile(name, (), (_syntax_diagnostic(name, err, text),))
-    docs = _docs_from_comments(text, _scan_comments(text))
+    finally:
+        _parse_state.comments = None
+    docs = _docs_from_comments(text, comments)
     try:
         items = _ToAst(name, text, docs).transform(tree)
     except Exception as err:  # lark wraps transformer errors in VisitError
@@ -611,28 +657,6 @@ def parse_program(text: str, name: str = "<text>") -> ParsedFile:
             return ParsedFile(name, (), (Diagnostic(name, inner.line, inner.col, inner.message),))
         raise
     return ParsedFile(name, items)
-
-
-_COMMENT_SCAN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|//[^\n]*', re.S)
-
-
-def _scan_comments(text: str) -> list[Token]:
-    """The ``//`` comments of a (syntactically valid) text, skipping string literals.
-
-    The parser ignores comments; this cheap second pass (same string rule as the
-    grammar's STRING terminal) recovers them with their positions, and keeps the
-    shared LALR parser free of per-call state, so it is safe to use from any thread.
-    """
-    out: list[Token] = []
-    if "//" not in text:
-        return out
-    for m in _COMMENT_SCAN.finditer(text):
-        if m.group().startswith("//"):
-            start = m.start()
-            line = text.count("\n", 0, start) + 1
-            col = start - (text.rfind("\n", 0, start) + 1) + 1
-            out.append(Token("COMMENT", m.group(), start, line, col))
-    return out
 
 
 def parse_query(text: str) -> Atom:

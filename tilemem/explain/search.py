@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 from tilemem.datalog import (
     Aggregate, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var, format_value,
 )
-from tilemem.datalog.engine import aggregate_value, value_key
+from tilemem.datalog.engine import aggregate_value
+from tilemem.datalog.program import order_body
+from tilemem.datalog.syntax import COMPARE, same_value
 from tilemem.explain.nodes import ExplainError, ProofNode, absent_note, format_fact
 from tilemem.explain.sourcemap import SourceMap
 
@@ -46,24 +48,8 @@ MAX_DERIVATIONS = 512
 MAX_AGGREGATE_MATCHES = 20
 
 
-def _same(a, b) -> bool:
-    return type(a) is type(b) and a == b
-
-
-def _lt(a, b) -> bool:
-    if type(a) is type(b):
-        return a < b
-    return value_key(a) < value_key(b)
-
-
-_CMP = {
-    "=": _same,
-    "!=": lambda a, b: not _same(a, b),
-    "<": _lt,
-    "<=": lambda a, b: not _lt(b, a),
-    ">": lambda a, b: _lt(b, a),
-    ">=": lambda a, b: not _lt(a, b),
-}
+_same = same_value
+_CMP = COMPARE
 
 
 class _Relations:
@@ -140,58 +126,9 @@ def _unify_row(atom: Atom, row: tuple, env: dict) -> Optional[dict]:
 
 
 def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
-    """An evaluation order (indices into ``body``) given the variables bound by the head.
-
-    Non-atom literals run as soon as their variables are bound.  Positive atoms run
-    in written order, or (``greedy``) the one with the most bound arguments first.
-    """
-    bound = set(bound)
-    if not greedy:
-        # written order; a literal that is not ready at its turn waits until it is
-        order, waiting = [], []
-        for i, lit in enumerate(body):
-            if isinstance(lit, Atom) or lit.ready(bound):
-                order.append(i)
-                bound |= lit.names()
-                progress = True
-                while progress and waiting:
-                    progress = False
-                    for j in waiting:
-                        if body[j].ready(bound):
-                            waiting.remove(j)
-                            order.append(j)
-                            bound |= body[j].names()
-                            progress = True
-                            break
-            else:
-                waiting.append(i)
-        return order + waiting
-    todo = list(range(len(body)))
-    order: list[int] = []
-    while todo:
-        pick = None
-        for i in todo:
-            lit = body[i]
-            if not isinstance(lit, Atom) and lit.ready(bound):
-                pick = i
-                break
-        if pick is None:
-            atoms = [i for i in todo if isinstance(body[i], Atom)]
-            if not atoms:               # unsafe leftovers (cannot happen for a valid RuleSet)
-                pick = todo[0]
-            elif greedy:
-                def score(i):
-                    a = body[i]
-                    nb = sum(1 for t in a.args if isinstance(t, Const)
-                             or (isinstance(t, Var) and not t.is_anonymous and t.name in bound))
-                    return (-(nb == a.arity), -nb, i)
-                pick = min(atoms, key=score)
-            else:
-                pick = atoms[0]
-        todo.remove(pick)
-        order.append(pick)
-        bound |= body[pick].names()
-    return order
+    """The order to search a body in, given the variables bound by the head: the most
+    selective atom first (``greedy``, proofs), or as the rule is written (why-not)."""
+    return order_body(body, bound, "selective" if greedy else "written")[0]
 
 
 @dataclass
