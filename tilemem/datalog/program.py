@@ -17,13 +17,13 @@ import functools
 import hashlib
 import os
 import re
-import stat
 import threading
 from collections import OrderedDict
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
+from tilemem.cache import cache_dir, read_private, write_private
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.syntax import (
@@ -315,20 +315,10 @@ def _code_digest() -> str:
     return _code_digest_value
 
 
-def _cache_dir() -> Optional[Path]:
-    if os.environ.get("TILEMEM_NO_CACHE"):
-        return None
-    base = os.environ.get("TILEMEM_CACHE_DIR")
-    if not base:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        base = os.path.join(xdg, "tilemem")
-    return Path(base)
-
-
 def _disk_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path]:
     """The cache file of a rule set's tree (``.pickle``) or program (``.json``); ``texts``
     are the sources' (name, text, folder)."""
-    d = _cache_dir()
+    d = cache_dir()
     if d is None:
         return None
     h = hashlib.sha256(_code_digest().encode())
@@ -343,58 +333,10 @@ def _disk_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path
     return d / f"rules-{h.hexdigest()[:32]}{suffix}"
 
 
-def _private(st, is_kind) -> bool:
-    """The entry is of the expected kind, this user's, and not writable by others."""
-    getuid = getattr(os, "getuid", None)
-    return (is_kind(st.st_mode) and (getuid is None or st.st_uid == getuid())
-            and not (st.st_mode & 0o022))
-
-
-def _private_dir(d: Path) -> bool:
-    try:
-        return _private(os.lstat(d), stat.S_ISDIR)
-    except OSError:
-        return False
-
-
-def _read_private(path: Optional[Path]) -> Optional[bytes]:
-    """The bytes of a cache file, if it is this user's private regular file in a private
-    directory; else None.  It is opened without following a symlink and checked on the
-    open descriptor, so it cannot be swapped between the check and the read."""
-    if path is None or not _private_dir(path.parent):
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        if not _private(os.fstat(f.fileno()), stat.S_ISREG):
-            return None
-        return f.read()
-
-
-def _write_private(path: Optional[Path], data: bytes) -> None:
-    """Write a cache file atomically (a temp file, mode 0600, renamed over the old one)."""
-    if path is None:
-        return
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    if not _private_dir(path.parent):
-        return
-    import tempfile
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rules-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def _disk_load(texts) -> Optional["RuleSet"]:
     """The whole rule set (its tree too) from the pickle cache, or None."""
     try:
-        data = _read_private(_disk_path(texts))
+        data = read_private(_disk_path(texts))
         if data is None:
             return None
         import pickle
@@ -407,7 +349,7 @@ def _disk_load(texts) -> Optional["RuleSet"]:
 def _disk_store(texts, rs: "RuleSet") -> None:
     try:
         import pickle
-        _write_private(_disk_path(texts), pickle.dumps(rs, protocol=pickle.HIGHEST_PROTOCOL))
+        write_private(_disk_path(texts), pickle.dumps(rs, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:
         pass
 
@@ -416,7 +358,7 @@ def _program_load(texts) -> Optional["RuleSet"]:
     """The rule set's program (no tree: loaded on demand) from the JSON cache, or None."""
     try:
         path = _disk_path(texts, ".json")
-        data = _read_private(path)
+        data = read_private(path)
         if data is None:
             return None
         import json
@@ -428,7 +370,7 @@ def _program_load(texts) -> Optional["RuleSet"]:
 def _program_store(path: Optional[Path], rs: "RuleSet") -> None:
     try:
         import json
-        _write_private(path, json.dumps(rs._program(), separators=(",", ":")).encode())
+        write_private(path, json.dumps(rs._program(), separators=(",", ":")).encode())
     except Exception:
         pass
 

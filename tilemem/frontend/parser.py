@@ -813,33 +813,25 @@ def _cache_path(grammar: str, postlex: PtoIndenter) -> Optional[str]:
     from the transformer on every load, so editing them needs no invalidation.
 
     lark reads the cache with ``pickle.load``: whoever can write the file can run code in
-    this process.  So it lives in a directory only this user can write (the rule cache's:
-    ``$TILEMEM_CACHE_DIR``, else ``$XDG_CACHE_HOME/tilemem``, else ``~/.cache/tilemem``;
+    this process.  So it lives in tilemem's per-user cache directory (:mod:`tilemem.cache`,
     created with mode 0700), never in the shared temp directory, where any local user
     could plant a file under its predictable name.  When the directory or the file is not
     private to this user, or ``TILEMEM_NO_CACHE`` is set, no cache is used.
     """
     import hashlib
-    import stat
     import lark
+    from tilemem.cache import cache_dir, private_dir, private_file
     key = "\0".join((grammar, repr(sorted(postlex.always_accept)), lark.__version__, sys.version))
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-    if os.environ.get("TILEMEM_NO_CACHE"):
-        return None
     try:
-        uid = os.getuid()
-        d = os.environ.get("TILEMEM_CACHE_DIR") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "tilemem")
-        os.makedirs(d, mode=0o700, exist_ok=True)
-        st = os.lstat(d)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
+        d = cache_dir()
+        if d is None:
             return None
-        path = os.path.join(d, f"pto_{digest}.lark")
-        if os.path.lexists(path):
-            st = os.lstat(path)
-            if not stat.S_ISREG(st.st_mode) or st.st_uid != uid or st.st_mode & 0o022:
-                return None
-        return path
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = d / f"pto_{digest}.lark"
+        if not private_dir(d) or not private_file(path):
+            return None
+        return str(path)
     except Exception:  # no home, no getuid (Windows), read-only file system: no cache
         return None
 

@@ -1,0 +1,87 @@
+"""The per-user cache: one directory, one way to read and write its files.
+
+What is kept between processes (the compiled rule program and rule trees, lark's
+analysed program grammar) lives in ``$TILEMEM_CACHE_DIR``, else
+``$XDG_CACHE_HOME/tilemem``, else ``~/.cache/tilemem``; ``TILEMEM_NO_CACHE=1`` turns
+the cache off.  Some entries are pickles (code): the directory and every file must be
+this user's and not writable by others, a file is opened without following a symlink
+and checked on the open descriptor, and written atomically.  Any failure just means
+no cache.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Optional
+
+__all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private"]
+
+
+def cache_dir() -> Optional[Path]:
+    """The cache directory (not created), or None when the cache is off."""
+    if os.environ.get("TILEMEM_NO_CACHE"):
+        return None
+    base = os.environ.get("TILEMEM_CACHE_DIR")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        base = os.path.join(xdg, "tilemem")
+    return Path(base)
+
+
+def _private(st, is_kind) -> bool:
+    """The entry is of the expected kind, this user's, and not writable by others."""
+    getuid = getattr(os, "getuid", None)
+    return (is_kind(st.st_mode) and (getuid is None or st.st_uid == getuid())
+            and not (st.st_mode & 0o022))
+
+
+def private_dir(d: Path) -> bool:
+    try:
+        return _private(os.lstat(d), stat.S_ISDIR)
+    except OSError:
+        return False
+
+
+def private_file(path: Path) -> bool:
+    """``path`` is absent, or this user's regular file that others cannot write."""
+    try:
+        return _private(os.lstat(path), stat.S_ISREG)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def read_private(path: Optional[Path]) -> Optional[bytes]:
+    """The bytes of a cache file, if it is this user's private regular file in a private
+    directory; else None.  It is opened without following a symlink and checked on the
+    open descriptor, so it cannot be swapped between the check and the read."""
+    if path is None or not private_dir(path.parent):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not _private(os.fstat(f.fileno()), stat.S_ISREG):
+            return None
+        return f.read()
+
+
+def write_private(path: Optional[Path], data: bytes) -> None:
+    """Write a cache file atomically (a temp file, mode 0600, renamed over the old one)."""
+    if path is None:
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not private_dir(path.parent):
+        return
+    import tempfile
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
