@@ -83,7 +83,7 @@ def test_json_schema():
     assert r.returncode == 0
     doc = json.loads(r.stdout)
     sol = tilemem.solve(str(EXAMPLE), backend="910B")
-    expected_keys = {"schema", "path", "backend", "changed", "spaces", "moves"}
+    expected_keys = {"schema", "path", "backend", "changed", "spaces", "moves", "warnings"}
     if getattr(sol, "residency", None) is not None:
         expected_keys.add("residency")
     assert set(doc) == expected_keys
@@ -96,6 +96,34 @@ def test_json_schema():
                             for m in sol.moves]
     assert {"function": "kernel", "name": "a_tile_Left", "producer": "a_tile",
             "target": "Left", "consumer_line": 10} in doc["moves"]
+
+
+ONE_STATEMENT = DATA / "solve" / "one_statement_bodies.pto"   # PyPTO leaves operands unmoved
+
+
+def test_contract_warnings_in_json_library_and_strict(tmp_path):
+    """The one-statement-body operands PyPTO leaves in Mat: one warning each, in the
+    library, in --json, and --strict turns them into exit status 1 (output unchanged)."""
+    sol = tilemem.solve(str(ONE_STATEMENT))
+    breaks = [w for w in sol.warnings if w.code == "contract-break"]
+    assert [(w.line, w.var) for w in breaks] == [(11, "kernel:m"), (13, "kernel:m"),
+                                                 (23, "kernel:n"), (26, "kernel:m")]
+    assert breaks[0].message == ("tile.exp input 0 (m) stays in Mat: PyPTO inserts no tile.move "
+                                 "into a one-statement loop body; TileMemoryInferred does not hold here")
+    r = run("solve", ONE_STATEMENT, "--json")
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert [(w["line"], w["column"], w["code"], w["message"]) for w in doc["warnings"]] == \
+        [(w.line, w.col, w.code, w.message) for w in breaks]
+    plain = run("solve", ONE_STATEMENT)
+    strict = run("solve", ONE_STATEMENT, "--strict")
+    assert (plain.returncode, strict.returncode) == (0, 1)
+    assert strict.stdout == plain.stdout and "warning: tile.exp input 0 (m)" in strict.stderr
+    # the result violates TileMemoryInferred exactly there
+    out = tmp_path / "out.pto"
+    out.write_text(plain.stdout)
+    v = run("verify", out)
+    assert v.returncode == 1 and v.stdout.count(": error: ") == len(breaks)
 
 
 def test_json_includes_residency_records_when_the_solution_has_them(monkeypatch, capsys):

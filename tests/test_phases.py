@@ -187,13 +187,30 @@ def test_sibling_branches_get_their_own_move():
         m: {T_Z} = pl.tile.load(z, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
         if flag < 1:
             e: {T_Z} = pl.tile.exp(m)
+            e2: {T_Z} = pl.tile.exp(e)
         else:
             n: {T_Z} = pl.tile.neg(m)
+            n2: {T_Z} = pl.tile.neg(n)
         return out_0
     """)
     moves = [l for l in lines(sol) if "pl.tile.move(" in l]
     assert [mv.split(":")[0] for mv in moves] == ["m_Vec", "m_Vec_1"]
     assert line_of(sol, "n:").endswith("pl.tile.neg(m_Vec_1)")
+
+
+def test_a_one_statement_branch_gets_no_move():
+    """PyPTO inserts moves only into statement lists; a one-statement body is none."""
+    sol = solve(f"""
+        m: {T_Z} = pl.tile.load(z, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
+        if flag < 1:
+            e: {T_Z} = pl.tile.exp(m)
+        else:
+            n: {T_Z} = pl.tile.neg(m)
+        return out_0
+    """)
+    assert not [l for l in lines(sol) if "pl.tile.move(" in l]
+    assert line_of(sol, "n:").endswith("pl.tile.neg(m)")
+    assert [w.code for w in sol.warnings] == ["contract-break", "contract-break"]
 
 
 def test_acc_to_vec_moves_are_row_major_without_backend_and_layouts_follow_backend():

@@ -120,7 +120,12 @@ def test_strict_programs_solve_verify_and_are_fixed_points(data):
     note(f"output:\n{out}")
     program = _round_trip(out)
     assert _incore_tiles_without_space(program) == []
-    assert _verify(program) == []
+    # the output satisfies TileMemoryInferred except exactly where PyPTO's own answer
+    # breaks it, which the solve warned about (a consumer alone in its body)
+    from tilemem.tools.verify import verify
+    broken = sorted((v.function, v.var) for v in verify(program, "out.pto"))
+    assert broken == sorted(tuple(w.var.split(":", 1)) for w in sol.warnings
+                            if w.code == "contract-break")
     again = tilemem.solve(out, backend=backend)
     assert again.text == out, "solving the output changed it"
     assert again.moves == [], "solving the output inserted moves"

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from tilemem import ir
+from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
 from tilemem.facts.extract import bridge_marks
@@ -35,6 +36,8 @@ class SolveWarning:
     col: Optional[int]
     message: str
     code: str
+    source_line: Optional[str] = None     # the text of ``line`` (for a caret excerpt)
+    var: Optional[str] = None             # the var it is about, "function:name", if any
 
     def __str__(self) -> str:
         where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
@@ -191,6 +194,11 @@ def _solve_text(text: str, path: str, backend: Optional[str], rules: Sequence[st
         n = len(bridges)
         warnings.append(SolveWarning(path, bridges[0][0], bridges[0][1], BRIDGE_WARNING.format(
             n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend"))
+    lines = text.splitlines()
+    for b in pipe.contract_breaks():
+        src = lines[b.line - 1] if b.line and b.line <= len(lines) else None
+        warnings.append(SolveWarning(path, b.line, b.col, b.message, CONTRACT_CODE, src,
+                                     f"{b.function}:{b.var}"))
     warnings.extend(_unread_rule_warnings(pipe))
     out, residency = pipe.finished()
     return Solution(text=pipe.printed(), program=out, spaces=pipe.spaces(), moves=pipe.moves,

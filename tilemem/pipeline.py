@@ -52,6 +52,7 @@ class Pipeline:
         self._phase4 = None          # Derived of phase 4
         self.db4 = None              # its Database (explain=True only)
         self._done = None            # (final program, residency decisions)
+        self._breaks = None          # contract_break rows, located (contract_breaks())
 
     @classmethod
     def from_text(cls, text: str, path: str = "<input>", limits=None, **kw) -> "Pipeline":
@@ -77,6 +78,15 @@ class Pipeline:
         if self._sol3 is None:
             self._sol3 = Solution3.from_relations(self.phase3().rel)
         return self._sol3
+
+    def contract_breaks(self):
+        """Where PyPTO's answer leaves an operand outside its op's spaces (the rules'
+        ``contract_break``), located in the source (``tilemem.infer.contract``)."""
+        if self._breaks is None:
+            from tilemem.infer.contract import contract_breaks
+            d = self.phase3()
+            self._breaks = contract_breaks(d.facts, d.rel("contract_break"))
+        return self._breaks
 
     def emitted(self):
         """(the program with spaces set and moves inserted, the inserted moves)."""

@@ -12,7 +12,8 @@ EPILOG = """\
 exit status:
   0  success
   1  a check failed (fmt --check: not canonical; solve --check: solving would
-     change the file; verify: the program violates TileMemoryInferred)
+     change the file; solve --strict: solving warned, e.g. PyPTO's answer
+     breaks TileMemoryInferred; verify: the program violates TileMemoryInferred)
   2  usage or input error (bad syntax, missing file, unknown backend, ...;
      in a batch: some file could not be read or solved, the others still are)
   3  internal error in tilemem (please report it with the input that caused it)

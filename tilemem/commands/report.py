@@ -73,4 +73,5 @@ def result_diagnostics(res, located_code: str = "input-error") -> list[Diagnosti
 
 
 def warning_diagnostics(warnings) -> list[Diagnostic]:
-    return [Diagnostic(w.path, w.line, w.col, w.message, w.code, "warning") for w in warnings]
+    return [Diagnostic(w.path, w.line, w.col, w.message, w.code, "warning",
+                       getattr(w, "source_line", None)) for w in warnings]

@@ -39,7 +39,12 @@ def register(sub):
                      help="also print, on stderr, the residency verdict of every marked Mat load "
                           "and chain step in a loop: hoisted, or every rule that refused it (most "
                           "fundamental first) and what would make it legal "
-                          "(needs --backend)")
+                          "(needs --backend), and every operand PyPTO's answer leaves in a space "
+                          "its op does not accept")
+    out.add_argument("--strict", action="store_true",
+                     help="exit 1 when solving warns: PyPTO's answer breaks TileMemoryInferred "
+                          "(an operand left in a space its op does not accept), or bridge marks "
+                          "without a backend; the output is written all the same")
     out.add_argument("--json", action="store_true",
                      help="print the solution as JSON (spaces, moves, residency; schema in README); "
                           "errors too are JSON")
@@ -156,7 +161,7 @@ def _run_one(args, path_arg: str) -> int:
             print_report(sol, res.path)
         if res.status != "ok":
             return EXIT_INPUT
-        return EXIT_CHECK if n_changed else EXIT_OK
+        return EXIT_CHECK if n_changed or (args.strict and res.warnings) else EXIT_OK
     text, path = read_arg(args, path_arg)
     sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
     out = with_newline(sol.text)
@@ -179,6 +184,8 @@ def _run_one(args, path_arg: str) -> int:
     if args.report:
         print_report(sol, path)
     if args.check and changed:
+        return EXIT_CHECK
+    if args.strict and sol.warnings:
         return EXIT_CHECK
     return EXIT_OK
 
@@ -207,12 +214,24 @@ def print_report(sol, path: str) -> None:
     if sol.residency is None:
         print(f"{path}: note: no residency report: no backend configured (use --backend)",
               file=sys.stderr)
+        print_contract_report(sol, path)
         return
     if not sol.residency:
         print(f"{path}: note: no marked Mat load inside a loop", file=sys.stderr)
     for d in sol.residency:
         for line in d.report_lines():
             print(f"{path}:{d.line or 0}: note: {line}", file=sys.stderr)
+    print_contract_report(sol, path)
+
+
+def print_contract_report(sol, path: str) -> None:
+    """Each operand PyPTO's answer leaves outside the spaces its op accepts, as a note
+    (the warning itself is printed once, with the other warnings)."""
+    from tilemem.infer.contract import CONTRACT_CODE
+    for w in sol.warnings:
+        if w.code == CONTRACT_CODE:
+            fn, var = (w.var or ":").split(":", 1)
+            print(f"{path}:{w.line or 0}: note: {fn}: {var}: {w.message}", file=sys.stderr)
 
 
 def _run_batch(args) -> int:
@@ -240,13 +259,14 @@ def _run_batch(args) -> int:
     st = style(args, data=True)
 
     progress = Progress(len(files), enabled=None if not args.quiet else False)
-    n_changed = n_input_err = n_internal = 0
+    n_changed = n_input_err = n_internal = n_warned = 0
     docs = []
     try:
         for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
                                           engine=args.engine, timeout=args.timeout_per_file,
                                           memory=args.memory_per_file)):
             progress.clear()
+            n_warned += bool(res.warnings)
             if report is not None:
                 n_changed += _check_file(report, res, args)
                 if res.status == INTERNAL_ERROR:
@@ -307,5 +327,7 @@ def _run_batch(args) -> int:
     if n_input_err or problems:
         return EXIT_INPUT
     if args.check and n_changed:
+        return EXIT_CHECK
+    if args.strict and n_warned:
         return EXIT_CHECK
     return EXIT_OK

@@ -2,6 +2,8 @@
 import json
 import sys
 
+from tilemem.datalog.syntax import parse_query
+
 from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
@@ -133,7 +135,28 @@ def _explain_var(ses, args, out, data, asc):
         data["space"] = answer.row[1]
         data["proof"] = answer.to_dict()
         out.append(answer.render(args.depth, asc))
+    _contract(ses, vid, out, data, args, asc)
     _residency(ses, vid, out, data, args, asc)
+
+
+def _contract(ses, vid, out, data, args, asc):
+    """Where PyPTO's answer leaves VAR outside the spaces its consumer accepts (the
+    warning of ``tilemem solve``), with the proof of each contract_break fact."""
+    from tilemem.infer.contract import ContractBreak
+    x = ses.phase3()
+    trees = x.explain_pattern(parse_query(f"contract_break(P, I, {json.dumps(vid)}, Op, S, R)"))
+    if not trees:
+        return
+    data["contract_breaks"] = []
+    for t in trees:
+        p, slot, _, op, space, reason = t.row
+        line = x.source.stmt_line(p) if x.source is not None else None
+        b = ContractBreak(vid.split(":", 1)[0], vid.split(":", 1)[1], op, slot, space, reason,
+                          line, None)
+        data["contract_breaks"].append(dict(line=line, message=b.message, proof=t.to_dict()))
+        out.append("")
+        out.append(f"warning (line {line}): {b.message}:")
+        out.append(t.render(args.depth, asc))
 
 
 def _residency(ses, vid, out, data, args, asc):

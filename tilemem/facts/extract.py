@@ -74,6 +74,22 @@ def last_yield(body: list[ir.Stmt]) -> Optional[ir.Yield]:
     return None
 
 
+def pypto_statement_count(body: list[ir.Stmt], owner: Optional[ir.Stmt]) -> int:
+    """How many statements the body holds in PyPTO's IR, which the printed text shows
+    slightly differently (printer.md §4): a ``pl.while_`` body's leading ``pl.cond(...)``
+    line is its condition, not a statement; a ``pl.split_aiv`` / ``pl.spmd`` loop's
+    index is the binding ``i = tile.get_subblock_idx()`` / ``tile.get_block_idx()`` that
+    opens the body, printed as the loop var."""
+    n = len(body)
+    if isinstance(owner, ir.For):
+        if owner.kind == "while_" and body and isinstance(body[0], ir.EvalStmt) \
+                and isinstance(body[0].expr, ir.Call) and body[0].expr.func.endswith(".cond"):
+            n -= 1
+        elif owner.kind in ("split_aiv", "spmd") and owner.loop_var:
+            n += 1
+    return n
+
+
 # Loop kinds that PyPTO models as ForStmt (iter-args seeded and promoted); pl.while_
 # is a WhileStmt, pl.spmd / pl.split_aiv are scopes.
 FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
@@ -175,6 +191,9 @@ class _Extractor:
         self.list_id += 1
         if owner is not None:
             self.f.add("list_in_stmt", lid, owner)
+        owner_stmt = self.f.stmts[owner][1] if owner is not None else None
+        self.f.add("body_len", lid, pypto_statement_count(stmts, owner_stmt),
+                   line=getattr(owner_stmt, "line", None))
         for s in stmts:
             yield self.stmt(s, lid)
         return lid

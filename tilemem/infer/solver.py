@@ -20,6 +20,7 @@ from tilemem.facts.extract import Facts, extract, extract_program
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
     "move_slot", "demand", "retarget", "rederive", "name_hint",
+    "contract_break",
 )
 
 

@@ -158,6 +158,8 @@ def solution_json(sol, path: str, changed: bool) -> dict:
         "spaces": {fn: dict(sorted(vs.items())) for fn, vs in sorted(sol.spaces.items())},
         "moves": [{"function": m.function, "name": m.name, "producer": m.producer,
                    "target": m.target, "consumer_line": m.consumer_line} for m in sol.moves],
+        "warnings": [{"line": w.line, "column": w.col, "code": w.code, "message": w.message,
+                      "var": w.var} for w in sol.warnings],
     }
     residency = getattr(sol, "residency", None)
     if residency is not None:
