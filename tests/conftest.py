@@ -15,6 +15,10 @@ def pytest_addoption(parser):
     parser.addoption("--fuzz-long", action="store_true", default=False,
                      help="long robustness runs (>= 100,000 fuzzed inputs, thousands of "
                           "generated programs); same as TILEMEM_FUZZ_LONG=1")
+    parser.addoption("--corpus-random", choices=("sample", "all"), default="sample",
+                     help="tests/test_corpus_random.py: a fixed sample of "
+                          "../shared/corpus-random (default) or every case; same as "
+                          "TILEMEM_CORPUS_RANDOM=all")
     parser.addoption("--update-goldens", action="store_true", default=False,
                      help="rewrite the expected files of tests/data/solve from tilemem's "
                           "current output (tests/test_goldens.py)")
