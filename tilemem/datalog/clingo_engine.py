@@ -79,6 +79,7 @@ try:
         create = _lib.clingo_symbol_create_function
         add_atom = _lib.clingo_backend_add_atom
         add_rule = _lib.clingo_backend_rule
+        make_string = _lib.clingo_symbol_create_string
         new = _ffi.new
         NULL = _ffi.NULL
 
@@ -95,7 +96,13 @@ try:
                     for r in rows:
                         for v in r:
                             if v not in reps:
-                                reps[v] = symbol_of(v)._rep
+                                # a string's symbol straight from C (no Python Symbol
+                                # object); integers (32-bit check) and errors: symbol_of
+                                if type(v) is str and "\0" not in v and \
+                                        make_string(v.encode(), sym):
+                                    reps[v] = sym[0]
+                                else:
+                                    reps[v] = symbol_of(v)._rep
                     flat = [reps[v] for r in rows for v in r]
                 values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
                 for i in range(0, len(flat), arity):
