@@ -274,9 +274,9 @@ class Database:
                     for pred, rows in solved.items():
                         self._results[pred] = _sorted(rows)
             else:
-                for pred in comp:          # a base relation: Python facts + rule-file facts
-                    rows = set(self._facts.get(pred, ())).union(rules.fact_rows.get(pred, ()))
-                    self._results[pred] = _sorted(rows)
+                # a base relation (Python facts + rule-file facts): sorted when read, not
+                # here (a solve never reads back its half a million input rows)
+                self._lazy.update(comp)
             self._solved.add(i)
             self.stats["strata_solved"] += 1
 
@@ -292,7 +292,11 @@ class Database:
         rows = self._results.get(name)
         if rows is None and name in self._lazy:
             t0 = time.perf_counter()
-            rows = self._results[name] = _sorted(self._engine.rows(name))
+            if self.rules.predicates[name].is_derived:
+                rows = self._engine.rows(name)
+            else:
+                rows = set(self._facts.get(name, ())).union(self.rules.fact_rows.get(name, ()))
+            rows = self._results[name] = _sorted(rows)
             self._lazy.discard(name)
             self.stats["solve_seconds"] += time.perf_counter() - t0
         return rows
