@@ -94,20 +94,41 @@ class _Words:
             text = print_stmt(stmt).strip().split("\n")[-1]
         return text if len(text) <= 80 else text[:77] + "..."
 
+    def _index(self, name: str, build):
+        """A lookup table over the facts, built on first use (a program has thousands of
+        parameters and call sites; a verdict's words look at a few)."""
+        got = self.__dict__.get(name)
+        if got is None:
+            got = self.__dict__[name] = build(self.facts.rows)
+        return got
+
     def site(self, site) -> tuple[str, list[tuple[int, str]]]:
         """(caller, [(index, actual name)]) of a call site."""
-        caller = next((c for s, c, _ in self.facts.rows.get("callsite", []) if s == site), "?")
-        args = sorted((i, _name(v)) for s, i, v in self.facts.rows.get("callsite_arg", []) if s == site)
-        return caller, args
+        def build(rows):
+            callers, args = {}, {}
+            for s, c, _ in rows.get("callsite", []):
+                callers.setdefault(s, c)
+            for s, i, v in rows.get("callsite_arg", []):
+                args.setdefault(s, []).append((i, _name(v)))
+            return callers, args
+        callers, args = self._index("_sites", build)
+        return callers.get(site, "?"), sorted(args.get(site, ()))
+
+    def _params(self) -> dict:
+        """function -> [(index, var, direction)] in fact order."""
+        def build(rows):
+            out: dict = {}
+            for f, i, v, d in rows.get("param", []):
+                out.setdefault(f, []).append((i, v, d))
+            return out
+        return self._index("_param_index", build)
 
     def is_writable(self, fn: str, index: int) -> bool:
-        return any(f == fn and i == index and d in ("Out", "InOut")
-                   for f, i, _, d in self.facts.rows.get("param", []))
+        return any(i == index and d in ("Out", "InOut") for i, _, d in self._params().get(fn, ()))
 
     def actual(self, site, fn: str, src: str) -> Optional[str]:
         """The caller's actual passed at a call site for ``fn``'s parameter ``src``."""
-        index = next((i for f, i, v, _ in self.facts.rows.get("param", [])
-                      if f == fn and _name(v) == src), None)
+        index = next((i for i, v, _ in self._params().get(fn, ()) if _name(v) == src), None)
         return next((a for i, a in self.site(site)[1] if i == index), None)
 
     def where_defined(self, vid) -> str:
