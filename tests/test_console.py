@@ -92,7 +92,7 @@ def test_why_whynot_predicates_rules_depth_and_quit():
     c.run_line(":depth 1")
     c.run_line(':why space("k:c", "Acc")')
     assert "  ..." in out.getvalue() and "op_output_fixed" not in out.getvalue()
-    assert c.run_line(":help") is True and ":whynot FACT" in out.getvalue()
+    assert c.run_line(":help") is True and ":whynot NAME SPACE|FACT" in out.getvalue()
     assert c.run_line(":quit") is False and c.run_line(":q") is False
     assert c.errors == 0
 

@@ -409,13 +409,21 @@ def test_why_cli_includes_the_residency_verdict(tmp_path):
     f.write_text(RESIDENT)
     r = run("why", f, "rhs_mat", "--backend", "910B")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith('space("kernel:rhs_mat", "Mat")')
-    assert "residency (Ascend910B): rhs_mat is hoisted out of its loop:" in r.stdout
+    line = line_no(RESIDENT, "rhs_mat: pl.Tile")
+    assert r.stdout.startswith(f"`rhs_mat` is in Mat because of line {line} (`rhs_mat = pl.tile.load(")
+    loop = line_no(RESIDENT, "for n in")
+    assert f"Residency (Ascend910B): hoisted out of the loop at line {loop}" in r.stdout
+    assert len(r.stdout.splitlines()) <= 12
+    r = run("why", f, "rhs_mat", "--backend", "910B", "--tree")
+    assert "residency (Ascend910B): hoisted out of its loop:" in r.stdout
     assert 'residency_hoisted(' in r.stdout
     r = run("why", f, "lhs_mat", "--backend", "910B", "--json")
     d = json.loads(r.stdout)
-    assert d["schema"] == "tilemem-why/1" and d["space"] == "Mat"
-    assert [t["pred"] for t in d["residency"]] == ["residency_declined"]
+    assert d["schema"] == "tilemem-why/2" and d["space"] == "Mat"
+    assert d["answer"].startswith("`lhs_mat` is in Mat because of line")
+    assert [x["hoisted"] for x in d["residency"]] == [False]
+    assert d["residency"][0]["refusals"][0]["code"] == "external_source"
+    assert [t["pred"] for t in d["residency_proofs"]] == ["residency_declined"]
 
 
 # ------------------------------------------------------------------ genericity
@@ -521,19 +529,32 @@ def test_compact_source_drops_the_annotation():
 def test_why_cli_tree_not_json_and_errors(tmp_path, capsys):
     f = tmp_path / "k.pto"
     f.write_text(program(DEMAND))
+    text = program(DEMAND)
     r = run("why", f, "x_tile")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[0].startswith('space("k:x_tile", "Vec")    <- rules/p1_resolve.dl:')
-    assert f"{f}:{line_no(program(DEMAND), 'pl.tile.exp(x_flat)')}: y_flat = pl.tile.exp(x_flat)" in r.stdout
+    load, exp = line_no(text, "x_tile: pl.Tile"), line_no(text, "pl.tile.exp(x_flat)")
+    first = r.stdout.split(". ")[0]
+    assert first.startswith(f"`x_tile` is in Vec because of line {load} (`x_tile = pl.tile.load(")
+    assert f"line {exp} (`y_flat = pl.tile.exp(x_flat)`)" in " ".join(r.stdout.split())
+    assert len(r.stdout.splitlines()) <= 12 and max(map(len, r.stdout.splitlines())) <= 100
+    r = run("why", f, "x_tile", "--tree", "--width", "0")
+    assert 'space("k:x_tile", "Vec")    <- rules/p1_resolve.dl:' in r.stdout
+    assert f"{f}:{exp}: y_flat = pl.tile.exp(x_flat)" in r.stdout
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--not", "mat")
-    assert st == 0 and out.startswith('space("k:x_tile", "Mat") does not hold.')
+    assert st == 0 and out.startswith("`x_tile` is not in Mat: `x_tile` is in Vec because of line")
+    st, out, err = run_in_process(capsys, "why", f, "x_tile", "--not", "mat", "--tree")
+    assert st == 0 and 'space("k:x_tile", "Mat") does not hold.' in out
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--json")
     d = json.loads(out)
     assert d["var"] == "k:x_tile" and d["space"] == "Vec" and d["proof"]["pred"] == "space"
+    assert d["answer"] == " ".join(run("why", f, "x_tile", "--width", "0").stdout.splitlines()[0].split())
+    assert [s["pred"] for s in d["steps"]][:1] == ["wval"]
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--depth", "2", "--ascii")
     assert st == 0 and "├" not in out and "|- " in out and "  ..." in out
-    st, out, err = run_in_process(capsys, "why", f, 'demand_edge(P, D, "k:x_tile")')
-    assert st == 0 and out.startswith('demand_edge(1, "k:x_half", "k:x_tile")')
+    st, out, err = run_in_process(capsys, "why", f, 'demand_edge(P, D, "k:x_tile")', "--tree")
+    half = line_no(text, "x_half: pl.Tile")
+    assert st == 0 and out.startswith(f"`demand_edge(line {half}, x_half, x_tile)` holds because of line {half}")
+    assert '\ndemand_edge(1, "k:x_half", "k:x_tile")' in out
     st, out, err = run_in_process(capsys, "why", f, "x_til")
     assert st == 2 and "no var 'x_til'" in err and "did you mean x_tile" in err
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--not", "Nowhere")

@@ -9,8 +9,14 @@ A case is ``NAME.pto`` (or ``NAME.py``) with any of these beside it:
 * ``NAME.stderr.txt``    what ``tilemem solve NAME.pto ARGS`` prints on stderr;
 * ``NAME.report.txt``    what ``tilemem solve NAME.pto ARGS --report`` prints on stderr;
 * ``NAME.why.txt``       first line ``# why VAR [OPTIONS]``, then what
-                         ``tilemem why NAME.pto VAR OPTIONS ARGS`` prints on stdout;
+                         ``tilemem why NAME.pto VAR OPTIONS ARGS`` prints on stdout
+                         (more questions about one input: ``NAME.LABEL.why.txt``);
 * ``NAME.status``        the exit status of ``tilemem solve`` when it is not 0.
+
+An input may also be a program that stays outside the repository (a real kernel of
+``../shared/corpus-models``): ``NAME.ref`` holds its path relative to the repository's
+folder (``../shared/...``); such a case runs in the repository's parent folder so that
+the path reads the same everywhere, and skips cleanly when the file is absent.
 
 Paths in the outputs are relative to ``tests/data/solve`` (the commands run there).
 ``pytest --update-goldens tests/test_goldens.py`` rewrites every expected file that exists
@@ -26,8 +32,16 @@ import pytest
 from cli_helpers import run_in_process
 
 SOLVE = Path(__file__).resolve().parent / "data" / "solve"
-INPUTS = sorted(p for p in SOLVE.glob("*") if p.suffix in (".pto", ".py")
+REPO_PARENT = Path(__file__).resolve().parents[2]
+INPUTS = sorted(p for p in SOLVE.glob("*") if p.suffix in (".pto", ".py", ".ref")
                 and not p.name.endswith((".expected.pto", ".fmt.pto")))
+
+
+def _input_of(src: Path) -> tuple[str, Path]:
+    """(the input as the command is given it, the folder the command runs in)."""
+    if src.suffix == ".ref":
+        return src.read_text().strip(), REPO_PARENT
+    return src.name, SOLVE
 
 # expected-file suffix -> (command arguments before ARGS, which stream is compared)
 CHECKS = {
@@ -43,26 +57,35 @@ def _case_args(src: Path) -> list[str]:
     return shlex.split(f.read_text()) if f.exists() else []
 
 
+def _expected(src: Path) -> list[Path]:
+    stem = str(src.with_suffix(""))
+    found = [Path(stem + suffix) for suffix in CHECKS if Path(stem + suffix).exists()]
+    name = src.with_suffix("").name
+    found += [p for p in [SOLVE / f"{name}.why.txt"] if p.exists()]
+    found += sorted(p for p in SOLVE.glob(f"{name}.*.why.txt") if p.name.count(".") == name.count(".") + 3)
+    return found
+
+
 def _checks():
     for src in INPUTS:
-        stem = src.with_suffix("")
-        for suffix in (*CHECKS, ".why.txt"):
-            want = Path(str(stem) + suffix)
-            if want.exists():
-                yield pytest.param(src, want, id=want.name)
+        for want in _expected(src):
+            yield pytest.param(src, want, id=want.name)
 
 
 @pytest.mark.parametrize("src,want", list(_checks()))
 def test_golden(src, want, capsys, monkeypatch, request):
-    monkeypatch.chdir(SOLVE)
+    name, where = _input_of(src)
+    if not (where / name).exists():
+        pytest.skip(f"{name} not found (a program kept outside the repository)")
+    monkeypatch.chdir(where)
     extra = _case_args(src)
     if want.name.endswith(".why.txt"):
         header, _, expected = want.read_text().partition("\n")
         assert header.startswith("# why "), f"{want.name}: first line must be '# why VAR ...'"
-        argv, stream, keep = ["why", src.name, *shlex.split(header[len("# why "):]), *extra], "out", header + "\n"
+        argv, stream, keep = ["why", name, *shlex.split(header[len("# why "):]), *extra], "out", header + "\n"
     else:
         cmd, stream = CHECKS[want.name[len(src.with_suffix("").name):]]
-        argv, expected, keep = [cmd[0], src.name, *cmd[1:], *extra], want.read_text(), ""
+        argv, expected, keep = [cmd[0], name, *cmd[1:], *extra], want.read_text(), ""
     status, out, err = run_in_process(capsys, *argv)
     got = out if stream == "out" else err
     if request.config.getoption("--update-goldens"):
@@ -77,5 +100,22 @@ def test_golden(src, want, capsys, monkeypatch, request):
 def test_every_case_checks_something():
     """An input without any expected file is a forgotten case."""
     for src in INPUTS:
-        stem = str(src.with_suffix(""))
-        assert any(Path(stem + s).exists() for s in (*CHECKS, ".why.txt")), src.name
+        assert _expected(src), src.name
+
+
+def test_default_answers_are_short():
+    """Every default ``why`` answer kept here reads in ten seconds: at most 12 lines of at
+    most 100 columns, and its first sentence names the line of the program that decides
+    it (a tensor is said to be one instead)."""
+    import re
+    n = 0
+    for want in sorted(SOLVE.glob("*.why.txt")):
+        header, _, text = want.read_text().partition("\n")
+        if any(opt in header for opt in ("--tree", "--depth", "--json", "--width")):
+            continue
+        lines = text.rstrip("\n").split("\n")
+        assert len(lines) <= 12 and max(map(len, lines)) <= 100, want.name
+        first = " ".join(text.split()).split(". ")[0]
+        assert re.search(r"\bline \d+\b", first) or "is a tensor" in first, want.name
+        n += 1
+    assert n >= 10

@@ -9,8 +9,11 @@ def register(sub):
                    description=wrap(
                        "An interactive console over the program's facts and every relation the "
                        "rules derive. Type a pattern such as space(V, \"Acc\") or "
-                       "move_at(P, V, T) to see the matching rows; :why FACT prints a proof "
-                       "tree, :whynot FACT why a fact does not hold, :predicates lists every "
+                       "move_at(P, V, T), or a conjunction such as space(V, S), S = \"Bias\", "
+                       "to see the matching rows (--format csv/tsv/json to export them); "
+                       ":why VAR says why a tile is in its space (as tilemem why does), :why "
+                       "FACT prints a proof tree, :whynot VAR SPACE or :whynot FACT why not, "
+                       ":predicates lists every "
                        "relation with its comment, :rules P shows the rules deriving P, :help "
                        "the rest. Line editing, history (~/.tilemem_history, or "
                        "$TILEMEM_HISTFILE) and tab completion of predicate names when run in "
@@ -23,6 +26,9 @@ def register(sub):
                    help="as for solve (needed for the phase 4 residency relations)")
     p.add_argument("--rules", action="append", metavar="FILE", help="an extra rule file; repeatable")
     p.add_argument("--ascii", action="store_true", help="draw trees with ASCII characters only")
+    p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table",
+                   help="how rows are printed: an aligned table (default), CSV, TSV or JSON "
+                        "(e.g. -e 'space(V, S)' --format csv > spaces.csv)")
     p.set_defaults(func=run)
 
 
@@ -37,7 +43,7 @@ def run(args) -> int:
     text, path = read_arg(args)
     ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or ())
     with ses:
-        console = Console(ses, sys.stdout, ascii=_ascii(args))
+        console = Console(ses, sys.stdout, ascii=_ascii(args), format=args.format)
         if args.execute:
             for line in args.execute:
                 if not console.run_line(line):

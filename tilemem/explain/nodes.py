@@ -49,6 +49,14 @@ def short_doc(doc: str, limit: int = 110) -> str:
     return text
 
 
+def _middle(text: str, width: int) -> str:
+    """``text`` shortened in the middle to ``width`` characters."""
+    if len(text) <= width:
+        return text
+    head = (width - 3) * 2 // 3
+    return text[:head] + "..." + text[len(text) - (width - 3 - head):]
+
+
 def pos_note(positions: list[tuple[Value, dict]]) -> str:
     parts = []
     for v, d in positions:
@@ -117,7 +125,9 @@ class ProofNode:
         return out
 
     # -- rendering
-    def label(self) -> str:
+    def label(self, room: Optional[int] = None) -> str:
+        """The node on one line.  ``room``: the columns it may take; a longer label first
+        drops the rule's comment, then shortens the source text in the middle."""
         if self.kind in ("check", "aggregate"):
             return self.text
         if self.kind == "absent":
@@ -126,27 +136,43 @@ class ProofNode:
         if self.kind == "input":
             if self.source:
                 where = f"{self.source['path']}:{self.source['line']}"
-                return f"{head}    {where}: {self.source['text']}" if self.source.get("text") else f"{head}    {where}"
+                text = self.source.get("text")
+                if not text:
+                    return f"{head}    {where}"
+                label = f"{head}    {where}: {text}"
+                if room is not None and len(label) > room:
+                    left = room - (len(label) - len(text))
+                    label = f"{head}    {where}: {_middle(text, max(left, 24))}"
+                return label
             return f"{head}    (program fact)"
         if self.kind == "rule_fact":
             return f"{head}    {_rule_loc(self.rule)}"
         doc = short_doc(_rule_doc(self.rule, self.rule_info_doc))
         where = _rule_loc(self.rule)
-        return f"{head}    <- {where}" + (f"  {doc}" if doc else "")
+        label = f"{head}    <- {where}" + (f"  {doc}" if doc else "")
+        if room is not None and len(label) > room:
+            label = f"{head}    <- {where}"
+        return label
 
     rule_info_doc: str = ""
 
-    def render(self, max_depth: Optional[int] = None, ascii: bool = False, indent: str = "") -> str:
-        """The indented text tree; a subtree shown earlier is not repeated."""
+    def render(self, max_depth: Optional[int] = None, ascii: bool = False, indent: str = "",
+               width: Optional[int] = None) -> str:
+        """The indented text tree; a subtree shown earlier is not repeated.  ``width``: the
+        columns a line may take (labels drop their comment, then shorten their source
+        text to fit; None: as long as they are)."""
         tee, last, bar, gap = ("|- ", "`- ", "|  ", "   ") if ascii else ("├─ ", "└─ ", "│  ", "   ")
-        lines = [indent + self.label()]
+
+        def room(prefix_len: int, tail: int = 0) -> Optional[int]:
+            return None if width is None else max(width - prefix_len - tail, 40)
+        lines = [indent + self.label(room(len(indent)))]
         shown: set[int] = {id(self)}
         # stack of (node, prefix, is_last, depth)
         stack = [(c, indent, i == len(self.children) - 1, 1)
                  for i, c in reversed(list(enumerate(self.children)))]
         while stack:
             node, prefix, is_last, depth = stack.pop()
-            text = node.label()
+            text = node.label(room(len(prefix) + 3, 16 if node.children else 0))
             expand = bool(node.children)
             if expand and id(node) in shown:
                 text += "  (shown above)"

@@ -170,6 +170,7 @@ class Explainer:
         self._best: dict[Fact, Optional[_Derivation]] = {}
         self._derivs: dict[Fact, list[_Derivation]] = {}
         self._nodes: dict[Fact, ProofNode] = {}
+        self._scope = None
 
     # ------------------------------------------------------------------ basics
 
@@ -195,6 +196,12 @@ class Explainer:
             e2 = _unify_row(atom, row, env)
             if e2 is not None:
                 yield row, e2
+
+    def solutions(self, body: Sequence) -> Iterable[dict]:
+        """Every binding of the variables of a rule body (a conjunction typed by a user)
+        under which it holds."""
+        for env, _ in self._solve(body, plan(body, (), greedy=True), {}, 0, {}):
+            yield env
 
     def _solve(self, body: Sequence, order: Sequence[int], env: dict, k: int, rows: dict):
         """Yield (env, rows) for every way the literals order[k:] hold."""
@@ -485,16 +492,27 @@ class Explainer:
 
     # ------------------------------------------------------------------ why not
 
-    def why_not(self, pred: str, args: Sequence, depth: int = 3) -> "WhyNot":
+    def why_not(self, pred: str, args: Sequence, depth: int = 3,
+                functions: Optional[Iterable[str]] = None) -> "WhyNot":
         """Why ``pred(args)`` does not hold (``args`` may hold None or Var for unknowns):
-        see :class:`tilemem.explain.whynot.WhyNotSearch`."""
+        see :class:`tilemem.explain.whynot.WhyNotSearch`.  ``functions``: show only facts
+        of these functions (an answer about one function's var)."""
         from tilemem.explain.whynot import WhyNotSearch
-        return WhyNotSearch(self).why_not(pred, args, depth)
+        return WhyNotSearch(self, functions).why_not(pred, args, depth)
 
-    def why_not_atom(self, atom: Atom, depth: int = 3) -> "WhyNot":
+    def why_not_atom(self, atom: Atom, depth: int = 3,
+                     functions: Optional[Iterable[str]] = None) -> "WhyNot":
         """Why no fact matches ``atom`` (a pattern of the rule language)."""
         from tilemem.explain.whynot import WhyNotSearch
-        return WhyNotSearch(self).search(atom, {}, depth)
+        return WhyNotSearch(self, functions).search(atom, {}, depth)
+
+    @property
+    def scope(self):
+        """The functions of this database's facts (:class:`tilemem.explain.scope.Scope`)."""
+        if self._scope is None:
+            from tilemem.explain.scope import Scope
+            self._scope = Scope(self.source.facts, self.rules)
+        return self._scope
 
 
 def _ground_atom(atom: Atom, env: dict) -> Atom:

@@ -142,6 +142,23 @@ class Session:
             raise ExplainError(f"predicate '{atom.pred}' has arity {info.arity}, not {atom.arity}")
         return x.why_not_atom(atom, depth)
 
+    # -- people's words
+    def names(self, x: Explainer):
+        """How the facts of ``x`` read for people (:class:`tilemem.explain.answer.Names`)."""
+        from tilemem.explain.answer import Names, program_vars
+        if not hasattr(self, "_program_names"):
+            self._program_names = [(f, n) for f, n, _, _ in program_vars(self.program)]
+        return Names(x.source, self._program_names)
+
+    @property
+    def residency(self):
+        """The residency verdicts (``Solution.residency``), None without a backend."""
+        return self.pipeline.finished()[1] if self.backend is not None else None
+
+    def var_kind(self, vid: str) -> Optional[str]:
+        """What the var is declared as: "tile", "tensor", "scalar", ... (None: not declared)."""
+        return next((k for v, k in self.facts.rows.get("declared", []) if v == vid), None)
+
     # -- vars
     def resolve_var(self, var: str, function: Optional[str] = None) -> str:
         """The var id ``"<function>:<name>"`` of a tile var named by the user."""

@@ -132,36 +132,91 @@ class SourceMap:
         return out
 
     def origin(self, pred: str, row: tuple) -> Optional[dict]:
-        """``{"path", "line", "text"}`` of an input fact, when its statement is known."""
+        """``{"path", "line", "text"}`` of an input fact, when its statement is known.
+
+        The line is always a line of the user's input.  For the rewritten program
+        (phase 4) the text is the rewritten statement the fact is about (a statement the
+        pass inserted carries its consumer's line and says so), not whatever the input
+        has at that line."""
         line = self.facts.origin.get((pred, tuple(row)))
         text = None
         if self.rewritten:
+            pos = None
             for v, d in self.positions(pred, row):
                 if not d.get("end") and self.facts.stmts.get(v) is not None:
-                    text = self.stmt_text(v)
+                    pos = v
                     line = d["line"] if line is None else line
                     break
+            if pos is None and line is not None:
+                pos = self._statement_about(row, line)
+            if pos is not None:
+                text = self.stmt_text(pos)
+                if text is not None and self._inserted(pos):
+                    text = f"{text}  (inserted by the pass)"
         if line is None:
             return None
         if text is None:
             text = self.line_text(line)
         return {"path": self.path, "line": line, "text": text}
 
+    def _statement_about(self, row: tuple, line: int) -> Optional[int]:
+        """The statement at ``line`` that defines, else reads, a var of ``row``."""
+        if not hasattr(self, "_at_line"):
+            self._at_line: dict[int, list[int]] = {}
+            for p in sorted(self.facts.stmts):
+                ln = self.stmt_line(p)
+                if ln is not None:
+                    self._at_line.setdefault(ln, []).append(p)
+            self._defs = {(p, v) for p, v in self.facts.rows.get("defines", [])}
+            self._reads = {(p, v) for p, v in self.facts.rows.get("reads", [])}
+        here = self._at_line.get(line, [])
+        vars_ = [v for v in row if isinstance(v, str) and v in self.facts.vars]
+        for table in (self._defs, self._reads):
+            for p in here:
+                if any((p, v) in table for v in vars_):
+                    return p
+        return None
+
+    def _inserted(self, pos: int) -> bool:
+        """Whether the pass inserted the statement (a move: the input has no such line)."""
+        entry = self.facts.stmts.get(pos)
+        stmt = entry[1] if entry else None
+        targets = getattr(stmt, "targets", None)
+        if not targets or self.lines is None:
+            return False
+        line = self.stmt_line(pos)
+        src = self.lines[line - 1] if line and 1 <= line <= len(self.lines) else ""
+        return not re.search(r"(?<![\w.])" + re.escape(targets[0]) + r"\s*[:=]", src)
+
 
 def infer_position_columns(rules: RuleSet) -> dict[str, tuple[int, ...]]:
-    """Which columns of each predicate hold statement positions.
+    """Which columns of each predicate hold statement positions (see :func:`infer_columns`)."""
+    return infer_columns(rules, ("pos", "end"))
 
-    Input relations (and relations defined only by facts): the columns their
-    ``.decl`` names ``pos`` or ``end``.  A derived predicate's column holds positions
-    when every rule for it puts there a variable that some positive body atom takes
-    from a position column (the greatest such assignment, so recursion is fine).
+
+_columns_cache: dict[tuple, tuple] = {}      # (id(rules), names) -> (rules, columns)
+
+
+def infer_columns(rules: RuleSet, names: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """Which columns of each predicate hold values of the kind the input relations'
+    ``.decl`` columns ``names`` hold (statement positions: ``pos``/``end``; statement
+    lists: ``list``; uses: ``use``; call sites: ``site``).
+
+    Input relations (and relations defined only by facts): the columns so named. A
+    derived predicate's column holds such values when every rule for it puts there a
+    variable that some positive body atom takes from such a column (the greatest such
+    assignment, so recursion is fine).
     """
+    key = (id(rules), tuple(names))
+    got = _columns_cache.get(key)
+    if got is not None and got[0] is rules:
+        return got[1]
     cols: dict[str, set[int]] = {}
     for name, info in rules.predicates.items():
         if info.is_derived and not info.facts:
             cols[name] = set(range(info.arity))
         elif info.columns:
-            s = {i for i, c in enumerate(info.columns) if c in ("pos", "end")}
+            s = {i for i, c in enumerate(info.columns) if c in names}
             if s:
                 cols[name] = s
     changed = True
@@ -171,16 +226,20 @@ def infer_position_columns(rules: RuleSet) -> dict[str, tuple[int, ...]]:
             head_cols = cols.get(r.head.pred)
             if not head_cols:
                 continue
-            pos_vars = set()
+            kind_vars = set()
             for lit in r.body:
                 if isinstance(lit, Atom):
                     for i in cols.get(lit.pred, ()):
                         t = lit.args[i]
                         if isinstance(t, Var) and not t.is_anonymous:
-                            pos_vars.add(t.name)
+                            kind_vars.add(t.name)
             for i in list(head_cols):
                 t = r.head.args[i]
-                if not (isinstance(t, Var) and t.name in pos_vars):
+                if not (isinstance(t, Var) and t.name in kind_vars):
                     head_cols.discard(i)
                     changed = True
-    return {k: tuple(sorted(v)) for k, v in cols.items() if v}
+    out = {k: tuple(sorted(v)) for k, v in cols.items() if v}
+    if len(_columns_cache) > 32:
+        _columns_cache.clear()
+    _columns_cache[key] = (rules, out)
+    return out

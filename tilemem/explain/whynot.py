@@ -8,7 +8,7 @@ column are shown as near misses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from tilemem.datalog import Aggregate, Atom, Const, Negation, Rule, Var
 from tilemem.explain.nodes import (
@@ -32,9 +32,20 @@ class WhyNotSearch:
     levels.
     """
 
-    def __init__(self, explainer):
+    def __init__(self, explainer, functions: Optional[Iterable[str]] = None):
         self.x = explainer
+        # an answer about a var of one function shows only the facts of the functions
+        # around it (see tilemem.explain.scope): bindings from elsewhere are not tried
+        self.functions = frozenset(functions) if functions is not None else None
+        self.scope = explainer.scope if functions is not None else None
 
+    def _admitted(self, pred: str, row) -> bool:
+        return self.scope is None or self.scope.admits(pred, row, self.functions)
+
+    def _unifying(self, atom: Atom, env: dict):
+        for row, e2 in self.x.unifying(atom, env):
+            if self._admitted(atom.pred, row):
+                yield row, e2
 
     def why_not(self, pred: str, args: Sequence, depth: int = 3) -> "WhyNot":
         """Why ``pred(args)`` does not hold (``args`` may hold None or Var for unknowns).
@@ -102,7 +113,7 @@ class WhyNotSearch:
             i = order[k]
             lit = body[i]
             if isinstance(lit, Atom):
-                for row, e2 in self.x.unifying(lit, e):
+                for row, e2 in self._unifying(lit, e):
                     trail.append((i, row))
                     search(e2, k + 1, trail)
                     trail.pop()
@@ -160,7 +171,7 @@ class WhyNotSearch:
         elif isinstance(lit, Negation):
             pat = [_term_value(t, e) for t in lit.atom.args]
             rows = [r for r in self.x.rel.match(lit.atom.pred, pat)
-                    if _unify_row(lit.atom, r, e) is not None]
+                    if _unify_row(lit.atom, r, e) is not None and self._admitted(lit.atom.pred, r)]
             cand.blocking = [self._node_or_leaf(lit.atom.pred, r) for r in rows[:3]]
         elif isinstance(lit, Aggregate):
             # the value the aggregate does have (min/max of nothing: none to show)
@@ -195,7 +206,7 @@ class WhyNotSearch:
         for i in reversed(bound):
             p = list(pattern)
             p[i] = None
-            rows = list(self.x.rel.match(pred, p))[:limit]
+            rows = [r for r in self.x.rel.match(pred, p) if self._admitted(pred, r)][:limit]
             if rows:
                 return rows
         return []

@@ -1,18 +1,25 @@
 """An interactive console over a program's facts and derived relations.
 
 Type a pattern of the rule language (``space(V, "Acc")``, ``move_at(P, V, T)``) to see
-the matching rows as a table, or a command:
+the matching rows as a table, or a conjunction with tests and negations
+(``space(V, S), S = "Bias"``, ``move_at(P, V, T), !space(V, "Acc")``), or a command:
 
-    :why FACT        proof tree(s) of a fact or pattern (why-not when nothing matches)
-    :whynot FACT     why a fact does not hold
+    :why NAME|FACT   why a tile var is in its space (a var, function:var or inserted move,
+                     as for `tilemem why`), or the proof tree(s) of a fact or pattern
+    :whynot NAME SPACE|FACT  why a var is not in SPACE, or why a fact does not hold
     :predicates [S]  every predicate (or those whose name contains S): arity, comment
     :rules P         the rules deriving P, with their file:line and comment
     :db [auto|1|4]   which database answers: auto (by predicate), phases 0-3, phase 4
     :depth [N]       show proof trees N levels deep (no argument: whole trees)
+    :format [F]      print rows as a table (default), csv, tsv or json
     :help            this text
     :quit            leave (also :q, :exit, Ctrl-D)
 
-Relations of phase 4 (residency: ``hoist``, ``residency_declined``, ...) are answered
+A capitalised word that names a constant of the rules (a memory space such as ``Acc``
+or ``Vec``, a direction such as ``In``) is read as that constant, not as a variable
+(a note says so); quote it ("Acc") to be explicit.
+
+Relations of phase 4 (residency: ``hoist``, ``residency_refusal``, ...) are answered
 from the whole rewritten program and need a backend; all others from the InCore
 functions as written.  The console keeps its databases open until it ends.
 """
@@ -22,10 +29,12 @@ import os
 import sys
 from typing import Optional, TextIO
 
-from tilemem.datalog import QueryError, format_value, parse_query
+from tilemem.datalog import QueryError, format_value
 
-COMMANDS = (":why", ":whynot", ":predicates", ":rules", ":db", ":depth", ":help", ":quit",
-            ":q", ":exit")
+COMMANDS = (":why", ":whynot", ":predicates", ":rules", ":db", ":depth", ":format", ":help",
+            ":quit", ":q", ":exit")
+
+FORMATS = ("table", "csv", "tsv", "json")
 
 HELP = __doc__.split("\n\n", 1)[1].rsplit("\n\nRelations", 1)[0]
 
@@ -37,12 +46,15 @@ class Console:
     ``errors`` counts the lines that failed.
     """
 
-    def __init__(self, session, out: TextIO = None, ascii: bool = False):
+    def __init__(self, session, out: TextIO = None, ascii: bool = False, format: str = "table",
+                 width: Optional[int] = 100):
         self.session = session
         self.out = out or sys.stdout
         self.ascii = ascii
         self.depth: Optional[int] = None
         self.db = "auto"
+        self.format = format
+        self.width = width
         self.errors = 0
 
     # ------------------------------------------------------------------ output
@@ -89,6 +101,8 @@ class Console:
             self.set_db(rest)
         elif cmd == ":depth":
             self.set_depth(rest)
+        elif cmd == ":format":
+            self.set_format(rest)
         else:
             self.error(f"unknown command '{cmd}' (:help lists the commands)")
         return True
@@ -110,39 +124,75 @@ class Console:
 
     # ------------------------------------------------------------------ queries
     def query(self, text: str) -> None:
-        atom = parse_query(text)
-        x = self.explainer(atom.pred)
-        info = x.predicate(atom.pred)
-        if info.arity != atom.arity:
-            raise QueryError(f"predicate '{atom.pred}' has arity {info.arity} "
-                             f"({_signature(atom.pred, info)}), the query gives {atom.arity}")
-        cols, rows = x.db.query_atom(atom)
+        body, notes = parse_body(text, self._constants())
+        for n in notes:
+            self.say(n)
+        atoms = [a for lit in body for a in lit.atoms()]
+        for a in atoms:
+            info = self.explainer(a.pred).predicate(a.pred)
+            if info.arity != a.arity:
+                raise QueryError(f"predicate '{a.pred}' has arity {info.arity} "
+                                 f"({_signature(a.pred, info)}), the query gives {a.arity}",
+                                 a.loc.col if a.loc else None)
+        x = self._explainer_of(atoms)
+        if len(body) == 1 and body[0] is atoms[0] and hasattr(body[0], "args"):
+            cols, rows = x.db.query_atom(body[0])
+        else:
+            cols, rows = evaluate_body(x, body)
         # statement positions get their source line in an extra column
-        pos_cols = set(x.source.pos_columns.get(atom.pred, ())) if x.source else set()
         extra = []
-        for i, t in enumerate(atom.args):
-            name = getattr(t, "name", None)
-            if i in pos_cols and name and name != "_" and name in cols and name not in extra:
-                extra.append(name)
+        for a in atoms:
+            for i in (x.source.pos_columns.get(a.pred, ()) if x.source else ()):
+                name = getattr(a.args[i], "name", None)
+                if name and name != "_" and name in cols and name not in extra:
+                    extra.append(name)
         header = list(cols) + [f"line({n})" for n in extra]
         table = []
         for r in rows:
-            cells = [format_value(v) for v in r]
+            cells = list(r)
             for n in extra:
                 d = x.source.describe_pos(r[cols.index(n)])
-                cells.append("" if d is None else f"end of {d['line']}" if d.get("end") else str(d["line"]))
+                cells.append(None if d is None else f"end of {d['line']}" if d.get("end") else d["line"])
             table.append(cells)
         if not cols:
             self.say("yes" if rows else "no")
             return
-        self.say(_table(header, table))
-        self.say(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+        self.say(render_rows(header, table, self.format))
+        if self.format == "table":
+            self.say(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+
+    def _explainer_of(self, atoms):
+        """The one database that answers every relation of a query."""
+        xs = {id(x): x for x in (self.explainer(a.pred) for a in atoms)}
+        if len(xs) > 1:
+            raise QueryError("this query joins relations of phase 4 (the whole rewritten program) "
+                             "with relations of phases 0-3: choose one with :db 1 or :db 4")
+        return next(iter(xs.values()))
+
+    def _constants(self) -> set:
+        """The string constants the rule files mention (spaces, directions, loop kinds)."""
+        if not hasattr(self, "_consts"):
+            rules = self.session.rules
+            self._consts = {t.value for r in (*rules.rules, *rules.facts)
+                            for a in (r.head, *[x for lit in r.body for x in lit.atoms()])
+                            for t in a.args if hasattr(t, "value") and isinstance(t.value, str)}
+        return self._consts
 
     def why(self, text: str) -> None:
         from tilemem.explain import ExplainError
         if not text:
-            raise ExplainError("usage: :why FACT, e.g. :why space(\"kernel:c\", \"Acc\")")
-        atom = parse_query(text)
+            raise ExplainError("usage: :why VAR (a tile var, function:var or inserted move) or "
+                               ":why FACT, e.g. :why space(\"kernel:c\", \"Acc\")")
+        if "(" not in text:
+            from tilemem.explain.answer import answer_var
+            name, _, rest = text.partition(" ")
+            if rest.strip().startswith("--not"):
+                return self.whynot(f"{name} {rest.strip()[5:].strip()}")
+            self.say(answer_var(self.session, name).render(self.width, self.ascii))
+            return
+        atom, notes = _one_atom(text, self._constants())
+        for n in notes:
+            self.say(n)
         x = self.explainer(atom.pred)
         trees = x.explain_pattern(atom, limit=20)
         if not trees:
@@ -157,8 +207,19 @@ class Console:
     def whynot(self, text: str) -> None:
         from tilemem.explain import ExplainError
         if not text:
-            raise ExplainError("usage: :whynot FACT, e.g. :whynot space(\"kernel:c\", \"Vec\")")
-        atom = parse_query(text)
+            raise ExplainError("usage: :whynot VAR SPACE, e.g. :whynot c Vec, or :whynot FACT, "
+                               "e.g. :whynot space(\"kernel:c\", \"Vec\")")
+        if "(" not in text:
+            from tilemem.explain.answer import answer_not
+            parts = text.split()
+            if len(parts) != 2:
+                raise ExplainError("usage: :whynot VAR SPACE, e.g. :whynot c Vec")
+            space = _space_of(parts[1], self._constants())
+            self.say(answer_not(self.session, parts[0], space).render(self.width, self.ascii))
+            return
+        atom, notes = _one_atom(text, self._constants())
+        for n in notes:
+            self.say(n)
         x = self.explainer(atom.pred)
         info = x.predicate(atom.pred)
         if info.arity != atom.arity:
@@ -218,6 +279,16 @@ class Console:
             raise ExplainError("phase 4 runs only with a backend (start with --backend)")
         self.db = text
         self.say(f"database: {text}")
+
+    def set_format(self, text: str) -> None:
+        from tilemem.explain import ExplainError
+        if not text:
+            self.say(f"format: {self.format}")
+            return
+        if text not in FORMATS:
+            raise ExplainError(f":format takes one of: {', '.join(FORMATS)}")
+        self.format = text
+        self.say(f"format: {text}")
 
     def set_depth(self, text: str) -> None:
         from tilemem.explain import ExplainError
@@ -285,6 +356,113 @@ def _message(e: Exception, line: str) -> str:
     if col and not line.startswith(":"):
         return f"{msg}\n  {line}\n  {' ' * (col - 1)}^"
     return msg
+
+
+def parse_body(text: str, constants=()) -> tuple[tuple, list[str]]:
+    """A query typed by a user: one atom, or a conjunction of atoms, negations, tests and
+    aggregates, as the body of a rule.  A variable named like a constant of the rules
+    (``Acc``) is read as that constant; the notes say so."""
+    from tilemem.datalog.syntax import parse_program
+    prefix = "query() :- "
+    src = text.strip().rstrip(".")
+    pf = parse_program(prefix + src + ".\n", "<query>")
+    if pf.errors:
+        d = pf.errors[0]
+        col = d.col - len(prefix) if d.line == 1 and d.col and d.col > len(prefix) else None
+        message = d.message
+        if col is not None and col > len(src):          # the '.' the console appended
+            message = message.replace("unexpected '.'", "unexpected end of input")
+            col = len(src) + 1
+        raise QueryError(message, col)
+    rules = [it for it in pf.items if getattr(it, "body", None)]
+    if len(rules) != 1:
+        raise QueryError("type one pattern or conjunction, e.g. space(V, S), S = \"Bias\"")
+    body = rules[0].body
+    renamed: dict[str, str] = {}
+    body = tuple(_constify(lit, set(constants), renamed) for lit in body)
+    notes = []
+    if renamed:
+        names = ", ".join(sorted(renamed))
+        notes.append(f"note: {names} read as the constant{'s' if len(renamed) > 1 else ''} "
+                     f"{', '.join(repr(v).replace(chr(39), chr(34)) for _, v in sorted(renamed.items()))}"
+                     f" (quote {'them' if len(renamed) > 1 else 'it'} to be explicit)")
+    return body, notes
+
+
+def _constify(lit, constants: set, renamed: dict):
+    """``lit`` with every variable named like a rule constant replaced by the constant."""
+    import dataclasses
+    from tilemem.datalog import Const, Var
+
+    def term(t):
+        if isinstance(t, Var) and not t.is_anonymous and t.name in constants:
+            renamed[t.name] = t.name
+            return Const(t.name, getattr(t, "loc", None))
+        return t
+    changes = {}
+    for f in dataclasses.fields(lit):
+        v = getattr(lit, f.name)
+        if isinstance(v, Var):
+            changes[f.name] = term(v)
+        elif isinstance(v, tuple) and v and all(hasattr(x, "__dataclass_fields__") for x in v):
+            if f.name == "args":
+                changes[f.name] = tuple(term(x) for x in v)
+            else:
+                changes[f.name] = tuple(_constify(x, constants, renamed) for x in v)
+        elif hasattr(v, "__dataclass_fields__") and f.name in ("atom",):
+            changes[f.name] = _constify(v, constants, renamed)
+    return dataclasses.replace(lit, **changes) if changes else lit
+
+
+def _one_atom(text: str, constants):
+    body, notes = parse_body(text, constants)
+    if len(body) != 1 or not hasattr(body[0], "args"):
+        raise QueryError(":why and :whynot take one fact or pattern")
+    return body[0], notes
+
+
+def _space_of(word: str, constants) -> str:
+    from tilemem.explain import ExplainError
+    w = word.strip('"').split(".")[-1]
+    for c in sorted(constants):
+        if c.lower() == w.lower():
+            return c
+    raise ExplainError(f"unknown memory space '{word}'")
+
+
+def evaluate_body(x, body) -> tuple[tuple, list[tuple]]:
+    """(columns, rows) of a conjunction over the relations of explainer ``x``: one row
+    per distinct binding of its named variables, in order of first appearance."""
+    cols: list[str] = []
+    for lit in body:
+        for a in lit.atoms() if not hasattr(lit, "args") else (lit,):
+            for v in a.variables():
+                if v.name not in cols:
+                    cols.append(v.name)
+    for lit in body:
+        for n in sorted(lit.names()):
+            if n not in cols:
+                cols.append(n)
+    rows = {tuple(env.get(c) for c in cols) for env in x.solutions(body)}
+    from tilemem.datalog.engine import value_key
+    return tuple(cols), sorted(rows, key=lambda r: tuple(value_key(v) for v in r))
+
+
+def render_rows(header: list[str], rows: list[list], fmt: str) -> str:
+    """Rows as a table, CSV, TSV or JSON (values as the rule language writes them in a
+    table; as plain values in the others)."""
+    import csv
+    import io
+    import json
+    if fmt == "json":
+        return json.dumps([dict(zip(header, r)) for r in rows], indent=1, ensure_ascii=False)
+    if fmt in ("csv", "tsv"):
+        buf = io.StringIO()
+        w = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        w.writerow(header)
+        w.writerows([["" if v is None else v for v in r] for r in rows])
+        return buf.getvalue().rstrip("\n")
+    return _table(header, [["" if v is None else format_value(v) for v in r] for r in rows])
 
 
 def _signature(name: str, info) -> str:
