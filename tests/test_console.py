@@ -45,6 +45,62 @@ def test_pattern_prints_a_table_with_source_lines():
     assert c.errors == 0
 
 
+def test_space_names_are_constants_and_conjunctions_work():
+    c, out = console_for(program(MATMUL_ADD))
+    c.run_line("space(V, Acc)")
+    lines = out.getvalue().splitlines()
+    assert lines[0] == 'note: Acc read as the constant "Acc" (quote it to be explicit)'
+    assert lines[1:] == ["V", "-----", '"k:c"', "(1 row)"]          # the Acc rows, not every row
+    out.truncate(0), out.seek(0)
+    c.run_line('space(V, S), S = "Acc"')
+    assert out.getvalue().splitlines()[2:] == ['"k:c"  "Acc"', "(1 row)"]
+    out.truncate(0), out.seek(0)
+    c.run_line('space(V, S), S != "Acc", !move_at(_, V, _)')
+    rows = out.getvalue().splitlines()[2:-1]
+    got = {tuple(r.split()) for r in rows}
+    want = {(f'"{v}"', f'"{sp}"') for v, sp in c.session.query("space(V, S)").rows
+            if sp != "Acc" and not c.session.query(f'move_at(P, "{v}", T)').rows}
+    assert got == want and want
+    out.truncate(0), out.seek(0)
+    c.run_line("move_at(P, V, T), space(V, S), S < T")           # comparisons of strings
+    header = out.getvalue().splitlines()[0].split()
+    assert header == ["P", "V", "T", "S", "line(P)"] and c.errors == 0
+    c.run_line("space(V, S), hoist(P, L)")
+    assert c.errors == 1 and "backend" in out.getvalue()
+    c4, out4 = console_for(RESIDENT, backend="910B")
+    c4.run_line("space(V, S), hoist(P, L)")                      # two databases: say so
+    assert c4.errors == 1 and ":db 1 or :db 4" in out4.getvalue()
+    c4.run_line(":db 4")
+    c4.run_line("hoist(P, L), considered(P, V, L)")
+    assert c4.errors == 1 and "(2 rows)" in out4.getvalue()
+
+
+def test_rows_export_as_csv_tsv_and_json(kernel):
+    import csv
+    import json
+    r = run("query", kernel, "-e", "move_at(P, V, T)", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.reader(io.StringIO(r.stdout)))
+    assert rows[0] == ["P", "V", "T", "line(P)"] and ["2", "k:a", "Left"] == rows[1][:3]
+    r = run("query", kernel, "-e", "move_at(P, V, T)", "--format", "tsv")
+    assert r.stdout.splitlines()[1].split("\t")[:3] == ["2", "k:a", "Left"]
+    r = run("query", kernel, "-e", 'space(V, S), S = "Acc"', "--format", "json")
+    assert json.loads(r.stdout) == [{"V": "k:c", "S": "Acc"}]
+
+
+def test_why_and_whynot_take_the_names_the_cli_takes():
+    c, out = console_for(program(MATMUL_ADD))
+    for line, start in [(":why c", "`c` is in Acc because of line"),
+                        (":why k:c", "`c` is in Acc because of line"),
+                        (":whynot c Vec", "`c` is not in Vec: `c` is in Acc"),
+                        (":why c --not vec", "`c` is not in Vec"),
+                        (":why a_Left", "`a_Left` is a tile.move of `a` to Left, inserted before line")]:
+        out.truncate(0), out.seek(0)
+        c.run_line(line)
+        assert out.getvalue().startswith(start), line
+    assert c.errors == 0
+
+
 def test_ground_pattern_answers_yes_or_no():
     c, out = console_for(program(MATMUL_ADD))
     c.run_line('space("k:c", "Acc")')

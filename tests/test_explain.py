@@ -688,3 +688,7 @@ def test_readme_shows_real_why_output():
     assert r.returncode == 0, r.stderr
     mask = lambda t: re.sub(r"(rules/[\w/]+\.(?:dl|facts)):\d+", r"\1:N", t).rstrip("\n")
     assert mask(shown) == mask(r.stdout)
+    intro = "(`tilemem why docs/stationary_lhs.pto rhs_n__tile --backend 910B`):\n\n```\n"
+    shown = readme.split(intro, 1)[1].split("\n```", 1)[0]
+    r = run("why", "docs/stationary_lhs.pto", "rhs_n__tile", "--backend", "910B", cwd=repo)
+    assert mask(shown) == mask(r.stdout)

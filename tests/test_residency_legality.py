@@ -93,3 +93,23 @@ def test_random_hoisted_exactly_when_no_refusal(case, request):
 @pytest.mark.parametrize("case", _cases("corpus-models"))
 def test_models_hoisted_exactly_when_no_refusal(case, request):
     _check(case, request, slow=True)
+
+
+def test_loop_variance_is_reported_before_the_missing_alias_proof():
+    """On the DeepSeek decode kernel a Mat load is refused both because its offset is the
+    loop variable and because nothing proves its source unaliased; the loop variance is
+    what truly blocks it (no aliasing proof would help), so it comes first everywhere."""
+    case = SHARED / "corpus-models" / "pypto_lib_models_deepseek_v3_2_decode_front_910B_001"
+    if not case.is_dir():
+        pytest.skip("../shared/corpus-models not found next to the checkout")
+    import tilemem
+    sol = tilemem.solve(str(case / "before.pto"), backend="910B")
+    d = next(d for d in sol.residency
+             if (d.function, d.var) == ("s4_q_nope_latent_proj", "w_qn_h_chunk__tile"))
+    assert [r.code for r in d.refusals] == ["loop_variant", "external_source"]
+    assert d.code == "loop_variant" and "`q0__idx_v0` is the loop variable" in d.reason
+    assert d.fix is None
+    # the same order in the relation the rules derive
+    cols, rows = sol.query('residency_refusal(P, "s4_q_nope_latent_proj:w_qn_h_chunk__tile", L, R, C, D)')
+    assert [c for _, _, _, c, _ in sorted(rows, key=lambda r: r[2])] == ["loop_variant", "external_source"]
+    sol.close()

@@ -333,12 +333,14 @@ class Answer:
         steps = self.steps[-budget:]           # the steps nearest the origin decide most
         out = []
         for s in steps:
-            lines = [l for l in [s.line, *s.repeat] if l is not None]
+            lines = [l for l in ([s.line, *s.repeat] if s.line is not None else [*s.through, *s.repeat])
+                     if l is not None]
+            lines = list(dict.fromkeys(lines))
             where = ""
             if lines:
                 where = ("line " if len(lines) == 1 else "lines ") + ", ".join(map(str, lines[:4])) \
                     + (", ..." if len(lines) > 4 else "")
-            text = f"  {where:<9} {s.fact}"
+            text = f"  {where:<11} {s.fact}"
             if s.where:
                 text += f"  {'<- ' if s.doc else ''}{s.where}"
             out.append(text)
@@ -382,7 +384,7 @@ def value_sentence(subject: str, value: str, root: ProofNode, column: int, names
         sep = "" if because.startswith(",") else " "
         text += f"{sep}{because} line {line}{_quote(names, line)}: {clauses[0][1]}"
     leaf = steps[-1]
-    op_fact = leaf.node.kind == "rule_fact" and "ops.dl" in leaf.where
+    op_fact = leaf.node.kind == "rule_fact" and leaf.where.startswith(("rules/ops/", "rules/ops.dl"))
     more = clauses[1:clauses_max]
     if not more and op_fact:
         text += f" (op table: {leaf.fact})"
@@ -498,17 +500,6 @@ def program_vars(program) -> list[tuple[str, str, object, Optional[int]]]:
     return out
 
 
-def _kind_of(t) -> Optional[str]:
-    from tilemem import ir
-    if isinstance(t, ir.TileType):
-        return "tile"
-    if isinstance(t, ir.TensorType):
-        return "tensor"
-    if isinstance(t, ir.ScalarType):
-        return "scalar"
-    return None
-
-
 def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
     """The answer for a name that is no tile var of an InCore function (a tensor, a
     scalar, a var of an orchestration function), or None when it is none of those."""
@@ -522,7 +513,8 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
     if len(fns) > 1:
         return None                 # ambiguous: resolve_var says so
     f, n, t, line = hits[0]
-    kind = _kind_of(t)
+    from tilemem.facts.extract import type_kind
+    kind = type_kind(t)
     where = f"`{n}` ({f}, line {line})" if line else f"`{n}` ({f})"
     if kind in ("tensor", "scalar"):
         text = (f"{where} is a {kind}: memory spaces are decided for tiles only "
