@@ -311,6 +311,7 @@ class Answer:
                depth: Optional[int] = None) -> str:
         lines = wrap(self.summary, width)
         if tree or depth is not None:
+            lines.extend(l for n in self.notes for l in _wrap_note(n, width))
             for title, t in self.trees:
                 lines.append("")
                 if title:
