@@ -167,19 +167,10 @@ def test_a_read_sees_the_space_at_that_point_in_program_order():
 
 # ------------------------------------------------------------------ phases 2-3: moves
 
-def test_one_move_per_list_reused_by_later_consumers_and_nested_lists():
-    sol = solve(f"""
-        m: {T_Z} = pl.tile.load(z, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
-        e: {T_Z} = pl.tile.exp(m)
-        for i in pl.range(2):
-            n: {T_Z} = pl.tile.neg(m)
-        return out_0
-    """)
-    text = lines(sol)
-    moves = [l for l in text if "pl.tile.move(" in l]
-    assert len(moves) == 1 and moves[0].startswith("m_Vec:")
-    assert text.index(moves[0]) == text.index(line_of(sol, "e:")) - 1
-    assert line_of(sol, "n:").endswith("pl.tile.neg(m_Vec)")
+# Move placement (one move per statement list, reused by later consumers and nested
+# lists), move kwargs (Acc -> Vec; backend layouts) and a function left exactly as
+# written are input/expected pairs in tests/data/solve (moves_*.pto,
+# unresolved_function_unchanged.pto), run by tests/test_goldens.py.
 
 
 def test_sibling_branches_get_their_own_move():
@@ -211,39 +202,6 @@ def test_a_one_statement_branch_gets_no_move():
     assert not [l for l in lines(sol) if "pl.tile.move(" in l]
     assert line_of(sol, "n:").endswith("pl.tile.neg(m)")
     assert [w.code for w in sol.warnings] == ["contract-break", "contract-break"]
-
-
-def test_acc_to_vec_moves_are_row_major_without_backend_and_layouts_follow_backend():
-    body = f"""
-        a: {T_X} = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Left)
-        b: {T_Y} = pl.tile.load(y, [0, 0], [128, 128], [128, 128], target_memory=pl.Mem.Right)
-        c: {T_Z} = pl.tile.matmul(a, b)
-        e: {T_Z} = pl.tile.exp(c)
-        m: {T_Z} = pl.tile.load(z, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
-        s: {T_Z} = pl.tile.add(m, e)
-        return out_0
-    """
-    plain = solve(body)
-    assert line_of(plain, "c_Vec:").endswith(
-        "pl.tile.move(c, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major, "
-        "slayout=pl.TileLayout.none_box)")
-    assert line_of(plain, "m_Vec:").endswith("pl.tile.move(m, target_memory=pl.Mem.Vec)")
-    assert "pl.TileView(blayout=pl.TileLayout.col_major" in line_of(plain, "m_Vec:")
-    backend = solve(body, backend="950")
-    assert line_of(backend, "m_Vec:").endswith(
-        "pl.tile.move(m, target_memory=pl.Mem.Vec, blayout=pl.TileLayout.row_major, "
-        "slayout=pl.TileLayout.none_box)")
-
-
-def test_function_with_nothing_resolved_is_left_exactly_as_written():
-    body = """
-        # a comment that must survive
-        t: pl.Scalar[pl.INDEX] = flag + 1
-        return out_0
-    """
-    sol = solve(body)
-    assert sol.text.rstrip("\n") == tilemem.print_program(tilemem.parse(program(body)))
-    assert "# a comment that must survive" in sol.text
 
 
 def test_moves_are_reported_by_the_library():

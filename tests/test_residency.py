@@ -234,14 +234,10 @@ def test_unknown_size_refuses_capacity():
     assert v["lhs_mat"].code == "capacity_unknown"
 
 
-def test_report_option_prints_every_verdict(tmp_path, capsys):
+def test_report_without_a_backend_says_so(tmp_path, capsys):
+    # the verdicts themselves: tests/data/solve/residency_external_rhs.report.txt
     from tilemem.cli import main
     src = tmp_path / "k.pto"
     src.write_text(program())
-    assert main(["solve", str(src), "--backend", "910B", "--report"]) == 0
-    err = capsys.readouterr().err.splitlines()
-    assert f"{src}:9: note: kernel: lhs_mat: hoisted out of the loop at line 8" in err
-    assert any(l.startswith(f"{src}:10: note: kernel: rhs_mat: source `rhs` is an external parameter")
-               for l in err)
     assert main(["solve", str(src), "--report"]) == 0
     assert "no backend configured" in capsys.readouterr().err
