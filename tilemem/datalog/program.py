@@ -27,8 +27,8 @@ from tilemem.cache import cache_dir, read_private, write_private
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.syntax import (
-    COLUMN_TYPES, Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Negation,
-    ParsedFile, Rule, Var, parse_program,
+    COLUMN_TYPES, Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Located,
+    Negation, ParsedFile, Rule, Var, parse_program,
 )
 
 __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
@@ -36,7 +36,7 @@ __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
 Source = Union[str, os.PathLike, Traversable, tuple]
 
 
-class PredicateInfo:
+class PredicateInfo(Located):
     """Everything the rule files say about one predicate (read-only).
 
     ``rules`` are the rules whose head is this predicate (in file order) and ``facts``
@@ -88,14 +88,6 @@ class PredicateInfo:
         """An ``.input`` relation whose rows come from the program (``fact_file``, the
         .facts file an ``.input`` reads, is None)."""
         return self.is_input and self.fact_file is None
-
-    @property
-    def file(self) -> Optional[str]:
-        return self.loc.file if self.loc else None
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.loc.line if self.loc else None
 
     def __setattr__(self, name, value):
         raise AttributeError(f"PredicateInfo is read-only: cannot set '{name}'")

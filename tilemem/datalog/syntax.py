@@ -101,6 +101,25 @@ class _Literal:
     def ready(self, bound: set[str]) -> bool:
         return self.needs() <= bound
 
+    def binds(self) -> set[str]:
+        return set()
+
+    def atoms(self) -> tuple["Atom", ...]:
+        return ()
+
+
+class Located:
+    """Something with a source location ``loc``: its file and line."""
+    __slots__ = ()
+
+    @property
+    def file(self) -> Optional[str]:
+        return self.loc.file if self.loc else None
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.loc.line if self.loc else None
+
 
 @dataclass(frozen=True)
 class Atom(_Literal):
@@ -143,9 +162,6 @@ class Negation(_Literal):
     def needs(self) -> set[str]:
         return self.atom.names()
 
-    def binds(self) -> set[str]:
-        return set()
-
     def atoms(self) -> tuple[Atom, ...]:
         return (self.atom,)
 
@@ -176,9 +192,6 @@ class Comparison(_Literal):
     def binds(self) -> set[str]:
         return self.names() if self.op == "=" else set()
 
-    def atoms(self) -> tuple[Atom, ...]:
-        return ()
-
     def __str__(self) -> str:
         return f"{self.left} {self.op} {self.right}"
 
@@ -200,9 +213,6 @@ class Arith(_Literal):
 
     def binds(self) -> set[str]:
         return _names(self.target)
-
-    def atoms(self) -> tuple[Atom, ...]:
-        return ()
 
     def __str__(self) -> str:
         return f"{self.target} = {self.left} {self.op} {self.right}"
@@ -263,7 +273,7 @@ def _names(*terms) -> set[str]:
 
 
 @dataclass(frozen=True)
-class Rule:
+class Rule(Located):
     """A rule ``head :- body.``, or a ground fact ``head.`` (empty body).
 
     ``doc`` is the comment block directly above the item (without the ``//``),
@@ -282,14 +292,6 @@ class Rule:
     def body_atoms(self) -> tuple[Atom, ...]:
         """Every atom the body reads: positive, negated, inside aggregates."""
         return tuple(a for lit in self.body for a in lit.atoms())
-
-    @property
-    def file(self) -> Optional[str]:
-        return self.loc.file if self.loc else None
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.loc.line if self.loc else None
 
     @property
     def col(self) -> Optional[int]:

@@ -108,26 +108,23 @@ def s_ceildiv(a, k: int):
     return s_floordiv(s_add(a, int_const(k - 1)), int_const(k))
 
 
-def s_min(a, b):
+def _extreme(a, b, fold, name: str, a_wins):
     ca, cb = const_value(a), const_value(b)
     if ca is not None and cb is not None:
-        return int_const(min(ca, cb))
-    if prove_le(a, b):
+        return int_const(fold(ca, cb))
+    if a_wins(a, b):
         return a
-    if prove_le(b, a):
+    if a_wins(b, a):
         return b
-    return ir.Call("pl.min", (a, b))
+    return ir.Call(name, (a, b))
+
+
+def s_min(a, b):
+    return _extreme(a, b, min, "pl.min", prove_le)
 
 
 def s_max(a, b):
-    ca, cb = const_value(a), const_value(b)
-    if ca is not None and cb is not None:
-        return int_const(max(ca, cb))
-    if prove_le(b, a):
-        return a
-    if prove_le(a, b):
-        return b
-    return ir.Call("pl.max", (a, b))
+    return _extreme(a, b, max, "pl.max", lambda x, y: prove_le(y, x))
 
 
 def _key(e) -> str:

@@ -396,6 +396,11 @@ def _lay(t: ir.TileType, valid=None) -> EffectiveView:
                       blayout=e.blayout, slayout=e.slayout, pad=e.pad, compact=e.compact)
 
 
+def _like(t: ir.TileType) -> "_Res":
+    """A result of the tile's shape, dtype and view (the deducer copies its input)."""
+    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+
+
 def _first_space(args) -> Optional[str]:
     for a in args:
         if a.tile is not None and a.tile.space is not None:
@@ -557,7 +562,7 @@ def _r_binary(op, args, kwargs):
 @_rule(*_TILE_SCALAR)
 def _r_tile_scalar(op, args, kwargs):
     t = _need_tile(args, 0, op)
-    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+    return _like(t)
 
 
 @_rule("addsc", "subsc", "rems")
@@ -574,7 +579,7 @@ def _r_addsc(op, args, kwargs):
 @_rule("sels")
 def _r_sels(op, args, kwargs):
     src = _need_tile(args, 1, op)
-    return _Res(tuple(src.shape), norm_dtype(src.dtype), _lay(src))
+    return _like(src)
 
 
 @_rule("expands")
@@ -614,7 +619,7 @@ def _r_cmp(op, args, kwargs):
 @_rule(*_UNARY)
 def _r_unary(op, args, kwargs):
     t = _need_tile(args, 0, op)
-    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+    return _like(t)
 
 
 @_rule("cast")
@@ -643,7 +648,7 @@ def _r_row_expand_add(op, args, kwargs):
     t = _need_tile(args, 0, op)
     if effective_view(t).blayout != "row_major":
         raise DeductionError("row_expand_add: tile must be row_major")
-    return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+    return _like(t)
 
 
 # ---------------------------------------------------------------- 3.6 reductions
