@@ -162,8 +162,8 @@ def row_batch(b: Bench, notes: list[str], jobs: int = 2):
                 s = b.timed(cmd)
                 total = Sample(total.wall + s.wall, total.cpu + s.cpu, max(total.rss_mb, s.rss_mb))
             runs.append(total)
-    notes.append("batch: CPU is the parent's and its workers' together; "
-                 + ", ".join(f"{be}: {len(list(d.iterdir()))} files" for be, d in sorted(groups.items())))
+        counts = ", ".join(f"{be}: {len(list(d.iterdir()))} files" for be, d in sorted(groups.items()))
+    notes.append(f"batch: CPU is the parent's and its workers' together; {counts}")
     # two workers: the target is wall time (judged on wall, so a loaded machine fails it)
     return (f"all {len(cases)} real kernels, `solve DIR --out-dir D -j {jobs}` (wall)",
             _summary(runs), 40.0, None, len(runs), None)

@@ -254,7 +254,12 @@ class _FunctionRewriter:
         kwargs = list(call.kwargs)
         for j, (k, val) in enumerate(kwargs):
             if k == "attrs" and isinstance(val, ir.DictExpr):
-                kwargs[j] = (k, self.remap_attrs(val, replaced))
+                new = self.remap_attrs(val, replaced)
+                if new != val:
+                    kwargs[j] = (k, new)
+        if all(a is b for a, b in zip(args, call.args)) and \
+                all(a is b for a, b in zip(kwargs, call.kwargs)):
+            return call                 # unchanged: shared with the input program
         return replace(call, args=tuple(args), kwargs=tuple(kwargs))
 
     def remap_attrs(self, d: ir.DictExpr, replaced: dict[str, list[str]]) -> ir.DictExpr:
@@ -285,12 +290,15 @@ class _FunctionRewriter:
                     typ, value = self.retype_definition(p, typ, value, space)
                     self.env[name] = typ
             comments = [] if self.rebuilt(s.targets, s.value) else s.comments
+            if value is s.value and typ is s.type and (comments is s.comments or not s.comments):
+                return s                # unchanged statements are shared, not copied
             return replace(s, value=value, type=typ, comments=comments)
         if isinstance(s, ir.EvalStmt):
             comments = [] if self.rebuilt([], s.expr) else s.comments
-            if isinstance(s.expr, ir.Call):
-                return replace(s, expr=self.rewrite_call(p, s.expr, local), comments=comments)
-            return replace(s, comments=comments)
+            expr = self.rewrite_call(p, s.expr, local) if isinstance(s.expr, ir.Call) else s.expr
+            if expr is s.expr and (comments is s.comments or not s.comments):
+                return s
+            return replace(s, expr=expr, comments=comments)
         if isinstance(s, ir.For):
             if s.kind == "split_aiv":
                 # inside pl.split_aiv the printer omits the shard ops' split= kwarg
@@ -299,12 +307,13 @@ class _FunctionRewriter:
                     return replace(s, body=self.rewrite_body(s.body, local))
                 finally:
                     self.split_modes.pop()
-            return replace(s, body=self.rewrite_body(s.body, local))
+            return _with_bodies(s, body=self.rewrite_body(s.body, local))
         if isinstance(s, ir.If):
-            return replace(s, then_body=self.rewrite_body(s.then_body, local),
-                           else_body=None if s.else_body is None else self.rewrite_body(s.else_body, local))
+            return _with_bodies(s, then_body=self.rewrite_body(s.then_body, local),
+                                else_body=None if s.else_body is None
+                                else self.rewrite_body(s.else_body, local))
         if isinstance(s, (ir.While, ir.With)):
-            return replace(s, body=self.rewrite_body(s.body, local))
+            return _with_bodies(s, body=self.rewrite_body(s.body, local))
         if isinstance(s, ir.Yield):
             types = list(s.target_types)
             for i, t in enumerate(s.targets):
@@ -313,6 +322,8 @@ class _FunctionRewriter:
                     if space is not None:
                         types[i] = retype(types[i], space)
                         self.env[t] = types[i]
+            if all(a is b for a, b in zip(types, s.target_types)):
+                return s
             return replace(s, target_types=types)
         return s
 
@@ -362,8 +373,21 @@ class _FunctionRewriter:
         return names.rename(fn, mapping)
 
 
+def _with_bodies(s: ir.Stmt, **bodies) -> ir.Stmt:
+    """``s`` with new statement lists, or ``s`` itself when every list holds the same
+    statements (unchanged statements are shared between input and output programs:
+    the output of a large program then costs a fraction of its memory)."""
+    for k, v in bodies.items():
+        old = getattr(s, k)
+        if v is not old and (v is None or old is None or len(v) != len(old)
+                             or any(a is not b for a, b in zip(v, old))):
+            return replace(s, **bodies)
+    return s
+
+
 def _strip_bridge(e: ir.Expr) -> ir.Expr:
-    """Remove the residency bridge mark from every call attrs dict inside e."""
+    """Remove the residency bridge mark from every call attrs dict inside e (``e`` itself
+    when it has none)."""
     if isinstance(e, ir.Call):
         kwargs = []
         for k, v in e.kwargs:
@@ -372,9 +396,14 @@ def _strip_bridge(e: ir.Expr) -> ir.Expr:
                               if not (isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR))
                 if not items:
                     continue
-                v = replace(v, items=items)
+                if len(items) != len(v.items):
+                    v = replace(v, items=items)
             kwargs.append((k, _strip_bridge(v)))
-        return replace(e, args=tuple(_strip_bridge(a) for a in e.args), kwargs=tuple(kwargs))
+        args = tuple(_strip_bridge(a) for a in e.args)
+        if len(kwargs) == len(e.kwargs) and all(a is b for a, b in zip(args, e.args)) \
+                and all(a[1] is b[1] for a, b in zip(kwargs, e.kwargs)):
+            return e
+        return replace(e, args=args, kwargs=tuple(kwargs))
     return e
 
 
@@ -382,16 +411,21 @@ def strip_bridge_marks(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
     out = []
     for s in stmts:
         if isinstance(s, ir.Assign):
-            s = replace(s, value=_strip_bridge(s.value))
+            v = _strip_bridge(s.value)
+            if v is not s.value:
+                s = replace(s, value=v)
         elif isinstance(s, ir.EvalStmt):
-            s = replace(s, expr=_strip_bridge(s.expr))
+            v = _strip_bridge(s.expr)
+            if v is not s.expr:
+                s = replace(s, expr=v)
         elif isinstance(s, ir.For):
-            s = replace(s, body=strip_bridge_marks(s.body))
+            s = _with_bodies(s, body=strip_bridge_marks(s.body))
         elif isinstance(s, ir.If):
-            s = replace(s, then_body=strip_bridge_marks(s.then_body),
-                        else_body=None if s.else_body is None else strip_bridge_marks(s.else_body))
+            s = _with_bodies(s, then_body=strip_bridge_marks(s.then_body),
+                             else_body=None if s.else_body is None
+                             else strip_bridge_marks(s.else_body))
         elif isinstance(s, (ir.While, ir.With)):
-            s = replace(s, body=strip_bridge_marks(s.body))
+            s = _with_bodies(s, body=strip_bridge_marks(s.body))
         out.append(s)
     return out
 
@@ -428,12 +462,13 @@ def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]
                 for h in sorted(by_loop.get(p, [])):
                     out.append(facts.stmts[h][1])
                 inner = [x for x in s.body if pos_of.get(id(x)) not in moved]
-                out.append(replace(s, body=body(inner)))
+                out.append(_with_bodies(s, body=body(inner)))
             elif isinstance(s, ir.If):
-                out.append(replace(s, then_body=body(s.then_body),
-                                   else_body=None if s.else_body is None else body(s.else_body)))
+                out.append(_with_bodies(s, then_body=body(s.then_body),
+                                        else_body=None if s.else_body is None
+                                        else body(s.else_body)))
             elif isinstance(s, (ir.While, ir.With)):
-                out.append(replace(s, body=body(s.body)))
+                out.append(_with_bodies(s, body=body(s.body)))
             else:
                 out.append(s)
         return out
@@ -444,5 +479,5 @@ def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]
 
 def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
     """The residency bridge mark is private to the pass: removed from every function."""
-    return replace(program, functions=[replace(fn, body=strip_bridge_marks(fn.body))
+    return replace(program, functions=[_with_bodies(fn, body=strip_bridge_marks(fn.body))
                                        for fn in program.functions])

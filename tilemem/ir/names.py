@@ -131,10 +131,11 @@ def rename(fn: ir.Function, mapping: Mapping[str, str]) -> ir.Function:
             return x if new is None else replace(x, id=new)
         if isinstance(x, ir.Type) or x is None or isinstance(x, (str, int, float, bool)):
             return x
-        if isinstance(x, list):
-            return [go(e) for e in x]
-        if isinstance(x, tuple):
-            return tuple(go(e) for e in x)
+        if isinstance(x, (list, tuple)):
+            new = [go(e) for e in x]
+            if all(a is b for a, b in zip(new, x)):
+                return x                # nothing renamed inside: shared, not copied
+            return new if isinstance(x, list) else tuple(new)
         if is_dataclass(x):
             changes = {}
             for f in fields(x):
@@ -151,7 +152,8 @@ def rename(fn: ir.Function, mapping: Mapping[str, str]) -> ir.Function:
         return x
 
     with deep_recursion():
-        params = [replace(p, name=mapping.get(p.name, p.name)) for p in fn.params]
+        params = [p if p.name not in mapping else replace(p, name=mapping[p.name])
+                  for p in fn.params]
         return replace(fn, params=params, body=go(fn.body))
 
 
