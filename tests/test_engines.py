@@ -348,3 +348,37 @@ def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
             assert db.relation("p") == [(5,)]
     finally:
         RuleSet.clear_cache()
+
+
+# ----------------------------------------------------------------------------- real models
+
+MODELS = SHARED / "corpus-models"
+MODEL_SAMPLE = 6           # by default the smallest few; every model with -m slow
+
+
+def _model_cases():
+    if not MODELS.is_dir():
+        return [pytest.param(None, id="corpus-models-absent")]
+    cases = sorted((p.parent for p in MODELS.glob("*/before.pto")),
+                   key=lambda c: (len((c / "before.pto").read_bytes()), c.name))
+    return [pytest.param(c, id=c.name[:80], marks=[pytest.mark.slow] if i >= MODEL_SAMPLE else [])
+            for i, c in enumerate(cases)]
+
+
+@pytest.mark.parametrize("case", _model_cases())
+def test_engines_agree_on_real_models(case, request):
+    """pyDatalog and clingo (the default) print the same program and give the same
+    residency verdicts on the real kernels: the smallest by default, all with -m slow
+    (pyDatalog needs ~6 minutes for the 352)."""
+    import tilemem
+    if case is None:
+        pytest.skip("../shared/corpus-models absent")
+    if "slow" in [m.name for m in request.node.iter_markers()] and \
+            "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("run with -m slow")
+    backend = json.loads((case / "meta.json").read_text()).get("backend")
+    text = (case / "before.pto").read_text()
+    sols = {e: tilemem.solve(text, backend=backend, engine=e) for e in ENGINES}
+    ref, fast = sols["pydatalog"], sols["clingo"]
+    assert fast.text == ref.text and fast.moves == ref.moves and fast.spaces == ref.spaces
+    assert [str(d) for d in fast.residency or ()] == [str(d) for d in ref.residency or ()]
