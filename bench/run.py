@@ -13,7 +13,7 @@ Prints (as Markdown, ready for bench/RESULTS.md):
    engine, split into stages (parse, facts, rules, emit, print; see ``bench/stages.py``),
    with the peak resident memory of the process that ran it (one fresh subprocess per
    size and engine: rule files already loaded, imports done, then one timed solve);
-3. the growth exponent: the log-log slope of the total time between the 1k and the
+3. the growth exponent: the log-log slope of the CPU time between the 1k and the
    largest size (1.0 = linear).
 
 Benchmarks are not tests: nothing here asserts a time.
@@ -74,7 +74,7 @@ def run_one(n: int, engine: str, seed: int, backend: str, single: bool = False) 
     return {"n": n, "stmts": stmts, "lines": text.count("\n"), "engine": engine, "single": single,
             "load_rules": load, "total": total, "cpu": cpu,
             "stages": {s: stages[s] for s in STAGES},
-            "other": total - sum(stages.values()), "peak_mb": rss,
+            "other": cpu - sum(stages.values()), "peak_mb": rss,
             "moves": moves, "hoisted": hoisted}
 
 
@@ -173,8 +173,8 @@ def sizes_section(args, engines) -> list[str]:
               f"generation)", file=sys.stderr)
     out = ["### In process: `tilemem.solve(text, backend=...)` on generated programs "
            f"(`bench/gen.py`, seed {args.seed}, backend {args.backend})", "",
-           "| engine | statements | lines | parse s | facts s | rules s | emit s | print s | "
-           "total s | cpu s | peak MB | moves |",
+           "| engine | statements | lines | parse CPU s | facts CPU s | rules CPU s | emit CPU s | print CPU s | "
+           "total wall s | total CPU s | peak MB | moves |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         if "error" in row:
@@ -186,7 +186,7 @@ def sizes_section(args, engines) -> list[str]:
                    f"{s['facts']:.2f} | {s['rules']:.2f} | {s['emit']:.2f} | {s['print']:.2f} | "
                    f"{row['total']:.2f} | {row['cpu']:.2f} | {row['peak_mb']:.0f} | {row['moves']} |")
     out.append("")
-    out.append("Growth exponent (log-log slope of the total time, 1k statements to the largest size):")
+    out.append("Growth exponent (log-log slope of the CPU time, 1k statements to the largest size):")
     out.append("")
     for engine in engines:
         ok = sorted((r for r in rows if r.get("engine") == engine and "error" not in r
@@ -195,7 +195,7 @@ def sizes_section(args, engines) -> list[str]:
         small = [r for r in ok if r["n"] >= 1000]
         if len(small) >= 2:
             a, b = small[0], small[-1]
-            k = math.log(b["total"] / a["total"]) / math.log(b["stmts"] / a["stmts"])
+            k = math.log(b["cpu"] / a["cpu"]) / math.log(b["stmts"] / a["stmts"])
             kr = math.log(b["stages"]["rules"] / a["stages"]["rules"]) / math.log(b["stmts"] / a["stmts"])
             out.append(f"* {engine}: {k:.2f} overall, {kr:.2f} for the rules stage "
                        f"({a['stmts']} -> {b['stmts']} statements)")
