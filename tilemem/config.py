@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
@@ -98,6 +97,7 @@ def find_config(start: Path) -> Optional[Path]:
 
 
 def _read_toml(path: Path) -> dict:
+    import tomllib              # only when there is a pyproject.toml to read
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)

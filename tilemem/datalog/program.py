@@ -19,7 +19,6 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
@@ -33,7 +32,14 @@ from tilemem.datalog.syntax import (
 
 __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
 
-Source = Union[str, os.PathLike, Traversable, tuple]
+Source = Union[str, os.PathLike, "Traversable", tuple]
+
+
+def _traversable(x) -> bool:
+    """An importlib.resources Traversable (its module is imported only when a source
+    is neither text nor a path)."""
+    from importlib.resources.abc import Traversable
+    return isinstance(x, Traversable)
 
 
 class PredicateInfo(Located):
@@ -149,7 +155,7 @@ def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]
         except OSError as err:
             raise RuleError([Diagnostic(str(path), 1, 1, f"cannot read rule file: {err.strerror}")])
         return ("path", str(path.resolve()), st.st_mtime_ns, st.st_size), str(path), None
-    if isinstance(src, Traversable):
+    if _traversable(src):
         text = src.read_text(encoding="utf-8")
         return _text_key(src.name, text), src.name, text
     raise TypeError(f"unsupported rule source: {src!r}")
@@ -157,7 +163,7 @@ def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]
 
 def _base_of(src: Source):
     """The folder of a rule file, for the .facts files it names (None for rule text)."""
-    if isinstance(src, Traversable) and _is_package_file(src):
+    if not isinstance(src, tuple) and _is_package_file(src):     # a shipped rule file
         return _package_root()
     if isinstance(src, os.PathLike) or \
             isinstance(src, str) and (src.endswith(".dl") or os.path.isfile(src)) and "\n" not in src:
@@ -168,7 +174,7 @@ def _base_of(src: Source):
 _package_paths: Optional[frozenset] = None
 
 
-def _is_package_file(src: Traversable) -> bool:
+def _is_package_file(src: "Traversable") -> bool:
     global _package_paths
     if _package_paths is None:
         _package_paths = frozenset(str(f) for f in _package_rule_files())
@@ -373,7 +379,7 @@ def _shipped_names() -> list[str]:
     return [_resolve_source(f, i)[1] for i, f in enumerate(_package_rule_files())]
 
 
-def _package_rule_files() -> list[Traversable]:
+def _package_rule_files() -> list["Traversable"]:
     root = resource_dir("rules")
     return sorted((f for f in root.iterdir() if f.name.endswith(".dl") and f.is_file()),
                   key=lambda f: f.name)
@@ -1039,7 +1045,8 @@ class RuleSet:
         rule text (any other ``str``; it is named ``<text>``, ``<text1>``, ...).
         Raises :class:`RuleError` listing every error as ``file:line:col: error: ...``.
         """
-        if isinstance(sources, (str, os.PathLike, tuple)) or isinstance(sources, Traversable):
+        if isinstance(sources, (str, os.PathLike, tuple)) or \
+                not isinstance(sources, (list, set, frozenset)) and _traversable(sources):
             sources = [sources]
         sources = list(sources)
         resolved = [_resolve_source(src, i) for i, src in enumerate(sources)]
