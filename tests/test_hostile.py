@@ -599,11 +599,15 @@ def test_no_temp_file_left_on_a_handled_signal(tmp_path, capsys, monkeypatch, si
     if signame != "SIGINT":
         monkeypatch.setattr(signal, "_test_saved", signal.signal(getattr(signal, signame), unhandled),
                             raising=False)
+    before = signal.getsignal(signal.SIGINT)
     try:
         status, _, err = run_in_process(capsys, "solve", src, "-o", target)
     finally:
         if signame != "SIGINT":
             signal.signal(getattr(signal, signame), signal._test_saved)
+    # the command leaves the process's signal handling as it found it (an ignored SIGINT
+    # would be inherited by every process started afterwards)
+    assert signal.getsignal(signal.SIGINT) is before
     assert status == 128 + getattr(signal, signame), err
     assert err.strip() == "tilemem: interrupted"
     assert target.read_text() == "old\n"
@@ -644,3 +648,16 @@ def test_escaped_excerpt_keeps_the_caret_under_its_column():
     assert line == "x = \\x1b[1m + \\u202e1"
     assert line[caret.index("^"):].startswith("+")
     assert "\t" in TilememError("k.pto", 1, 3, "m", "\tx\x07y").format()      # tabs stay
+
+
+def test_integer_out_of_the_engine_range_is_located():
+    """clingo's integers are 32-bit: a loop bound past them is an error at the loop (the
+    engine's message escaped tilemem.solve without a place; found by the fuzzer)."""
+    text = _after_anchor("        for i in pl.range(" + "9" * 30 + "):\n"
+                         "            w: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(r_tile)\n")
+    line = text.count("\n", 0, text.index("for i in")) + 1
+    with pytest.raises(TilememError) as e:
+        tilemem.solve(text, backend="910B", engine="clingo", path="big.pto")
+    assert (e.value.path, e.value.line, e.value.col) == ("big.pto", line, 9)
+    assert "out of the clingo engine's range" in e.value.message
+    assert tilemem.solve(text, backend="910B", engine="pydatalog").text

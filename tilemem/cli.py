@@ -187,6 +187,10 @@ def _catch_signals() -> dict:
     """Handle SIGTERM and SIGHUP as interrupts (main thread only); returns what to restore."""
     import signal
     saved = {}
+    try:                                  # restored too: _interrupted ignores it while stopping
+        saved[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    except (ValueError, OSError):
+        pass
     for name in ("SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
         if sig is None:

@@ -18,6 +18,7 @@ relations before phase 4 runs.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import Optional, Sequence
 
 from tilemem import ir
@@ -26,7 +27,8 @@ from tilemem.datalog.database import DEFAULT_ENGINE
 from tilemem.frontend.parser import parse
 from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
-from tilemem.infer.solver import derive, derive_residency
+from tilemem.errors import TilememError
+from tilemem.infer.solver import ValueOutOfRange, derive, derive_residency
 from tilemem.ir.printer import print_program
 from tilemem.residency.verdicts import decisions
 
@@ -67,10 +69,19 @@ class Pipeline:
     def phase3(self):
         """Phases 0-3 over the InCore functions (a ``Derived``)."""
         if self._phase3 is None:
-            self._phase3, self.db3 = derive(self.program, self.backend, self.rules,
-                                            keep_db=self.explain, engine=self.engine,
-                                            origins=self.explain, limits=self.limits)
+            with self._located():
+                self._phase3, self.db3 = derive(self.program, self.backend, self.rules,
+                                                keep_db=self.explain, engine=self.engine,
+                                                origins=self.explain, limits=self.limits)
         return self._phase3
+
+    @contextmanager
+    def _located(self):
+        """A fact value the engine cannot hold is an error at its statement in the input."""
+        try:
+            yield
+        except ValueOutOfRange as e:
+            raise TilememError(self.path, e.line, e.col, str(e), source=self.text) from None
 
     @property
     def sol3(self):
@@ -105,9 +116,11 @@ class Pipeline:
         if self.backend is None:
             return None
         if self._phase4 is None:
-            self._phase4, self.db4 = derive_residency(
-                self.emitted()[0], self.backend, self.rules, engine=self.engine,
-                origins=self.explain, keep_db=self.explain, limits=self.limits)
+            emitted = self.emitted()[0]
+            with self._located():
+                self._phase4, self.db4 = derive_residency(
+                    emitted, self.backend, self.rules, engine=self.engine,
+                    origins=self.explain, keep_db=self.explain, limits=self.limits)
         return self._phase4
 
     def finished(self):

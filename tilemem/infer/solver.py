@@ -13,8 +13,9 @@ from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.budget import Budget
+from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
-from tilemem.facts.extract import Facts, extract, extract_program
+from tilemem.facts.extract import SCHEMA, Facts, extract, extract_program
 
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
@@ -75,6 +76,41 @@ def budget_for(rules: RuleSet, limits=None) -> Optional[Budget]:
     return Budget(limits.max_facts, limits.max_seconds)
 
 
+class ValueOutOfRange(EvaluationError):
+    """A fact holds an integer the engine cannot represent (clingo: 32 bits), at the
+    statement ``line``/``col`` it comes from (None when no statement is known)."""
+
+    def __init__(self, message: str, line: Optional[int], col: Optional[int]):
+        super().__init__(message)
+        self.line, self.col = line, col
+
+
+def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOfRange:
+    """The located form of an engine's refusal of a too large integer (searched for only
+    when the engine refused one: a solve pays nothing for it)."""
+    lo, hi = -2**31, 2**31 - 1
+    var_pos: dict[str, int] = {}
+    for pred in ("assign", "defines"):
+        for pos, var in facts.rows.get(pred, ()):
+            var_pos.setdefault(var, pos)
+    for pred, rows in facts.items():
+        cols = SCHEMA.get(pred, ())
+        for row in rows:
+            bad = [v for v in row if type(v) is int and not lo <= v <= hi]
+            if not bad:
+                continue
+            pos = row[cols.index("pos")] if "pos" in cols else \
+                var_pos.get(row[cols.index("var")]) if "var" in cols else None
+            stmt = facts.stmts.get(pos, (None, None))[1] if pos is not None else None
+            digits = str(bad[0])
+            shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
+            return ValueOutOfRange(
+                f"integer {shown} is out of the {engine} engine's range "
+                f"[-2**31, 2**31 - 1] (the pydatalog engine has no such limit: --engine pydatalog)",
+                getattr(stmt, "line", None), getattr(stmt, "col", None))
+    return ValueOutOfRange(str(err), None, None)
+
+
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
               keep_db: bool, limits=None):
     """Load the facts into a fresh, isolated database and read the named relations."""
@@ -85,6 +121,11 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
             if rows:
                 db.add_facts(pred, rows)
         derived = Derived(facts, db.relations(names))
+    except EvaluationError as err:
+        db.close()
+        if "32-bit" in str(err):
+            raise _out_of_range(facts, engine, err) from None
+        raise
     except BaseException:
         db.close()
         raise
