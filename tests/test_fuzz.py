@@ -245,6 +245,7 @@ def check_error(e: TilememError, text) -> None:
             assert e.col >= 1, first
     full = e.format()            # the caret rendering must not crash either
     assert full.startswith(first)
+    assert len(full) < 4096, f"a {len(full)}-character message"
 
 
 def run_library(data: bytes, backend=None, time_limit: float = 60.0):
@@ -423,6 +424,10 @@ class Mutator:
             (2, "replace_space", self.replace_space), (1, "replace_keyword", self.replace_keyword),
             (1, "long_line", self.long_line), (1, "deep_nesting", self.deep_nesting),
         ]
+        # every weight x3, so that the costly deep block nests (up to 997 levels in the
+        # long run, seconds each) are 1 mutation in ~170
+        self.ops = [(3 * w, name, fn) for w, name, fn in self.ops]
+        self.ops.append((1, "deep_blocks", self.deep_blocks))
         self.total = sum(w for w, _, _ in self.ops)
 
     def pick(self):
@@ -658,7 +663,8 @@ class Mutator:
     def long_line(self, d):
         ls = self._lines(d)
         i = self.rng.randrange(len(ls))
-        n = self.rng.choice([10_000, 100_000])
+        # in the long run also lines over the default cap (1 MiB): a located error
+        n = self.rng.choice([10_000, 100_000] + ([1_100_000] if LONG else []))
         kind = self.rng.randrange(3)
         if kind == 0:
             ls[i] = ls[i] + b" # " + b"x" * n
@@ -667,6 +673,22 @@ class Mutator:
         else:
             ls[i] = ls[i].replace(b"(", b"(" + b"z" * n + b", ", 1)
         return b"\n".join(ls)
+
+    def deep_blocks(self, d):
+        """Loops, branches or scopes nested 120 levels deep (in the long run 250 to 997, the
+        reader's limit) after a statement of a function body."""
+        ls = self._lines(d)
+        at = [i for i, ln in enumerate(ls) if ln.startswith(b"        ") and b" = pl." in ln]
+        if not at:
+            return d
+        i = self.rng.choice(at)
+        ind = len(ls[i]) - len(ls[i].lstrip(b" "))
+        depth = self.rng.choice([250, 300, 500, 997] if LONG else [120])
+        header = self.rng.choice([b"for i%d in pl.range(2):", b"if %d < 1:", b"with pl.scope():"])
+        nest = [b" " * (ind + 4 * k) + (header % k if b"%d" in header else header)
+                for k in range(depth)]
+        nest.append(b" " * (ind + 4 * depth) + b"pl.system.bar_v()")
+        return b"\n".join(ls[:i + 1] + nest + ls[i + 1:])
 
     def deep_nesting(self, d):
         t = self._tokens(d)
@@ -709,11 +731,17 @@ def _fuzz_one(job):
     i, data, backend, label = job
     t = time.perf_counter()
     try:
-        kind, _ = run_library(data, backend, time_limit=60)
+        kind, detail = run_library(data, backend, time_limit=60)
+        # bounded memory: running out of the worker's budget is a finding, not an answer
+        assert not (kind == "error" and "out of memory" in str(detail)), f"out of memory: {detail}"
     except AssertionError as e:
         where = _save_failure(data, label)
         return None, 0.0, f"{label} (backend {backend}): {e} [saved: {where}]"
     return kind, time.perf_counter() - t, None
+
+
+#: what one fuzz worker may use (address space past its start-up size)
+FUZZ_MEMORY = 3 << 30
 
 
 def _fuzz_jobs() -> int:
@@ -726,10 +754,10 @@ def fuzz(n: int, base_seed: int, report_name: str) -> dict:
     """Mutate and run n inputs; returns the figures; raises AssertionError on any failure.
 
     The inputs are made in this process from ``base_seed`` (the same inputs every run) and
-    run through the library in-process, by up to two forked workers (``TILEMEM_FUZZ_JOBS``)
-    so that the run uses the machine's cores.
+    run through the library by up to two watched worker processes (``TILEMEM_FUZZ_JOBS``,
+    tilemem.tools.workers) so that the run uses the machine's cores and a hang or a dead
+    worker is a reported failure.
     """
-    import multiprocessing as mp
     rng = random.Random(base_seed)
     mut = Mutator(rng)
 
@@ -746,27 +774,32 @@ def fuzz(n: int, base_seed: int, report_name: str) -> dict:
     slowest = (0.0, None)
     t0 = time.perf_counter()
     jobs = _fuzz_jobs()
-    use_pool = jobs > 1 and "fork" in mp.get_all_start_methods()
-    pool = mp.get_context("fork").Pool(jobs) if use_pool else None
-    try:
-        for start in range(0, n, 2000):
-            work = batch(start, 2000)
-            results = pool.imap(_fuzz_one, work, chunksize=25) if pool else map(_fuzz_one, work)
-            for (i, _, _, label), (kind, dt, failure) in zip(work, results):
-                if failure:
-                    failures.append(failure)
-                    continue
-                counts[kind] = counts.get(kind, 0) + 1
-                if dt > slowest[0]:
-                    slowest = (dt, label)
-            if len(failures) >= 10:
-                break
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    # tilemem's own worker pool: a worker that dies (a crash in C, the OOM killer) or an
+    # input that hangs anywhere (also inside the engine's C code, which the in-process
+    # deadline cannot interrupt) is reported as a failure instead of hanging the run
+    from tilemem.tools.workers import run_tasks
+
+    def died(job, why):
+        return None, 0.0, f"{job[3]} (backend {job[2]}): worker died ({why}) [saved: {_save_failure(job[1], job[3])}]"
+
+    def timed_out(job, seconds):
+        return None, 0.0, f"{job[3]} (backend {job[2]}): hang: no answer after {seconds:g} s [saved: {_save_failure(job[1], job[3])}]"
+
+    for start in range(0, n, 2000):
+        work = batch(start, 2000)
+        results = run_tasks(work, _fuzz_one, jobs, died=died, timed_out=timed_out, timeout=180,
+                            memory=FUZZ_MEMORY)
+        for (i, _, _, label), (kind, dt, failure) in zip(work, results):
+            if failure:
+                failures.append(failure)
+                continue
+            counts[kind] = counts.get(kind, 0) + 1
+            if dt > slowest[0]:
+                slowest = (dt, label)
+        if len(failures) >= 10:
+            break
     figures = {"suite": report_name, "seed": base_seed, "inputs": n, "outcomes": counts,
-               "workers": jobs if use_pool else 1, "seconds": round(time.perf_counter() - t0, 1),
+               "workers": jobs, "seconds": round(time.perf_counter() - t0, 1),
                "slowest_input_seconds": round(slowest[0], 2), "slowest_input": slowest[1],
                "failures": len(failures)}
     report = os.environ.get("TILEMEM_FUZZ_REPORT")
