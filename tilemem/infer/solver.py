@@ -15,7 +15,7 @@ from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.budget import Budget
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
-from tilemem.facts.extract import SCHEMA, Facts, extract, extract_program
+from tilemem.facts.extract import Facts, extract, extract_program
 
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
@@ -88,13 +88,14 @@ class ValueOutOfRange(EvaluationError):
 def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOfRange:
     """The located form of an engine's refusal of a too large integer (searched for only
     when the engine refused one: a solve pays nothing for it)."""
+    from tilemem.facts.schema import program_relations
     lo, hi = -2**31, 2**31 - 1
     var_pos: dict[str, int] = {}
     for pred in ("assign", "defines"):
         for pos, var in facts.rows.get(pred, ()):
             var_pos.setdefault(var, pos)
     for pred, rows in facts.items():
-        cols = SCHEMA.get(pred, ())
+        cols = program_relations().get(pred, ())
         for row in rows:
             bad = [v for v in row if type(v) is int and not lo <= v <= hi]
             if not bad:
