@@ -23,7 +23,7 @@ from typing import Iterable, Optional
 
 from tilemem import ir
 from tilemem.facts.schema import program_relations
-from tilemem.ir.walk import run_nested, statements
+from tilemem.ir.walk import last_yield, run_nested, statements
 
 # The relations and their columns are the rule files' typed .input declarations
 # (tilemem.facts.schema): this module only fills them.
@@ -57,21 +57,6 @@ def type_kind(t: Optional[ir.Type]) -> Optional[str]:
         return "tuple"
     return "other"
 
-
-def last_yield(body: list[ir.Stmt]) -> Optional[ir.Yield]:
-    """The yield that ends a body, looking through trailing runtime / split-aiv scopes."""
-    while body:
-        last = body[-1]
-        if isinstance(last, ir.Yield):
-            return last
-        if isinstance(last, ir.With) and isinstance(last.item, ir.Call) and last.item.func.endswith(".scope"):
-            body = last.body
-            continue
-        if isinstance(last, ir.For) and last.kind == "split_aiv":
-            body = last.body
-            continue
-        return None
-    return None
 
 
 def pypto_statement_count(body: list[ir.Stmt], owner: Optional[ir.Stmt]) -> int:

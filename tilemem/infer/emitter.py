@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import BRIDGE_ATTR, Facts, last_yield
+from tilemem.facts.extract import BRIDGE_ATTR, Facts
+from tilemem.ir.walk import last_yield
 from tilemem.ir import names, typerules
 from tilemem.ir.views import respace, retype
 from tilemem.frontend.wellformed import names_in

@@ -27,24 +27,10 @@ from dataclasses import fields, is_dataclass, replace
 from typing import Iterable, Mapping
 
 from tilemem.ir import nodes as ir
+from tilemem.ir.walk import last_yield
 from tilemem.recursion import deep_recursion
 
 __all__ = ["definitions", "printed_names", "rename"]
-
-
-def _last_yield(body: list[ir.Stmt]):
-    """The yield ending a body, looking through trailing ``pl.scope`` / ``split_aiv`` bodies
-    (where a loop's or branch's return vars are printed)."""
-    while body:
-        last = body[-1]
-        if isinstance(last, ir.Yield):
-            return last
-        if isinstance(last, (ir.With, ir.For)) and (
-                isinstance(last, ir.With) or last.kind == "split_aiv"):
-            body = last.body
-            continue
-        return None
-    return None
 
 
 def definitions(fn: ir.Function) -> list[str]:
@@ -73,7 +59,7 @@ def definitions(fn: ir.Function) -> list[str]:
                 add(t)
         elif isinstance(s, ir.For):
             add(s.loop_var)
-            y = _last_yield(s.body)
+            y = last_yield(s.body)
             for t in (y.targets if y is not None else []):
                 add(t)
             for ia in s.iter_args or []:
@@ -81,7 +67,7 @@ def definitions(fn: ir.Function) -> list[str]:
             stack.append(list(reversed(s.body)))
         elif isinstance(s, ir.If):
             for arm in (s.then_body, s.else_body or []):
-                y = _last_yield(arm)
+                y = last_yield(arm)
                 for t in (y.targets if y is not None else []):
                     add(t)
             stack.append(list(reversed(s.else_body or [])))

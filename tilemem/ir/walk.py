@@ -14,11 +14,11 @@ iterative:
 """
 from __future__ import annotations
 
-from typing import Any, Generator, Iterator
+from typing import Any, Generator, Iterator, Optional
 
-from tilemem.ir.nodes import For, If, Stmt, While, With
+from tilemem.ir.nodes import Call, For, If, Stmt, While, With, Yield
 
-__all__ = ["child_bodies", "statements", "run_nested"]
+__all__ = ["child_bodies", "statements", "run_nested", "last_yield"]
 
 
 def child_bodies(s: Stmt) -> tuple[list[Stmt], ...]:
@@ -69,3 +69,20 @@ def run_nested(walk: Walk) -> Any:
         stack.append(child)
         value = None
     return value
+
+
+def last_yield(body: list[Stmt]) -> Optional[Yield]:
+    """The yield that ends a body, looking through trailing runtime scopes and
+    ``pl.split_aiv`` bodies (where a loop's or branch's return vars are printed)."""
+    while body:
+        last = body[-1]
+        if isinstance(last, Yield):
+            return last
+        if isinstance(last, With) and isinstance(last.item, Call) and last.item.func.endswith(".scope"):
+            body = last.body
+            continue
+        if isinstance(last, For) and last.kind == "split_aiv":
+            body = last.body
+            continue
+        return None
+    return None

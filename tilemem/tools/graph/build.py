@@ -19,7 +19,7 @@ from typing import Iterable, Optional, Sequence
 import networkx as nx
 
 from tilemem import ir
-from tilemem.facts.extract import last_yield
+from tilemem.ir.walk import last_yield
 from tilemem.ir.printer import print_expr
 
 
