@@ -119,6 +119,13 @@ def test_contract_warnings_in_json_library_and_strict(tmp_path):
     strict = run("solve", ONE_STATEMENT, "--strict")
     assert (plain.returncode, strict.returncode) == (0, 1)
     assert strict.stdout == plain.stdout and "warning: tile.exp input 0 (m)" in strict.stderr
+    # in a batch too
+    batch = tmp_path / "in"
+    batch.mkdir()
+    shutil.copy(ONE_STATEMENT, batch / "a.pto")
+    shutil.copy(SOLVED, batch / "b.pto")
+    assert run("solve", batch, "--out-dir", tmp_path / "o1").returncode == 0
+    assert run("solve", batch, "--out-dir", tmp_path / "o2", "--strict").returncode == 1
     # the result violates TileMemoryInferred exactly there
     out = tmp_path / "out.pto"
     out.write_text(plain.stdout)
