@@ -78,6 +78,26 @@ none() :- e(X, X).
     assert ("a\"b\\c\nd\te",) in ref["tag"]
 
 
+def test_clingo_fast_paths_agree_with_its_python_api(monkeypatch):
+    """The fact loader and relation reader that use clingo's C API directly are in use
+    with the installed clingo, and give what clingo's public Python API gives."""
+    from tilemem.datalog import clingo_engine as ce
+    assert ce._load_rows is not ce._public_loader and ce._read_rows is not ce._public_reader
+    rs = RuleSet.load('.decl e(a, b)\n.input e\np(X, Y) :- e(X, Y), X != "z".\n'
+                      'q(N) :- e(N, _), N < 0.\n')
+    rows = [(1, "a"), (-2, "b\u00e9\U0001F600"), ("z", 3), (4, 'q"\\\n'), (-2147483648, "")]
+    got = {}
+    for how in ("fast", "public"):
+        if how == "public":
+            monkeypatch.setattr(ce, "_load_rows", ce._public_loader)
+            monkeypatch.setattr(ce, "_read_rows", ce._public_reader)
+        with Database(rs, engine="clingo") as db:
+            db.add_facts("e", rows)
+            got[how] = db.relations(["e", "p", "q"])
+    assert got["fast"] == got["public"]
+    assert got["fast"]["q"] == [(-2147483648,), (-2,)]
+
+
 def test_query_patterns_agree():
     rs = RuleSet.load('.decl e(a, b)\n.input e\np(X, Y) :- e(X, Y).\n')
     answers = {}

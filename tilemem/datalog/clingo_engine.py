@@ -71,7 +71,23 @@ def _public_loader(backend, name: str, chunks, arity: int, reps: dict, symbol_of
             add_rule([add_atom(Function(name, [symbol_of(v) for v in r]))])
 
 
-_load_rows = _public_loader
+def _public_reader(ctl, name: str, arity: int, values: dict, undecided) -> list[tuple]:
+    def value(s):
+        t = s.type
+        if t == clingo.SymbolType.Number:
+            return s.number
+        if t == clingo.SymbolType.String:
+            return s.string
+        raise EvaluationError(f"clingo derived a value outside the rule language: {s}")
+    rows = []
+    for a in ctl.symbolic_atoms.by_signature(name, arity):
+        if not a.is_fact:
+            raise undecided
+        rows.append(tuple(map(value, a.symbol.arguments)))
+    return rows
+
+
+_load_rows, _read_rows = _public_loader, _public_reader
 try:
     from clingo._internal import _ffi, _lib
 
@@ -111,18 +127,89 @@ try:
                             and add_rule(handle, False, atom, 1, NULL, 0)):
                         raise EvaluationError(f"clingo: could not add a fact of '{name}'")
 
-        probe = clingo.Control(["--warn=none"])
-        with probe.backend() as b:
-            load(b, "p", [[(1, "a")], [(2, "b")]], 2, {},
-                 lambda v: Number(v) if type(v) is int else String(v))
-        probe.add("base", [], "q(X) :- p(X, \"b\").")
-        probe.ground([("base", [])])
-        got = sorted((str(a.symbol), a.is_fact) for a in probe.symbolic_atoms)
-        if got != [('p(1,"a")', True), ('p(2,"b")', True), ("q(2)", True)]:
-            raise ImportError("unexpected clingo internals")
         return load
 
-    _load_rows = _make_fast_loader()
+    def _make_fast_reader():
+        """Read a relation's atoms through the C API: the Python wrappers build a
+        SymbolicAtom, a Symbol and a list of argument Symbols per atom (3-4 us); this
+        converts each distinct C symbol to a Python value once (``values``)."""
+        begin = _lib.clingo_symbolic_atoms_begin
+        valid = _lib.clingo_symbolic_atoms_is_valid
+        step = _lib.clingo_symbolic_atoms_next
+        symbol_at = _lib.clingo_symbolic_atoms_symbol
+        fact_at = _lib.clingo_symbolic_atoms_is_fact
+        arguments = _lib.clingo_symbol_arguments
+        kind = _lib.clingo_symbol_type
+        number = _lib.clingo_symbol_number
+        string = _lib.clingo_symbol_string
+        NUMBER, STRING = _lib.clingo_symbol_type_number, _lib.clingo_symbol_type_string
+        new, to_str = _ffi.new, _ffi.string
+
+        def read(ctl, name: str, arity: int, values: dict, undecided) -> list[tuple]:
+            atoms = ctl.symbolic_atoms._rep
+            sig = new("clingo_signature_t*")
+            it = new("clingo_symbolic_atom_iterator_t*")
+            ok = new("bool*")
+            sym = new("clingo_symbol_t*")
+            args = new("clingo_symbol_t**")
+            size = new("size_t*")
+            num = new("int*")
+            text = new("char**")
+            if not (_lib.clingo_signature_create(name.encode(), arity, True, sig)
+                    and begin(atoms, sig, it)):
+                raise EvaluationError(f"clingo: cannot read '{name}'")
+            rows = []
+            while valid(atoms, it[0], ok) and ok[0]:
+                if not (fact_at(atoms, it[0], ok) and ok[0]):
+                    raise undecided
+                symbol_at(atoms, it[0], sym)
+                arguments(sym[0], args, size)
+                row = []
+                for i in range(size[0]):
+                    a = args[0][i]
+                    v = values.get(a)
+                    if v is None:
+                        t = kind(a)
+                        if t == NUMBER:
+                            number(a, num)
+                            v = num[0]
+                        elif t == STRING:
+                            string(a, text)
+                            v = to_str(text[0]).decode("utf-8")
+                        else:
+                            raise EvaluationError(f"clingo derived a value outside the rule "
+                                                  f"language in '{name}'")
+                        values[a] = v
+                    row.append(v)
+                rows.append(tuple(row))
+                if not step(atoms, it[0], it):
+                    raise EvaluationError(f"clingo: cannot read '{name}'")
+            return rows
+
+        return read
+
+    def _probe(load, read):
+        """The fast paths agree with clingo's own Python API on a scratch program."""
+        probe = clingo.Control(["--warn=none"])
+        with probe.backend() as b:
+            load(b, "p", [[(1, "a")], [(2, "b\u00e9")]], 2, {},
+                 lambda v: Number(v) if type(v) is int else String(v))
+        probe.add("base", [], "q(X) :- p(X, \"b\u00e9\"). r(-3, \"x\").")
+        probe.ground([("base", [])])
+        got = sorted((str(a.symbol), a.is_fact) for a in probe.symbolic_atoms)
+        if got != [('p(1,"a")', True), ('p(2,"b\u00e9")', True), ("q(2)", True),
+                   ('r(-3,"x")', True)]:
+            raise ImportError("unexpected clingo internals")
+        undecided = EvaluationError("undecided")
+        if (sorted(read(probe, "p", 2, {}, undecided)) != [(1, "a"), (2, "b\u00e9")]
+                or read(probe, "q", 1, {}, undecided) != [(2,)]
+                or read(probe, "r", 2, {}, undecided) != [(-3, "x")]
+                or read(probe, "s", 1, {}, undecided) != []):
+            raise ImportError("unexpected clingo internals")
+
+    _fast_load, _fast_read = _make_fast_loader(), _make_fast_reader()
+    _probe(_fast_load, _fast_read)
+    _load_rows, _read_rows = _fast_load, _fast_read
 except Exception:                      # pragma: no cover - another clingo build
     pass
 
@@ -338,11 +425,11 @@ class ClingoEngine(Engine):
         # per predicate: the clingo text of its rules, and the predicates they read
         self._program: dict[str, list] = rules.compiled("clingo", compile_rules)
         self._reps: dict = {}                        # value -> C symbol (fast loader)
+        self._read_values: dict = {}                 # C symbol -> value (fast reader)
         self._grounded_inputs: set[str] = set()
         self._solved: set[str] = set()
         self._rows: dict[str, list[tuple]] = {}
         self._symbols: dict = {}                     # (type, value) -> Symbol
-        self._values: dict = {}                      # Symbol -> Python value
         self._parts = 0
         self._ctl = clingo.Control(["--warn=none"])
         self._closed = False
@@ -364,21 +451,7 @@ class ClingoEngine(Engine):
                                           "in a string")
                 s = String(v)
             self._symbols[key] = s
-            self._values[s] = v
         return s
-
-    def _value(self, s):
-        v = self._values.get(s)
-        if v is None:
-            t = s.type
-            if t == clingo.SymbolType.Number:
-                v = s.number
-            elif t == clingo.SymbolType.String:
-                v = s.string
-            else:
-                raise EvaluationError(f"clingo derived a value outside the rule language: {s}")
-            self._values[s] = v
-        return v
 
     # ------------------------------------------------------------------ Engine API
 
@@ -451,13 +524,9 @@ class ClingoEngine(Engine):
                 rows = list(dict.fromkeys(chain.from_iterable(self._facts.get(pred, ()))))
                 self._rows[pred] = rows
                 return rows
-            value = self._value
-            rows = []
-            for a in self._ctl.symbolic_atoms.by_signature(_PREFIX + pred, info.arity):
-                if not a.is_fact:
-                    raise EvaluationError(f"clingo left '{pred}' undecided: the program is not "
-                                          f"stratified as expected")
-                rows.append(tuple(map(value, a.symbol.arguments)))
+            rows = _read_rows(self._ctl, _PREFIX + pred, info.arity, self._read_values,
+                              EvaluationError(f"clingo left '{pred}' undecided: the program "
+                                              f"is not stratified as expected"))
             self._rows[pred] = rows
             return rows
 
@@ -491,7 +560,7 @@ class ClingoEngine(Engine):
             self._ctl = None
             self._facts = {}
             self._reps = {}
+            self._read_values = {}
             self._rows = {}
             self._symbols = {}
-            self._values = {}
             _release_free_memory()
