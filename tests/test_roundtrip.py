@@ -78,3 +78,26 @@ def test_friendly_canonical_form(path):
     assert out == expected
     # the canonical form is a fixed point
     assert print_program(parse(expected, str(expected_path))) == expected
+
+
+SUBMIT_PREDICATE = """\
+# pypto.program: P
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
+    def k(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        return x
+    @pl.function(type=pl.FunctionType.Orchestration, level=pl.Level.CHIP, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.k, x, predicate=(n > 0))
+        b: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.spmd_submit(self.k, x, core_num=1, predicate=(n + 1 > 2))
+        y: pl.Tensor[[16, 16], pl.FP32] = b[0]
+        return y
+"""
+
+
+def test_submit_predicate_prints_in_parentheses():
+    """PyPTO prints a submit's predicate= in parentheses, however simple (printer.md §5)."""
+    assert print_program(parse(SUBMIT_PREDICATE)) + "\n" == SUBMIT_PREDICATE

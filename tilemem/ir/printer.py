@@ -126,11 +126,17 @@ def _p_subscript(e):
     return f"{vs}[{_join(e.index)}]"
 
 
+# Forms whose predicate= is printed in parentheses (printer.md §4-5: submit and spmd).
+_PAREN_PREDICATE = ("pl.submit", "pl.spmd_submit", "pl.spmd")
+
+
 def _p_call(e):
     pe = print_expr
     parts = [pe(a) for a in e.args]
     if e.kwargs:
-        parts.extend([f"{k}={pe(v)}" for k, v in e.kwargs])
+        paren = e.func in _PAREN_PREDICATE
+        parts.extend([f"{k}=({pe(v)})" if paren and k == "predicate" else f"{k}={pe(v)}"
+                      for k, v in e.kwargs])
     return f"{e.func}({', '.join(parts)})"
 
 
