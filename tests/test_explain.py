@@ -692,3 +692,26 @@ def test_readme_shows_real_why_output():
     shown = readme.split(intro, 1)[1].split("\n```", 1)[0]
     r = run("why", "docs/stationary_lhs.pto", "rhs_n__tile", "--backend", "910B", cwd=repo)
     assert mask(shown) == mask(r.stdout)
+
+
+def test_rewritten_statements_are_shown_at_the_input_line_and_marked_inserted():
+    """Phase 4 runs on the rewritten program: a fact about a move the pass inserted is
+    shown at the line of the user's input it was inserted before, with the move's own
+    text marked as inserted (not the text the input has on that line)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "stationary_lhs.pto").read_text()
+    sol = tilemem.solve(text, backend="910B", path="s.pto")
+    (tree,) = sol.explain_residency("lhs__ssa_v0_mat_Left")
+    consumer = line_no(text, "c_n__tile: pl.Tile")
+    about_move = [n for n in tree.walk() if n.kind == "input" and n.source
+                  and "kernel:lhs__ssa_v0_mat_Left" in n.row]
+    assert about_move
+    for n in about_move:
+        assert n.source["line"] == consumer, n.fact
+        assert n.source["text"].startswith("lhs__ssa_v0_mat_Left = pl.tile.move("), n.fact
+        assert n.source["text"].endswith("(inserted by the pass)"), n.fact
+    # a statement of the user keeps its own line, without the mark
+    load = [n for n in tree.walk() if n.kind == "input" and n.pred == "assign"
+            and n.row[1] == "kernel:lhs__ssa_v0_mat"]
+    assert load and load[0].source["line"] == line_no(text, "lhs__ssa_v0_mat: pl.Tile")
+    assert "inserted" not in load[0].source["text"]
+    sol.close()
