@@ -1,4 +1,4 @@
-"""Aggregates (``count``, ``sum``, ``min``, ``max``) and ``!p(X, _)`` in the rule language:
+"""Aggregates (``count``, ``sum``, ``min``, ``max``), ``!p(X, _)`` and ``*``/``/`` in the rule language:
 parsing, validation, evaluation on both engines (checked against a brute-force model
 in Python on random relations), and their place in proof trees and why-not answers."""
 from __future__ import annotations
@@ -180,3 +180,16 @@ def test_proof_trees_show_the_aggregate_and_its_matches():
         wn = ex.why_not("outdeg", (1, 2)).render(ascii=True)
         assert "x 2 = count : { e(1, _) } is false" in wn
         assert "3 = count : { e(1, _) }" in wn
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_multiplication_and_division(engine):
+    # '/' truncates toward zero (as Soufflé and clingo do); a zero divisor gives no value
+    rs = RuleSet.load(".decl p(a: number, b: number)\n.input p\n"
+                      "q(A, B, M, D) :- p(A, B), M = A * B, D = A / B.\n"
+                      "up(A, R) :- p(A, B), B > 0, K = A + B, K1 = K - 1, Q = K1 / B, R = Q * B.\n")
+    with Database(rs, engine=engine) as db:
+        db.add_facts("p", [(7, 2), (-7, 2), (7, -2), (-7, -2), (5, 0), (33, 32)])
+        assert db.relation("q") == [(-7, -2, 14, 3), (-7, 2, -14, -3), (7, -2, -14, -3),
+                                    (7, 2, 14, 3), (33, 32, 1056, 1)]
+        assert db.relation("up") == [(-7, -6), (7, 8), (33, 64)]

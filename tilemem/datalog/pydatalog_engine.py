@@ -20,7 +20,7 @@ from tilemem.datalog.budget import user_rule_indices
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet, plan_body
 from tilemem.datalog.syntax import (
-    COMPARE, Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var,
+    COMPARE, Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var, arith_value,
 )
 
 __all__ = ["PyDatalogEngine"]
@@ -33,6 +33,8 @@ _PYDATALOG_LOCK = threading.RLock()
 _MISSING = object()
 _plans: "weakref.WeakKeyDictionary[RuleSet, dict]" = weakref.WeakKeyDictionary()
 _PREFIX = "dl_"              # pyDatalog predicate name = _PREFIX + rule-language name
+# arithmetic primitives: the operator is the name's last character
+_ARITH_PRIMS = {"+": "_tm_add+", "-": "_tm_sub-", "*": "_tm_mul*", "/": "_tm_div/"}
 _CMP_PRIMS = {"=": "_tm_eq", "!=": "_tm_ne", "<": "_tm_lt", "<=": "_tm_le", ">": "_tm_gt",
               ">=": "_tm_ge"}
 
@@ -223,7 +225,9 @@ class PyDatalogEngine(Engine):
                 errors.append(f"{where.id}: arithmetic on a non-integer value: "
                               f"{a!r} {literal.pred.name[-1]} {b!r}")
                 return
-            r = a + b if literal.pred.name == "_tm_add+" else a - b
+            r = arith_value(literal.pred.name[-1], a, b)
+            if r is None:
+                return                      # no value (a zero divisor): the rule does not apply
             if target.is_const():
                 if type(target.id) is int and target.id == r:
                     subgoal.fact(True)
@@ -235,7 +239,7 @@ class PyDatalogEngine(Engine):
             p.prearity, p.prim = 2, compare
         p = E.insert(E.Pred("_tm_eq", 2))
         p.prearity, p.prim = 2, equals
-        for name in ("_tm_add+", "_tm_sub-"):
+        for name in _ARITH_PRIMS.values():
             p = E.insert(E.Pred(name, 4))
             p.prearity, p.prim = 4, arith
 
@@ -278,7 +282,7 @@ class PyDatalogEngine(Engine):
                 body.append(E.Literal(_CMP_PRIMS[lit.op],
                                       [self._term(lit.left, anon), self._term(lit.right, anon)]))
             elif isinstance(lit, Arith):
-                name = "_tm_add+" if lit.op == "+" else "_tm_sub-"
+                name = _ARITH_PRIMS[lit.op]
                 body.append(E.Literal(name, [self._term(lit.target, anon),
                                              self._term(lit.left, anon),
                                              self._term(lit.right, anon),

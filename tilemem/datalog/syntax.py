@@ -21,7 +21,9 @@ The language (a Soufflé-like subset)::
 * body literals: atom; ``!atom`` (stratified negation; ``_`` allowed inside);
   ``T op T`` with op in ``= != < <= > >=`` (integers numerically, strings
   lexicographically, every integer before every string; ``=`` binds a free variable
-  to the other side); ``T = T + T`` / ``T = T - T`` (integers only); aggregates
+  to the other side); ``T = T op T`` with op in ``+ - * /`` (integers only; ``/``
+  truncates toward zero, as Soufflé and clingo do, and has no value for a zero
+  divisor: see :func:`arith_value`); aggregates
   ``R = count : { body }``, ``R = min T : { body }``, ``max``, ``sum`` (integers
   only), as Soufflé writes them (see :class:`Aggregate`).
 * ``.decl`` is optional; when present, every use must match its arity.  An
@@ -44,7 +46,8 @@ __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
     "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
-    "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE",
+    "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE", "ARITH_OPS",
+    "arith_value",
 ]
 
 COMPARISON_OPS = ("=", "!=", "<", "<=", ">", ">=")
@@ -198,7 +201,7 @@ class Comparison(_Literal):
 
 @dataclass(frozen=True)
 class Arith(_Literal):
-    """``target = left op right`` with op in ``+ -`` (integers only)."""
+    """``target = left op right`` with op in ``+ - * /`` (integers only)."""
     target: Term
     left: Term
     op: str
@@ -372,6 +375,24 @@ def _less(a, b) -> bool:
     if type(a) is type(b):
         return a < b
     return value_key(a) < value_key(b)
+
+
+#: the arithmetic operators of the language
+ARITH_OPS = ("+", "-", "*", "/")
+
+
+def arith_value(op: str, a: int, b: int) -> Optional[int]:
+    """``a op b`` on integers; ``/`` truncates toward zero; None for a zero divisor."""
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 #: the comparison operators of the language on two constants

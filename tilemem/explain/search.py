@@ -32,7 +32,7 @@ from tilemem.datalog import (
 )
 from tilemem.datalog.engine import aggregate_value
 from tilemem.datalog.program import order_body
-from tilemem.datalog.syntax import COMPARE, same_value
+from tilemem.datalog.syntax import COMPARE, arith_value, same_value
 from tilemem.explain.nodes import ExplainError, ProofNode, absent_note, format_fact
 from tilemem.explain.sourcemap import SourceMap
 
@@ -284,7 +284,9 @@ class Explainer:
         a, b = _term_value(lit.left, env), _term_value(lit.right, env)
         if type(a) is not int or type(b) is not int:
             return None
-        r = a + b if lit.op == "+" else a - b
+        r = arith_value(lit.op, a, b)
+        if r is None:
+            return None
         t = _term_value(lit.target, env)
         if t is None:
             return {**env, lit.target.name: r}

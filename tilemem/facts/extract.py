@@ -340,18 +340,13 @@ def bridge_marks(program: ir.Program) -> list[tuple[Optional[int], Optional[int]
     """(line, col) of every statement of an InCore function whose call carries the
     compiler's Mat-bridge mark, in source order (the residency phase's candidates)."""
     out = []
-
-    def walk(body):
-        for s in body:
+    for fn in program.functions:
+        if not fn.is_incore:
+            continue
+        for s, _ in statements(fn.body):
             for e in (getattr(s, "value", None), getattr(s, "expr", None)):
                 if isinstance(e, ir.Call) and _has_bridge(e):
                     out.append((s.line, getattr(s, "col", None)))
-            for sub in ("body", "then_body", "else_body"):
-                walk(getattr(s, sub, None) or ())
-
-    for fn in program.functions:
-        if fn.is_incore:
-            walk(fn.body)
     return sorted(out, key=lambda lc: (lc[0] or 0, lc[1] or 0))
 
 
@@ -495,8 +490,8 @@ class _ProgramExtractor(_Extractor):
         if size is None:
             self.f.add("alloc_unknown", v, line=line)
             return
-        # the allocator bumps its cursor to 32-byte boundaries (backend.md §4)
-        self.f.add("alloc_bytes", v, (size + 31) // 32 * 32, line=line)
+        # the storage the tile needs; the rules round it to the allocator's alignment
+        self.f.add("alloc_bytes", v, size, line=line)
 
     def finish(self):
         per_func: dict[str, int] = defaultdict(int)

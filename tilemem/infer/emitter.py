@@ -19,6 +19,7 @@ from tilemem.facts.extract import BRIDGE_ATTR, Facts
 from tilemem.ir.walk import last_yield
 from tilemem.ir import names, typerules
 from tilemem.ir.views import respace, retype
+from tilemem.ir.walk import run_nested
 from tilemem.frontend.wellformed import names_in
 
 # Call attrs that list vars; they follow argument substitution (dump_vars entries
@@ -93,6 +94,7 @@ class _FunctionRewriter:
         inits: dict[str, str] = {}
 
         def walk(stmts):
+            # a generator walk run by ir.walk.run_nested: nesting costs heap, not stack
             for s in stmts:
                 if isinstance(s, ir.Assign):
                     for t in s.targets:
@@ -113,7 +115,7 @@ class _FunctionRewriter:
                         init = s.init_values[i] if i < len(s.init_values) else None
                         if isinstance(init, ir.Name):
                             inits[ia] = init.id
-                    walk(s.body)
+                    yield walk(s.body)
                     y = last_yield(s.body)
                     if y is not None:
                         for i, t in enumerate(y.targets):
@@ -128,8 +130,8 @@ class _FunctionRewriter:
                             elif t not in self.declared:
                                 inits.setdefault(t, ia)
                 elif isinstance(s, ir.If):
-                    walk(s.then_body)
-                    walk(s.else_body or [])
+                    yield walk(s.then_body)
+                    yield walk(s.else_body or [])
                     # An unannotated branch return var (``a, b = pl.yield_(x, y)``) has the
                     # type of the value the then-branch yields for it (else the else-branch's):
                     # PyPTO's reader types the phi from the first yield it meets.
@@ -143,9 +145,9 @@ class _FunctionRewriter:
                 elif isinstance(s, (ir.While, ir.With)):
                     if isinstance(s, ir.With) and s.as_name:
                         self.used_names.add(s.as_name)
-                    walk(s.body)
+                    yield walk(s.body)
 
-        walk(fn.body)
+        run_nested(walk(fn.body))
         # iter-args (and unannotated loop return vars) have the type of what seeds them
         for _ in range(len(inits) + 1):
             changed = False
