@@ -54,20 +54,14 @@ def s_sub(a, b):
         return a
     if exprs_equal(a, b):
         return int_const(0)
-    # max(x, b) - b -> max(x - b, 0);  max(b, y) - b -> max(y - b, 0)
-    if _is_call(a, "pl.max"):
-        x, y = a.args
-        if exprs_equal(y, b):
-            return s_max(s_sub(x, b), int_const(0))
-        if exprs_equal(x, b):
-            return s_max(s_sub(y, b), int_const(0))
-    # min(x, b) - b -> min(x - b, 0)
-    if _is_call(a, "pl.min"):
-        x, y = a.args
-        if exprs_equal(y, b):
-            return s_min(s_sub(x, b), int_const(0))
-        if exprs_equal(x, b):
-            return s_min(s_sub(y, b), int_const(0))
+    # max(x, b) - b -> max(x - b, 0);  max(b, y) - b -> max(y - b, 0); the same for min
+    for name, fold in (("pl.max", s_max), ("pl.min", s_min)):
+        if _is_call(a, name):
+            x, y = a.args
+            if exprs_equal(y, b):
+                return fold(s_sub(x, b), int_const(0))
+            if exprs_equal(x, b):
+                return fold(s_sub(y, b), int_const(0))
     # (x + y) - y -> x ; (x + y) - x -> y
     if isinstance(a, ir.BinOp) and a.op == "+":
         if exprs_equal(a.right, b):
