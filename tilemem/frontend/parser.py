@@ -95,6 +95,12 @@ class PtoIndenter(Indenter):
     DEDENT_type = "_DEDENT"
     tab_len = 8
 
+    def __init__(self, indented: bool = False):
+        super().__init__()
+        self.indented = indented     # the text may start indented (a nested class)
+        self.comments: list = []     # every comment: (line, 0-based column, text)
+        self.line_ends: dict = {}    # first line of a logical line -> its last line
+
     @property
     def always_accept(self):
         # terminals only the postlexer consumes (so lark must keep them in the lexer)
@@ -106,6 +112,8 @@ class PtoIndenter(Indenter):
         self.last_token = None
         self.brackets = []
         self.line_first = None      # first code token of the current logical line
+        self.comments = []
+        self.line_ends = {}
         return self._process(stream)
 
     def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
@@ -138,6 +146,7 @@ class PtoIndenter(Indenter):
         for tok in stream:
             t = tok.type
             if t == "COMMENT":
+                self.comments.append((tok.line, tok.column - 1, tok.value))
                 if line_start and not brackets:
                     comments.append(tok)
                 continue
@@ -146,6 +155,12 @@ class PtoIndenter(Indenter):
                     continue
                 if started:
                     pending_nl = tok
+                    first = self.line_first
+                    if first is not None and last is not None:
+                        end = last.line
+                        if last.type == "STRING":
+                            end += last.value.count("\n")
+                        self.line_ends[first.line] = end
                 line_start = True
                 continue
             # a real token
@@ -153,7 +168,9 @@ class PtoIndenter(Indenter):
                 yield from self._indent_tokens(pending_nl, tok)
                 pending_nl = None
             elif not started and tok.column != 1:
-                raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
+                if not self.indented:
+                    raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
+                self.indent_level = [tok.column - 1]
             if comments:
                 if t not in _NO_COMMENT_BEFORE:
                     first = comments[0]
@@ -191,6 +208,9 @@ class PtoIndenter(Indenter):
                                  f"before the end of the input)", opener.line, opener.column)
         if started:
             end = pending_nl if pending_nl is not None else last
+            if pending_nl is None and self.line_first is not None:
+                e = last.line + (last.value.count("\n") if last.type == "STRING" else 0)
+                self.line_ends[self.line_first.line] = e
             yield Token.new_borrow_pos(self.NL_type, "\n", end)
             while len(self.indent_level) > 1:
                 self.indent_level.pop()
@@ -413,7 +433,8 @@ class _Builder(Transformer):
     def int_const(self, c):
         tok = c[0]
         try:
-            return ir.IntConst(int(tok.value), tok.line, tok.column)
+            v = tok.value
+            return ir.IntConst(int(v, 0) if not v.isdigit() else int(v), tok.line, tok.column)
         except ValueError:      # Python's int/str conversion limit (4300 digits by default)
             raise _SyntaxProblem(f"integer literal too long ({len(tok.value)} digits)",
                                  tok.line, tok.column) from None
@@ -535,8 +556,8 @@ class _Builder(Transformer):
         tok, ann, value = c
         ty = to_type(ann)
         if _is_yield(value) and not value.kwargs:
-            return ir.Yield(list(value.args), [tok.value], [ty], line=tok.line, col=tok.column)
-        return ir.Assign([tok.value], ty, value, line=tok.line, col=tok.column)
+            return ir.Yield(list(value.args), [tok.value], [ty], annotation=ann, line=tok.line, col=tok.column)
+        return ir.Assign([tok.value], ty, value, annotation=ann, line=tok.line, col=tok.column)
 
     def assign(self, c):
         tok, value = c
@@ -641,14 +662,7 @@ class _Builder(Transformer):
             decorators.append(c[i])
             i += 1
         deftok, name, params, ret, body = c[i:]
-        if len(decorators) != 1:
-            raise _SyntaxProblem(f"function '{name}' must have exactly one decorator (@pl.function)",
-                                 *_pos(decorators[1] if decorators else deftok))
-        fn = _make_function(decorators[0], name, params or [], ret, body)
-        fn.line, fn.col = name.line, name.column
-        if comments:
-            fn.comments = comments
-        return fn
+        return RawFunction(decorators, deftok, name, params or [], ret, body, comments)
 
     def classdef(self, c):
         comments = None
@@ -661,7 +675,7 @@ class _Builder(Transformer):
             decorators.append(c[i])
             i += 1
         name_tok = c[i]
-        funcs = [f for f in c[i + 1:] if isinstance(f, ir.Function)]
+        funcs = [f for f in c[i + 1:] if isinstance(f, RawFunction)]
         return ("class", name_tok, decorators, funcs, comments)
 
     # ---- top level
@@ -683,37 +697,65 @@ class _Builder(Transformer):
         return ("commented", c[0].value, item)
 
     def start(self, c):
-        header = None
-        prefix = "pl"
-        dynamic = []
-        cls = None
-        for item in c:
-            comments = None
-            if item[0] == "commented":
-                comments = item[1]
-                item = item[2]
-            elif item[0] == "class":
-                comments = item[4]
-            if comments and header is None and cls is None:
-                for line in comments.split("\n"):
-                    if line.startswith("# pypto.program:"):
-                        header = line
-                        break
-            kind = item[0]
-            if kind == "import":
-                if item[1] == "pypto.language" and item[2]:
-                    prefix = item[2]
-            elif kind == "from":
-                if item[1] == "pypto" and item[2] == "language":
-                    prefix = item[3] or "language"
-            elif kind == "assign":
-                dynamic.append((item[1].value, item[2]))
-            elif kind == "class":
-                cls = item
-        name_tok, funcs = cls[1], cls[3]
-        prog = ir.Program(name_tok.value, funcs, dynamic, prefix, header, name_tok.value,
-                          line=name_tok.line, col=name_tok.column)
-        return prog
+        return c
+
+
+def _program_from_items(items) -> ir.Program:
+    """The printed reading of a parsed file: header, prefix, dynamic dims and the class."""
+    header = None
+    prefix = "pl"
+    dynamic = []
+    cls = None
+    for item in items:
+        comments = None
+        if item[0] == "commented":
+            comments = item[1]
+            item = item[2]
+        elif item[0] == "class":
+            comments = item[4]
+        if comments and header is None and cls is None:
+            for line in comments.split("\n"):
+                if line.startswith("# pypto.program:"):
+                    header = line
+                    break
+        kind = item[0]
+        if kind == "import":
+            if item[1] == "pypto.language" and item[2]:
+                prefix = item[2]
+        elif kind == "from":
+            if item[1] == "pypto" and item[2] == "language":
+                prefix = item[3] or "language"
+        elif kind == "assign":
+            dynamic.append((item[1].value, item[2]))
+        elif kind == "class":
+            cls = item
+    name_tok, raw_funcs = cls[1], cls[3]
+    funcs = []
+    for rf in raw_funcs:
+        if len(rf.decorators) != 1:
+            raise _SyntaxProblem(f"function '{rf.name}' must have exactly one decorator (@pl.function)",
+                                 *_pos(rf.decorators[1] if rf.decorators else rf.deftok))
+        fn = _make_function(rf.decorators[0], rf.name, rf.params, rf.ret, rf.body)
+        fn.line, fn.col = rf.name.line, rf.name.column
+        if rf.comments:
+            fn.comments = rf.comments
+        funcs.append(fn)
+    return ir.Program(name_tok.value, funcs, dynamic, prefix, header, name_tok.value,
+                      line=name_tok.line, col=name_tok.column)
+
+
+class RawFunction:
+    """A ``def`` as written (the DSL reading interprets decorators and annotations itself)."""
+    __slots__ = ("decorators", "deftok", "name", "params", "ret", "body", "comments")
+
+    def __init__(self, decorators, deftok, name, params, ret, body, comments):
+        self.decorators = decorators     # decorator expressions
+        self.deftok = deftok             # the `def` token
+        self.name = name                 # the NAME token
+        self.params = params             # [(NAME token, annotation expr or None)]
+        self.ret = ret                   # return annotation expr or None
+        self.body = body                 # statements
+        self.comments = comments         # whole-line comments above (printed reading)
 
 
 def _make_function(dec: ir.Expr, name_tok: Token, params, ret, body) -> ir.Function:
@@ -1165,11 +1207,26 @@ def _blank_or_comments(text: str) -> bool:
 
 
 def parse(text: str, path: str = "<input>", limits=None) -> ir.Program:
-    """Parse PyPTO program text into an :class:`ir.Program`.
+    """Parse PyPTO's printed program text into an :class:`ir.Program` (the printed reading).
 
     Raises TilememError (never anything else) for malformed input, and for input over
     the caps of ``limits`` (a :class:`tilemem.limits.Limits`; default: the defaults).
     """
+    return _parse(text, path, _program_from_items, limits=limits)[0]
+
+
+def parse_syntax(text: str, path: str = "<input>", indented: bool = False, limits=None):
+    """The file as written, for the DSL reading: ``(items, source)``.
+
+    ``items`` are the top-level items (``("class", name, decorators, [RawFunction], ...)``
+    and friends); ``source`` is a :class:`SourceLayout` (every comment, the extent of
+    every logical line).  ``indented``: the text may start indented (a class nested in a
+    Python function); positions stay those of ``text``.
+    """
+    return _parse(text, path, lambda items: items, indented, limits)
+
+
+def _parse(text: str, path: str, finish, indented: bool = False, limits=None):
     if not isinstance(text, str):
         raise TilememError(path, None, None, f"expected program text (str), got {type(text).__name__}")
     check_text(text, path, limits)
@@ -1190,10 +1247,12 @@ def parse(text: str, path: str = "<input>", limits=None) -> ir.Program:
     deep = deep_recursion().__enter__()     # process-wide: shared with concurrent parses
     try:
         if fast is not None:
-            indenter = PtoIndenter()      # per call: parse() is re-entrant on the fast path
-            prog = fast.parse(src, indenter)
+            indenter = PtoIndenter(indented)      # per call: parse() is re-entrant on the fast path
+            items = fast.parse(src, indenter)
         else:
-            prog = parser.parse(src)
+            indenter.indented = indented
+            items = parser.parse(src)
+        result = finish(items)
     except _SyntaxProblem as exc:
         raise TilememError(path, exc.line, exc.col, exc.message, source=text) from None
     except UnexpectedInput as exc:
@@ -1224,7 +1283,18 @@ def parse(text: str, path: str = "<input>", limits=None) -> ir.Program:
                            source=text) from None
     finally:
         deep.__exit__(None, None, None)
-    return prog
+    return result, SourceLayout(indenter.comments, indenter.line_ends)
+
+
+class SourceLayout:
+    """What the statement tree does not keep: every ``#`` comment as
+    ``(line, column (0-based), text)`` and, for every logical line, its last physical
+    line (``line_ends[first line]``)."""
+    __slots__ = ("comments", "line_ends")
+
+    def __init__(self, comments, line_ends):
+        self.comments = comments
+        self.line_ends = line_ends
 
 
 def _unclosed_bracket(exc, indenter) -> Optional[Token]:

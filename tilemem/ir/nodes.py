@@ -517,24 +517,30 @@ class Stmt(_Node):
     __slots__ = ()
 
 
-@node
+@node(uncompared=('line', 'col', 'annotation'), hidden=('line', 'col', 'annotation'))
 class Assign(Stmt):
-    """``a: T = value`` (one annotated target) or ``a, b = value`` (tuple unpacking)."""
-    __slots__ = ('targets', 'type', 'value', 'comments', 'line', 'col')
+    """``a: T = value`` (one annotated target) or ``a, b = value`` (tuple unpacking).
+
+    ``annotation``: the annotation expression as written (read by the DSL reading; not
+    compared)."""
+    __slots__ = ('targets', 'type', 'value', 'comments', 'line', 'col', 'annotation')
     targets: list[str]
     type: Optional[Type]
     value: Expr
     comments: list[str]
     line: Optional[int]
     col: Optional[int]
+    annotation: Optional[Expr]
 
-    def __init__(self, targets, type, value, comments=_LIST, line=None, col=None):
+    def __init__(self, targets, type, value, comments=_LIST, line=None, col=None,
+            annotation=None):
         self.targets = targets
         self.type = type
         self.value = value
         self.comments = [] if comments is _LIST else comments
         self.line = line
         self.col = col
+        self.annotation = annotation
 
 
 @node
@@ -568,29 +574,31 @@ class Return(Stmt):
         self.col = col
 
 
-@node
+@node(uncompared=('line', 'col', 'annotation'), hidden=('line', 'col', 'annotation'))
 class Yield(Stmt):
     """``pl.yield_(v...)``; with targets it binds the enclosing loop/branch return vars.
 
     One target prints ``rv: T = pl.yield_(v)``; several print ``a, b = pl.yield_(x, y)``
     (unannotated, so their types live in ``target_types`` as None).
     """
-    __slots__ = ('values', 'targets', 'target_types', 'comments', 'line', 'col')
+    __slots__ = ('values', 'targets', 'target_types', 'comments', 'line', 'col', 'annotation')
     values: list[Expr]
     targets: list[str]
     target_types: list[Optional[Type]]
     comments: list[str]
     line: Optional[int]
     col: Optional[int]
+    annotation: Optional[Expr]
 
     def __init__(self, values, targets=_LIST, target_types=_LIST, comments=_LIST, line=None,
-            col=None):
+            col=None, annotation=None):
         self.values = values
         self.targets = [] if targets is _LIST else targets
         self.target_types = [] if target_types is _LIST else target_types
         self.comments = [] if comments is _LIST else comments
         self.line = line
         self.col = col
+        self.annotation = annotation
 
 
 @node
@@ -810,9 +818,9 @@ class Function(_Node):
         return self.func_type == "InCore"
 
 
-@node
+@node(uncompared=('line', 'col', 'reading'))
 class Program(_Node):
-    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col')
+    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col', 'reading')
     name: str
     functions: list[Function]
     dynamic: list[tuple[str, Expr]]   # NAME = pl.dynamic("NAME")
@@ -821,9 +829,12 @@ class Program(_Node):
     class_name: Optional[str]
     line: Optional[int]
     col: Optional[int]
+    # how the text was read: "ir" (PyPTO's printed IR) or "dsl" (hand-written DSL,
+    # through PyPTO's front end); see tilemem.frontend.reading
+    reading: str
 
     def __init__(self, name, functions, dynamic=_LIST, prefix='pl', header=None,
-            class_name=None, line=None, col=None):
+            class_name=None, line=None, col=None, reading='ir'):
         self.name = name
         self.functions = functions
         self.dynamic = [] if dynamic is _LIST else dynamic
@@ -832,6 +843,7 @@ class Program(_Node):
         self.class_name = class_name
         self.line = line
         self.col = col
+        self.reading = reading
 
     def function(self, name: str) -> Optional[Function]:
         for f in self.functions:
