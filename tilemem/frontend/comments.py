@@ -1,0 +1,131 @@
+"""Which statement a ``#`` comment belongs to, as PyPTO's front end decides it.
+
+PyPTO keeps comments in its IR as the *leading comments* of statements and prints
+each as a ``# text`` line above its statement (spec: dsl.md §3.4; source:
+ast_parser.py:1245-1558, comment_extractor.py).  The rules, applied while the body
+is read in source order:
+
+* a method owns the comments from its ``def`` line to the line before the next
+  method's ``def`` (the last method: to the end of the class);
+* a simple statement takes every pending comment up to its last line: the ones
+  above it, and the one trailing it (``x = f()  # note`` prints ``# note`` above
+  ``x``);
+* a compound statement (``for``/``if``/``while``/``with``) takes the comments on its
+  header lines, and the ones above it whose column is left of its body's; the
+  others above it and those between the header and the first body statement go to
+  the first body statement;
+* before every statement but the first of a block, pending comments above it that
+  are indented deeper than it are dropped (they trail a closed inner block), and
+  when a block ends, its pending comments at or deeper than the block's indent are
+  dropped (PyPTO warns "Dropped N tail-of-block comment(s)");
+* a statement that builds no IR (``pass``, a docstring or bare string, a
+  ``pl.static_assert``) hands its comments, and a string's lines, on to the next one.
+
+The text of ``# note`` is ``note`` (the ``#`` and at most one space removed); it
+prints as ``# note``.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+__all__ = ["CommentQueue", "comment_text"]
+
+
+def comment_text(raw: str) -> str:
+    """``'#  x '`` -> ``' x '``: the ``#`` and at most one following space removed."""
+    text = raw[1:] if raw.startswith("#") else raw
+    if text.startswith(" "):
+        text = text[1:]
+    return text
+
+
+class CommentQueue:
+    """The pending comments of one method: line -> [(0-based column, text)]."""
+
+    def __init__(self, pending: dict[int, list[tuple[int, str]]]):
+        self.pending = pending
+        self.dropped: list[tuple[int, str]] = []      # tail-of-block comments PyPTO drops
+
+    @classmethod
+    def for_lines(cls, comments, first: int, last: Optional[int]) -> "CommentQueue":
+        """The comments on lines ``first..last`` (``last`` None: to the end)."""
+        pending: dict[int, list[tuple[int, str]]] = {}
+        for line, col, raw in comments:
+            if line >= first and (last is None or line <= last):
+                pending.setdefault(line, []).append((col, comment_text(raw)))
+        return cls(pending)
+
+    def drain_simple(self, end_line: int) -> list[str]:
+        """The comments a simple statement ending on ``end_line`` takes."""
+        if not self.pending:
+            return []
+        out: list[str] = []
+        for line in sorted(k for k in self.pending if k <= end_line):
+            out.extend(text for _c, text in self.pending.pop(line))
+        return out
+
+    def drain_compound(self, line: int, header_end: int, body_line: int, body_col: int) -> list[str]:
+        """The comments a compound statement on ``line`` (header to ``header_end``) takes,
+        its first body statement being at ``body_line``/``body_col``."""
+        if not self.pending:
+            return []
+        out: list[str] = []
+        for ln in sorted(k for k in self.pending if k <= body_line - 1):
+            if line <= ln <= header_end:
+                out.extend(text for _c, text in self.pending.pop(ln))
+                continue
+            if ln > header_end:
+                continue
+            kept = []
+            for col, text in self.pending[ln]:
+                if col < body_col:
+                    out.append(text)
+                else:
+                    kept.append((col, text))
+            if kept:
+                self.pending[ln] = kept
+            else:
+                del self.pending[ln]
+        return out
+
+    def requeue_after(self, end_line: int, col: int, texts: list[str]) -> None:
+        """Comments of a statement that built nothing go to the line after it."""
+        if not texts:
+            return
+        nxt = end_line + 1
+        self.pending[nxt] = [(col, t) for t in texts] + self.pending.get(nxt, [])
+
+    def discard_tail(self, block_line: int, block_col: int, upper_line: Optional[int]) -> None:
+        """A block (first statement at ``block_line``/``block_col``) ended: drop its
+        pending comments up to ``upper_line`` (None: all later ones)."""
+        if not self.pending:
+            return
+        cands = [k for k in self.pending if k >= block_line and (upper_line is None or k <= upper_line)]
+        for ln in sorted(cands):
+            rest = []
+            for col, text in self.pending[ln]:
+                if col >= block_col:
+                    self.dropped.append((ln, text))
+                else:
+                    rest.append((col, text))
+            if rest:
+                self.pending[ln] = rest
+            else:
+                del self.pending[ln]
+
+    def discard_stale_before(self, line: int, col: int) -> None:
+        """Before a later sibling at ``line``/``col``: drop comments above it that are
+        indented deeper (they trailed an inner block that has closed)."""
+        if not self.pending:
+            return
+        for ln in sorted(k for k in self.pending if k < line):
+            rest = []
+            for c, text in self.pending[ln]:
+                if c > col:
+                    self.dropped.append((ln, text))
+                else:
+                    rest.append((c, text))
+            if rest:
+                self.pending[ln] = rest
+            else:
+                del self.pending[ln]

@@ -1,0 +1,881 @@
+"""Op calls of the DSL: ``pl.NAME(...)``, ``pl.tile.NAME(...)``, ``pl.tensor.NAME(...)``,
+``pl.system.NAME(...)`` (spec: dsl.md §4.4, §5; source: ast_parser.py:8015-8681).
+
+The wrappers (their signatures and what each one stores) are data, in ``ops.txt``;
+this module binds a call to its wrapper's signature the way Python does (with
+Python's own messages for a wrong number of arguments or an unknown keyword),
+converts the arguments, builds the stored call and asks the type rules for its
+result type: tile ops through :mod:`tilemem.ir.typerules`, tensor and system ops
+through the small rules below.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from tilemem import ir
+from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
+from tilemem.frontend.dsl.types import tile_type
+from tilemem.frontend.dsl.values import (
+    DTYPES, FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float, const_int, dotted,
+    is_unknown, scalar,
+)
+from tilemem.ir import typerules, views
+
+__all__ = ["OpTable", "op_table", "OpCaller"]
+
+_NO = object()          # "argument not given"
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str = "expr"
+    default: object = _NO       # a Python value, an Enum, or _NO (required)
+    kwonly: bool = False
+
+
+@dataclass
+class OpSpec:
+    ns: str
+    name: str
+    params: list = field(default_factory=list)
+    varargs: bool = False
+    irop: Optional[str] = None          # None for dispatch rules
+    args: list = field(default_factory=list)      # stored positional specs
+    kwargs: list = field(default_factory=list)    # (key, param, modifier)
+    result: str = "tile"
+    rule: Optional[str] = None          # a store rule (binary_or_scalar, slice) or a dispatch rule
+    rule_args: list = field(default_factory=list)
+
+    @property
+    def qualified(self) -> str:
+        return f"pl.{self.name}" if self.ns == "pl" else f"pl.{self.ns}.{self.name}"
+
+
+# ----------------------------------------------------------------------------- the table
+
+_ENUM_DEFAULTS = {
+    "Vec": Enum("MemorySpace", "Vec"), "Mat": Enum("MemorySpace", "Mat"),
+    "zero": Enum("PadValue", "zero"), "ND": Enum("TensorLayout", "ND"), "None_": Enum("AtomicType", "None_"),
+}
+
+
+def _parse_signature(sig: str) -> tuple[list[Param], bool]:
+    fn = ast.parse(f"def f({sig}): pass").body[0]
+    a = fn.args
+    params: list[Param] = []
+
+    def conv(default):
+        if default is None:
+            return _NO
+        if isinstance(default, ast.Name):
+            if default.id in DTYPES:
+                return Enum("DataType", default.id)
+            return _ENUM_DEFAULTS[default.id]
+        return ast.literal_eval(default)
+
+    pos = a.args
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    for p, d in zip(pos, defaults):
+        params.append(Param(p.arg, _kind(p.annotation), conv(d)))
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        params.append(Param(p.arg, _kind(p.annotation), conv(d), kwonly=True))
+    return params, a.vararg is not None
+
+
+def _kind(ann) -> str:
+    if ann is None:
+        return "expr"
+    if isinstance(ann, ast.Name):
+        return ann.id
+    raise ValueError(ast.unparse(ann))
+
+
+_LINE = re.compile(r"^(\w+)\.(\w+)\((.*)\)\s*=>\s*(.*?)\s*(?::\s*(\w+(?:\([^)]*\))?))?$")
+_ALIAS = re.compile(r"^(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)$")
+_STORE = re.compile(r"^([\w.]+)\((.*?)\)\s*(?:\{(.*)\})?$")
+
+
+class OpTable:
+    def __init__(self, text: str):
+        self.specs: dict[tuple[str, str], OpSpec] = {}
+        for lineno, raw in enumerate(text.splitlines(), 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                self._add(line)
+            except Exception as e:   # pragma: no cover - a broken table is a bug of tilemem
+                raise RuntimeError(f"ops.txt:{lineno}: {e}") from None
+
+    def _add(self, line: str) -> None:
+        m = _ALIAS.match(line)
+        if m:
+            target = self.specs[(m.group(3), m.group(4))]
+            self.specs[(m.group(1), m.group(2))] = target
+            return
+        m = _LINE.match(line)
+        if not m:
+            raise ValueError(f"cannot read {line!r}")
+        ns, name, sig, store, result = m.groups()
+        params, varargs = _parse_signature(sig)
+        spec = OpSpec(ns, name, params, varargs, result=result or "tile")
+        if store.startswith("dispatch "):
+            rm = re.match(r"dispatch (\w+)\((.*)\)$", store)
+            spec.rule = "dispatch:" + rm.group(1)
+            spec.rule_args = [x.strip() for x in rm.group(2).split(",") if x.strip()]
+            self.specs[(ns, name)] = spec
+            return
+        kw_text = None
+        if store.startswith("slice"):
+            spec.rule = "slice"
+            rest = store[len("slice"):].strip()
+            if rest.startswith("{"):
+                kw_text = rest[1:-1]
+        elif store.startswith("binary_or_scalar("):
+            rm = re.match(r"binary_or_scalar\(([\w.]+), ([\w.]+)\)\s*(?:\{(.*)\})?$", store)
+            spec.rule = "binary_or_scalar"
+            spec.rule_args = [rm.group(1), rm.group(2)]
+            kw_text = rm.group(3)
+        else:
+            sm = _STORE.match(store)
+            if not sm:
+                raise ValueError(f"cannot read the stored form {store!r}")
+            spec.irop = sm.group(1)
+            spec.args = [x.strip() for x in sm.group(2).split(",") if x.strip()]
+            kw_text = sm.group(3)
+        if kw_text:
+            for item in (x.strip() for x in kw_text.split(",") if x.strip()):
+                mod = ""
+                if item[-1] in "?!":
+                    item, mod = item[:-1], item[-1]
+                key, _, param = item.partition("=")
+                spec.kwargs.append((key, param or key, mod))
+        self.specs[(ns, name)] = spec
+
+    def get(self, ns: str, name: str) -> Optional[OpSpec]:
+        return self.specs.get((ns, name))
+
+
+@functools.lru_cache(maxsize=1)
+def op_table() -> OpTable:
+    import importlib.resources
+    return OpTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
+
+
+# ----------------------------------------------------------------------------- binding
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str) -> dict:
+    """Python's argument binding, with Python's TypeError messages."""
+    positional = [p for p in spec.params if not p.kwonly]
+    out: dict = {}
+    if len(args) > len(positional) and not spec.varargs:
+        lo = sum(1 for p in positional if p.default is _NO)
+        hi = len(positional)
+        takes = f"{hi}" if lo == hi else f"from {lo} to {hi}"
+        word = "argument" if hi == 1 and lo == hi else "arguments"
+        was = "was" if len(args) == 1 else "were"
+        raise DslError(f"{fname}() takes {takes} positional {word} but {len(args)} {was} given")
+    for p, a in zip(positional, args):
+        out[p.name] = a
+    names = {p.name for p in spec.params}
+    for k, v in kwargs:
+        if k not in names:
+            raise DslError(f"{fname}() got an unexpected keyword argument '{k}'")
+        if k in out:
+            raise DslError(f"{fname}() got multiple values for argument '{k}'")
+        out[k] = v
+    missing_pos = [p.name for p in positional if p.name not in out and p.default is _NO]
+    if missing_pos:
+        quoted = [f"'{n}'" for n in missing_pos]
+        lst = quoted[0] if len(quoted) == 1 else (", ".join(quoted[:-1]) + f" and {quoted[-1]}")
+        raise DslError(f"{fname}() missing {_plural(len(missing_pos), 'required positional argument')}: {lst}")
+    missing_kw = [p.name for p in spec.params if p.kwonly and p.name not in out and p.default is _NO]
+    if missing_kw:
+        quoted = [f"'{n}'" for n in missing_kw]
+        lst = quoted[0] if len(quoted) == 1 else (", ".join(quoted[:-1]) + f" and {quoted[-1]}")
+        raise DslError(f"{fname}() missing {_plural(len(missing_kw), 'required keyword-only argument')}: {lst}")
+    for p in spec.params:
+        if p.name not in out:
+            d = p.default
+            out[p.name] = None if d is _NO or d is None else (d if isinstance(d, Enum) else Py(d))
+    return out
+
+
+# ----------------------------------------------------------------------------- conversions
+
+_ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layout": "TensorLayout",
+               "pad": "PadValue", "atomic": "AtomicType", "pipe": "PipeType", "dtype": "DataType"}
+_CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
+
+
+def _is_tile(v) -> bool:
+    return isinstance(v, Val) and isinstance(v.type, ir.TileType)
+
+
+def _is_tensor(v) -> bool:
+    return isinstance(v, Val) and isinstance(v.type, ir.TensorType)
+
+
+def _is_scalar_like(v) -> bool:
+    if isinstance(v, Val):
+        return isinstance(v.type, ir.ScalarType)
+    return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
+
+
+class OpCaller:
+    """Mixin of the function reader: op calls."""
+
+    # -- arguments as PyPTO parses them --------------------------------------------
+    def op_positional(self, e):
+        """ast_parser._parse_op_positional_arg: dtypes and enums are values, the rest
+        expressions."""
+        if type(e) is ir.Dotted:
+            if e.parts[-1] in DTYPES and len(e.parts) >= 2:
+                return Enum("DataType", e.parts[-1])
+            en = self.enum_value(e)
+            if en is not None:
+                return en
+        elif type(e) is ir.Name and self.lookup(e.id) is None:
+            if e.id in DTYPES:
+                return Enum("DataType", e.id)
+        return self.expr(e)
+
+    def op_keyword(self, key: str, e):
+        """ast_parser._parse_op_kwargs."""
+        if key == "dtype":
+            return Enum("DataType", self.types.dtype(e))
+        t = type(e)
+        if t is ir.IntConst:
+            return Py(e.value)
+        if t is ir.FloatConst:
+            return Py(float(e.text))
+        if t is ir.BoolConst:
+            return Py(e.value)
+        if t is ir.StrConst:
+            return Py(self.string_value(e))
+        if t is ir.NoneConst:
+            return Py(None)
+        if t is ir.UnaryOp and e.op == "-" and type(e.operand) in (ir.IntConst, ir.FloatConst):
+            v = e.operand.value if type(e.operand) is ir.IntConst else float(e.operand.text)
+            return Py(-v)
+        if t is ir.Name:
+            if self.lookup(e.id) is not None:
+                return self.expr(e)
+            c = self.closure(e.id)
+            if c is None:
+                if e.id in DTYPES:
+                    return Enum("DataType", e.id)
+                raise DslError(f"name '{e.id}' is not defined", e)
+            return Py(c) if not isinstance(c, list) else Py(list(c))
+        if t is ir.Dotted:
+            if e.parts[-1] in DTYPES:
+                return Enum("DataType", e.parts[-1])
+            en = self.enum_value(e)
+            if en is not None:
+                return en
+            if len(e.parts) == 2 and e.parts[0] == "math" and e.parts[1] in ("inf", "pi", "e"):
+                import math
+                return Py(getattr(math, e.parts[1]))
+            raise DslError(f"Cannot resolve keyword value {e.text}", e)
+        if t is ir.ListExpr or t is ir.TupleExpr:
+            if all(type(x) is ir.IntConst or (type(x) is ir.Name and self.lookup(x.id) is None
+                                              and isinstance(self.closure(x.id), int)) for x in e.items):
+                return Py([x.value if type(x) is ir.IntConst else self.closure(x.id) for x in e.items])
+            return self.expr(e)
+        return self.expr(e)
+
+    def enum_value(self, e: ir.Dotted) -> Optional[Enum]:
+        parts = e.parts
+        if len(parts) >= 2:
+            kind = parts[-2]
+            if kind in ("Mem", "MemorySpace"):
+                return Enum("MemorySpace", parts[-1])
+            if kind in ("TileLayout", "TensorLayout", "PadValue", "AtomicType", "PipeType", "CompactMode",
+                        "SplitMode", "ScopeMode", "Level", "Role", "FunctionType"):
+                return Enum(kind, parts[-1])
+            if kind in ("pl",) and parts[-1] in ("ND", "NZ", "DN", "MX_A_ZZ", "MX_B_NN"):
+                return Enum("TensorLayout", parts[-1])
+        return None
+
+    # -- entry ----------------------------------------------------------------------
+    def op_call(self, ns: str, name: str, call: ir.Call) -> Val:
+        spec = op_table().get(ns, name)
+        module = "pl" if ns == "pl" else f"pl.{ns}"
+        if spec is None:
+            spec = self.extra_op(ns, name)
+        if spec is None:
+            if ns == "pl":
+                raise DslError(f"Unknown operation 'pl.{name}'", call)
+            raise DslError(f"Unknown {module} operation: {name}", call)
+        args = [self.op_positional(a) for a in call.args]
+        kwargs = []
+        attrs = None
+        for k, v in call.kwargs:
+            if k == "attrs":
+                attrs = v
+                continue
+            kwargs.append((k, self.op_keyword(k, v)))
+        try:
+            val = self.invoke(spec, args, kwargs, call)
+        except DslError as err:
+            if err.line is None:
+                msg = err.message
+                if not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
+                    msg = f"{module} operation '{name}': {msg}"
+                raise DslError(msg, call) from None
+            raise
+        if attrs is not None and isinstance(val.expr, ir.Call):
+            val = Val(ir.replace(val.expr, kwargs=val.expr.kwargs + (("attrs", self.attrs_dict(attrs)),)),
+                      val.type, val.var)
+        return val
+
+    def extra_op(self, ns: str, name: str) -> Optional[OpSpec]:
+        """An op declared by a ``--rules`` file (no wrapper: stored as written)."""
+        full = f"{ns}.{name}"
+        if ns in ("tile", "tensor", "system") and full in self.ctx.declared_ops:
+            return OpSpec(ns, name, [], True, irop=full, args=["*"], result="declared")
+        return None
+
+    def invoke(self, spec: OpSpec, args: list, kwargs: list, node) -> Val:
+        if spec.rule is not None and spec.rule.startswith("dispatch:"):
+            b = bind(spec, args, kwargs, spec.name)
+            return self.dispatch(spec, b, args, kwargs, node)
+        if spec.result == "declared":
+            return self._declared(spec, args, kwargs, node)
+        b = bind(spec, args, kwargs, spec.name)
+        return self.store(spec, b, node)
+
+    def _declared(self, spec, args, kwargs, node) -> Val:
+        pos = [self._as_expr(a) for a in args]
+        kws = tuple((k, self._kw_expr(k, v)) for k, v in kwargs)
+        call = ir.Call(f"pl.{spec.ns}.{spec.name}", tuple(pos), kws, *self._pos(node))
+        return Val(call, self.result_type(call, "tile", spec, {}))
+
+    # -- dispatch of pl.NAME -------------------------------------------------------------
+    def dispatch(self, spec: OpSpec, b: dict, args, kwargs, node) -> Val:
+        rule = spec.rule.split(":", 1)[1]
+        ra = spec.rule_args
+        first = b.get(spec.params[0].name) if spec.params else None
+        table = op_table()
+
+        def call_wrapper(target: str, pass_args=None, pass_kwargs=None):
+            tns, tname = target.split(".", 1)
+            tspec = table.get(tns, tname)
+            return self.invoke(tspec, args if pass_args is None else pass_args,
+                               kwargs if pass_kwargs is None else pass_kwargs, node)
+
+        if rule == "binary":
+            lhs, rhs = b["lhs"], b["rhs"]
+            tile_op, scalar_op = ra[0], ra[1]
+            tensor_op = ra[2] if len(ra) > 2 else None
+            if _is_tensor(lhs) and (_is_tensor(rhs) or _is_scalar_like(rhs)):
+                if tensor_op is None:
+                    raise DslError(f"pl.{spec.name}: expected Tile operands for this operation")
+                return call_wrapper(tensor_op)
+            if _is_tile(lhs) and _is_tile(rhs):
+                return call_wrapper(tile_op)
+            if _is_tile(lhs) and _is_scalar_like(rhs):
+                return call_wrapper(scalar_op)
+            if _is_scalar_like(lhs) and _is_scalar_like(rhs) and len(ra) > 3:
+                if b.get("high_precision"):
+                    raise DslError("pl.div: high_precision is only supported for Tensor or Tile division")
+                return make_binop(ra[3], self._as_val(lhs), self._as_val(rhs), node)
+            self._dispatch_error(spec.name, [lhs, rhs])
+        if rule in ("unary", "reduce", "matmul"):
+            tile_op = ra[0] if ra else None
+            tensor_op = ra[1] if len(ra) > 1 else None
+            if rule == "matmul":
+                operands = [v for p, v in b.items() if p in ("acc", "lhs", "rhs")]
+                if all(_is_tile(v) for v in operands):
+                    for flag in ("a_trans", "b_trans", "c_matrix_nz"):
+                        if b.get(flag) not in (None, False) and not (isinstance(b.get(flag), Py) and b[flag].value is False):
+                            raise DslError(f"pl.{spec.name}: {flag}=True is not supported for Tile operands")
+                    keep = [(k, v) for k, v in kwargs if k not in ("a_trans", "b_trans", "c_matrix_nz", "out_dtype")]
+                    pos = [a for a in args][:len([p for p in table.get(*tile_op.split('.', 1)).params if not p.kwonly])]
+                    return call_wrapper(tile_op, pos, keep)
+                if all(_is_tensor(v) for v in operands) and tensor_op:
+                    return call_wrapper(tensor_op)
+                self._dispatch_error(spec.name, operands)
+            if _is_tile(first):
+                if rule == "reduce" and tile_op.split(".", 1)[1] in ("row_max", "row_sum", "row_min", "row_prod",
+                                                                     "row_argmax", "row_argmin", "col_argmax",
+                                                                     "col_argmin") and b.get("tmp_tile") is None:
+                    raise DslError(f"pl.{spec.name}: Tile inputs require tmp_tile")
+                return call_wrapper(tile_op)
+            if _is_tensor(first) and tensor_op and tensor_op != "scalar_cast":
+                if rule == "reduce" and b.get("tmp_tile") is not None:
+                    raise DslError(f"pl.{spec.name}: Tensor inputs must not pass tmp_tile — the scratch tile is "
+                                   "allocated during Tensor-to-Tile lowering")
+                if rule == "reduce":
+                    return call_wrapper(tensor_op, [args[0]], [(k, v) for k, v in kwargs if k != "tmp_tile"])
+                return call_wrapper(tensor_op)
+            if "scalar_cast" in ra and isinstance(first, Val) and isinstance(first.type, ir.ScalarType):
+                mode = b.get("mode")
+                if mode is not None and mode != "round" and not (isinstance(mode, Py) and mode.value == "round"):
+                    shown = mode.value if isinstance(mode, Py) else mode
+                    raise DslError(f"pl.cast: Scalar inputs do not support non-default mode, got mode={shown!r}")
+                dt = self._dtype_arg(b["target_type"])
+                return Val(ir.Call("pl.cast", (first.expr, dotted("pl", dt)), (), *self._pos(node)), scalar(dt))
+            self._dispatch_error(spec.name, [first])
+        raise DslError(f"pl.{spec.name}: unsupported dispatch")   # pragma: no cover
+
+    def _dispatch_error(self, name: str, operands) -> None:
+        kinds = []
+        for v in operands:
+            if _is_tensor(v):
+                kinds.append("Tensor")
+            elif _is_tile(v):
+                kinds.append("Tile")
+            elif isinstance(v, Val) and isinstance(v.type, ir.ScalarType):
+                kinds.append("Scalar")
+            elif isinstance(v, Val):
+                kinds.append(type(v.expr).__name__)
+            else:
+                kinds.append(type(getattr(v, "value", v)).__name__)
+        types = ", ".join(kinds)
+        if "Tensor" in kinds and "Tile" in kinds:
+            raise DslError(f"pl.{name}: cannot mix Tensor and Tile arguments ({types}). All operands must be the "
+                           "same type level — either all Tensor or all Tile")
+        raise DslError(f"pl.{name}: expected Tensor or Tile operands, got ({types})")
+
+    # -- building the stored call ----------------------------------------------------------
+    def _pos(self, node):
+        return getattr(node, "line", None), getattr(node, "col", None)
+
+    def _as_val(self, v) -> Val:
+        if isinstance(v, Val):
+            return v
+        if isinstance(v, Py):
+            if isinstance(v.value, bool):
+                from tilemem.frontend.dsl.values import const_bool
+                return const_bool(v.value)
+            if isinstance(v.value, int):
+                return const_int(v.value)
+            if isinstance(v.value, float):
+                return const_float(v.value)
+        raise DslError(f"expected an expression, got {v!r}")
+
+    def _as_expr(self, v) -> ir.Expr:
+        if isinstance(v, Enum):
+            return self._enum_expr(v)
+        if isinstance(v, Py) and isinstance(v.value, list):
+            return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in v.value))
+        return self._as_val(v).expr
+
+    def _enum_expr(self, v: Enum) -> ir.Expr:
+        if v.kind == "DataType":
+            return dotted("pl", v.name)
+        if v.kind == "MemorySpace":
+            return dotted("pl", "Mem", v.name)
+        return dotted("pl", v.kind, v.name)
+
+    def _dtype_arg(self, v) -> str:
+        if isinstance(v, Enum) and v.kind == "DataType":
+            return v.name
+        raise DslError(f"expected a dtype such as pl.FP32, got {self._shown(v)}")
+
+    def _shown(self, v) -> str:
+        if isinstance(v, Val):
+            from tilemem.ir.printer import print_expr
+            return print_expr(v.expr)
+        if isinstance(v, Py):
+            return repr(v.value)
+        if isinstance(v, Enum):
+            return f"{v.kind}.{v.name}"
+        return repr(v)
+
+    def _list_arg(self, v, what: str) -> ir.Expr:
+        """A shape / offset list: a MakeTuple of INDEX expressions."""
+        if isinstance(v, Py) and isinstance(v.value, list):
+            return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in v.value))
+        if isinstance(v, Val):
+            if isinstance(v.type, ir.TupleType) and type(v.expr) is ir.ListExpr:
+                return v.expr
+            if isinstance(v.type, ir.ScalarType):        # a scalar index is wrapped in a list
+                return ir.ListExpr((v.expr,))
+        if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return ir.ListExpr((ir.IntConst(v.value),))
+        raise DslError(f"{what} must be a list, got {self._shown(v)}")
+
+    def _convert(self, p: Param, v, b: dict, spec: OpSpec):
+        """The stored form of argument ``v`` of parameter ``p`` (None: absent)."""
+        if v is None or (isinstance(v, Py) and v.value is None):
+            return None
+        k = p.kind
+        if k == "expr":
+            if isinstance(v, Enum):
+                return self._enum_expr(v)
+            if isinstance(v, Py) and isinstance(v.value, list):
+                return self._list_arg(v, p.name)
+            return self._as_val(v).expr
+        if k == "list":
+            return self._list_arg(v, p.name)
+        if k in _ENUM_KINDS:
+            kind = _ENUM_KINDS[k]
+            if isinstance(v, Enum) and v.kind == kind:
+                if k == "space" and v.name not in views.SPACES:
+                    raise DslError(f"Unknown memory space: {v.name}")
+                return self._enum_expr(v)
+            if k == "pad" and isinstance(v, Py) and isinstance(v.value, (int, float)):
+                import math
+                if v.value == 0:
+                    return dotted("pl", "PadValue", "zero")
+                if v.value == math.inf:
+                    return dotted("pl", "PadValue", "max")
+                if v.value == -math.inf:
+                    return dotted("pl", "PadValue", "min")
+            if k == "atomic" and isinstance(v, Enum) and v.kind == "AtomicType":
+                return self._enum_expr(v)
+            raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
+        if k in ("int", "bool", "float", "num", "str"):
+            if isinstance(v, Py):
+                val = v.value
+            elif isinstance(v, Val) and type(v.expr) in (ir.IntConst, ir.FloatConst, ir.BoolConst):
+                cv = const_value(v.expr)
+                val = cv[1]
+            else:
+                raise DslError(f"incompatible function arguments: '{p.name}' must be a Python {k}, got "
+                               f"{self._shown(v)}")
+            if k == "bool":
+                return ir.BoolConst(bool(val))
+            if k == "str":
+                if not isinstance(val, str):
+                    raise DslError(f"argument '{p.name}' must be a string, got {val!r}")
+                return ir.StrConst(val, "'")
+            if isinstance(val, bool):
+                return ir.BoolConst(val)
+            if isinstance(val, int):
+                return ir.IntConst(val) if val >= 0 else ir.IntConst(val)
+            return ir.FloatConst(_float_text(val))
+        if k == "castmode":
+            if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                if not 0 <= v.value <= 6:
+                    raise DslError(f"Invalid rounding mode {v.value}. Expected int in range [0, 6].")
+                return ir.StrConst(_CAST_MODES[v.value], "'")
+            if isinstance(v, Py) and isinstance(v.value, str):
+                if v.value not in _CAST_MODES:
+                    raise DslError(f"Invalid rounding mode '{v.value}'. Expected one of {list(_CAST_MODES)}.")
+                return ir.StrConst(v.value, "'")
+            raise DslError(f"Invalid rounding mode {self._shown(v)!s}. Expected str name or int in range [0, 6].")
+        if k in ("scalar", "slope", "sels"):
+            return self._scalar_operand(k, v, b, spec)
+        raise DslError(f"unsupported argument kind {k}")   # pragma: no cover
+
+    def _scalar_operand(self, kind: str, v, b: dict, spec: OpSpec) -> ir.Expr:
+        """ir/utils.py:316-431: an untyped constant (an INDEX literal) takes the dtype of
+        the paired tile/tensor; other constants and typed scalars stay; an INDEX scalar
+        value is rejected."""
+        operand = None
+        for p in spec.params:
+            x = b.get(p.name)
+            if _is_tile(x) or _is_tensor(x):
+                operand = x
+                break
+        target = operand.type.dtype if operand is not None else None
+        val = self._as_val(v)
+        cv = const_value(val.expr)
+        if kind == "slope":
+            if cv is not None and cv[0] == "INDEX":
+                return const_float(float(cv[1]), "FP32").expr
+            self._reject_index(val, target)
+            return val.expr
+        if kind == "sels":
+            if cv is not None and cv[0] != "BOOL":
+                dt = target
+                if dt in ("UINT8", "UINT16", "UINT32"):
+                    dt = "INT" + dt[4:]
+                    bits = int(dt[3:])
+                    value = int(cv[1])
+                    if value >= 1 << (bits - 1):
+                        value -= 1 << bits
+                    return const_int(value, dt).expr
+                return self._const_at(cv[1], dt)
+            self._reject_index(val, target)
+            return val.expr
+        if cv is not None and cv[0] == "INDEX" and type(val.expr) is ir.IntConst:
+            if target is None:
+                return const_int(cv[1], "INT32").expr
+            return self._const_at(cv[1], target)
+        self._reject_index(val, target)
+        return val.expr
+
+    def _const_at(self, value, dtype: str) -> ir.Expr:
+        if dtype in FLOAT_DTYPES:
+            return const_float(float(value), dtype).expr
+        return const_int(int(value), dtype).expr
+
+    def _reject_index(self, val: Val, target) -> None:
+        if isinstance(val.type, ir.ScalarType) and val.type.dtype == "INDEX":
+            hint = f"pl.cast(<value>, pl.{target})" if target in INT_DTYPES and target != "INDEX" else \
+                "pl.cast(<value>, pl.INT32)"
+            raise DslError("Scalar operand has dtype `index`, which tile/tensor scalar instructions do not accept. "
+                           f"Convert it explicitly, e.g. {hint}.")
+
+    def _retyped(self, e: ir.Expr, dt: str) -> ir.Expr:
+        cv = const_value(e)
+        if cv is None or cv[0] == "BOOL" and dt != "BOOL":
+            return e
+        if dt == "BOOL":
+            return const_int(1 if cv[1] else 0, "BOOL").expr
+        return self._const_at(cv[1], dt)
+
+    def store(self, spec: OpSpec, b: dict, node) -> Val:
+        pm = {p.name: p for p in spec.params}
+        irop = spec.irop
+        args: list = []
+        if spec.rule == "binary_or_scalar":
+            lhs, rhs = b["lhs"], b["rhs"]
+            if _is_tile(rhs) or _is_tensor(rhs):
+                irop = spec.rule_args[0]
+                args = [self._as_val(lhs).expr, self._as_val(rhs).expr]
+            else:
+                irop = spec.rule_args[1]
+                args = [self._as_val(lhs).expr, self._scalar_operand("scalar", rhs, b, spec)]
+        elif spec.rule == "slice":
+            irop = f"{spec.ns}.slice"
+            args = [self._convert(pm[spec.params[0].name], b[spec.params[0].name], b, spec),
+                    self._list_arg(b["shape"], "shape"), self._list_arg(b["offset"], "offset")]
+            vs = self._convert(pm["valid_shape"], b.get("valid_shape"), b, spec)
+            dd = self._convert(pm["drop_dims"], b.get("drop_dims"), b, spec)
+            if dd is not None and dd.items:
+                args.append(vs if vs is not None else ir.ListExpr(()))
+                args.append(dd)
+            elif vs is not None:
+                args.append(vs)
+            pad = self._convert(pm["pad_value"], b.get("pad_value"), b, spec)
+            kws = [("pad_value", pad)] if pad is not None else []
+            for key, param, mod in spec.kwargs:
+                self._store_kw(kws, key, pm[param], b.get(param), mod, b, spec)
+            return self._finish(spec, irop, args, kws, b, node)
+        else:
+            for item in spec.args:
+                optional = item.endswith("?")
+                if optional:
+                    item = item[:-1]
+                retype = None
+                if "@" in item:
+                    item, retype = item.split("@", 1)
+                names = item.split("|")
+                value = None
+                for n in names:
+                    value = self._convert(pm[n], b.get(n), b, spec)
+                    if value is not None:
+                        break
+                if value is None:
+                    if optional:
+                        continue
+                    raise DslError(f"{spec.name}(): argument '{names[0]}' must not be None")
+                if retype is not None:
+                    dt = retype if retype in DTYPES else self._dtype_arg(b[retype])
+                    value = self._retyped(value, dt)
+                args.append(value)
+        kws: list = []
+        for key, param, mod in spec.kwargs:
+            if "@" in param:
+                param, retype = param.split("@", 1)
+                e = self._convert(pm[param], b.get(param), b, spec)
+                e = self._retyped(e, self._dtype_arg(b[retype]))
+                if type(e) is ir.Call and e.func == "pl.const":
+                    e = e.args[0]
+                kws.append((key, e))
+                continue
+            self._store_kw(kws, key, pm[param], b.get(param), mod, b, spec)
+        return self._finish(spec, irop, args, kws, b, node)
+
+    def _store_kw(self, kws, key, p: Param, v, mod, b, spec):
+        e = self._convert(p, v, b, spec)
+        if e is None:
+            if mod in ("?", "!"):
+                return
+            raise DslError(f"{spec.name}(): argument '{p.name}' is required")
+        if mod == "!":
+            cv = const_value(e)
+            if cv is not None and not cv[1]:
+                return
+            if type(e) is ir.Dotted and e.parts[-1] in ("None_",):
+                return
+        kws.append((key, e))
+
+    def _finish(self, spec, irop, args, kws, b, node) -> Val:
+        func = _printed_op(irop)
+        call = ir.Call(func, tuple(args), tuple(kws), *self._pos(node))
+        return Val(call, self.result_type(call, spec.result, spec, b))
+
+    def _kw_expr(self, key, v) -> ir.Expr:
+        if isinstance(v, Enum):
+            return self._enum_expr(v)
+        if isinstance(v, Py):
+            x = v.value
+            if isinstance(x, bool):
+                return ir.BoolConst(x)
+            if isinstance(x, int):
+                return ir.IntConst(x)
+            if isinstance(x, float):
+                return ir.FloatConst(_float_text(x))
+            if isinstance(x, str):
+                return ir.StrConst(x, "'")
+            if isinstance(x, list):
+                return ir.ListExpr(tuple(self._kw_expr(key, Py(i)) for i in x))
+        return self._as_val(v).expr
+
+    # -- result types -------------------------------------------------------------------------
+    def result_type(self, call: ir.Call, rule: str, spec: OpSpec, b: dict):
+        if rule == "tile" or rule == "declared":
+            try:
+                t = typerules.derive_call_type(call, self.type_of_key)
+            except typerules.DeductionError as e:
+                raise DslError(str(e)) from None
+            except (ValueError, TypeError, KeyError, IndexError) as e:
+                raise DslError(f"cannot deduce the result type: {e}") from None
+            if t is None:
+                if rule == "declared":
+                    return UNKNOWN
+                raise DslError(f"{spec.qualified}: unsupported operand types")
+            return t
+        m = re.match(r"(\w+)(?:\((.*)\))?$", rule)
+        name, arg = m.group(1), m.group(2)
+        f = getattr(self, f"_rt_{name}")
+        return f(call, arg, spec, b)
+
+    def type_of_key(self, key: str):
+        return self.key_types.get(key)
+
+    def _arg_type(self, call, i):
+        e = call.args[i]
+        if type(e) is ir.Name:
+            return self.type_of_key(e.id)
+        return None
+
+    def _rt_like(self, call, arg, spec, b):
+        t = self._arg_type(call, int(arg))
+        if t is None:
+            raise DslError(f"{spec.qualified}: expected a tensor or tile operand")
+        return t
+
+    def _rt_scalar(self, call, arg, spec, b):
+        return scalar(arg)
+
+    def _rt_unknown(self, call, arg, spec, b):
+        return UNKNOWN
+
+    def _rt_element_scalar(self, call, arg, spec, b):
+        t = self._arg_type(call, int(arg))
+        if not isinstance(t, (ir.TileType, ir.TensorType)):
+            raise DslError(f"{spec.qualified}: expected a tensor or tile operand")
+        return scalar(t.dtype)
+
+    def _rt_tpop(self, call, arg, spec, b):
+        shape, dt = b.get("shape"), b.get("dtype")
+        if shape is None or dt is None:
+            return UNKNOWN
+        dims = self._list_arg(shape, "shape").items
+        return tile_type(dims, self._dtype_arg(dt), arg, None)
+
+    def _rt_tensor_create(self, call, arg, spec, b):
+        dims = call.args[0].items
+        dt = self._dtype_arg(b["dtype"])
+        layout = b.get("layout")
+        lay = layout.name if isinstance(layout, Enum) else "ND"
+        if lay != "ND":
+            from tilemem.frontend.dsl.types import tensor_view_expr
+            return ir.TensorType(tuple(dims), dt, tensor_view_expr((), (), lay, "null", dims))
+        return ir.TensorType(tuple(dims), dt)
+
+    def _tensor_of(self, call, i, spec) -> ir.TensorType:
+        t = self._arg_type(call, i)
+        if not isinstance(t, ir.TensorType):
+            raise DslError(f"{spec.qualified}: expected a Tensor operand")
+        return t
+
+    def _rt_tensor_binary(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        other = self._arg_type(call, 1)
+        dt = a.dtype
+        shape = a.shape
+        if isinstance(other, ir.TensorType):
+            if other.dtype != a.dtype:
+                dt = _promote_tensor_dtype(a.dtype, other.dtype)
+            try:
+                shape = typerules.bcast(a.shape, other.shape)
+            except Exception:
+                shape = a.shape
+        else:
+            cv = const_value(call.args[1])
+            sdt = cv[0] if cv is not None else (other.dtype if isinstance(other, ir.ScalarType) else a.dtype)
+            if sdt in FLOAT_DTYPES and a.dtype in INT_DTYPES:
+                dt = "FP32"
+        return ir.TensorType(tuple(shape), dt)
+
+    def _rt_tensor_cast(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        return ir.TensorType(tuple(a.shape), self._dtype_arg(b["target_type"]))
+
+    def _rt_tensor_reshape(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        return ir.TensorType(tuple(call.args[1].items), a.dtype)
+
+    def _rt_tensor_slice(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        dims = list(call.args[1].items)
+        valid = list(call.args[3].items) if len(call.args) > 3 else []
+        drop = [x.value for x in call.args[4].items] if len(call.args) > 4 else []
+        if drop:
+            keep = [i for i in range(len(dims)) if i not in drop]
+            dims = [dims[i] for i in keep]
+            valid = [valid[i] for i in keep] if valid else []
+        view = None
+        from tilemem.frontend.dsl.types import tensor_view_expr
+        if valid and not views.expr_lists_equal(valid, dims):
+            view = tensor_view_expr(valid, (), "ND", "null", dims)
+        return ir.TensorType(tuple(dims), a.dtype, view)
+
+    def _rt_tensor_view(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        dims = list(call.args[1].items) if len(call.args) > 1 else list(a.shape)
+        return ir.TensorType(tuple(dims), a.dtype)
+
+    def _rt_tensor_matmul(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        c = self._tensor_of(call, 1, spec)
+        odt = b.get("out_dtype")
+        dt = self._dtype_arg(odt) if odt is not None else a.dtype
+        ta = bool(getattr(b.get("a_trans"), "value", False))
+        tb = bool(getattr(b.get("b_trans"), "value", False))
+        m = a.shape[-1] if ta else a.shape[-2]
+        n = c.shape[-2] if tb else c.shape[-1]
+        return ir.TensorType(tuple(a.shape[:-2]) + (m, n), dt)
+
+    def _rt_tensor_row_reduce(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), a.dtype)
+
+
+def _promote_tensor_dtype(a: str, b: str) -> str:
+    if a in FLOAT_DTYPES and b not in FLOAT_DTYPES:
+        return a
+    if b in FLOAT_DTYPES and a not in FLOAT_DTYPES:
+        return b
+    from tilemem.frontend.dsl.values import dtype_bits
+    return b if dtype_bits(b) > dtype_bits(a) else a
+
+
+def _printed_op(op: str) -> str:
+    """``tile.and`` prints ``pl.tile.and_`` (a Python keyword gets an underscore)."""
+    ns, _, name = op.rpartition(".")
+    if name in ("and", "or", "not", "in", "is"):
+        name += "_"
+    return f"pl.{ns}.{name}" if ns else f"pl.{name}"
+
+
+def _float_text(v: float) -> str:
+    from tilemem.frontend.dsl.values import float_text
+    return float_text(v)

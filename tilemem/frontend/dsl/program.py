@@ -1,0 +1,1461 @@
+"""Hand-written ``@pl.program`` classes -> the IR PyPTO's front end builds (spec:
+dsl.md §1-§6; source: decorator.py, ast_parser.py).
+
+The class is read by tilemem's own grammar (the syntax printed IR and hand-written
+DSL share); this module gives that syntax PyPTO's front-end meaning, statement by
+statement in source order, as PyPTO does:
+
+* decorators give the function type and the level/role PyPTO derives from it; a
+  first parameter ``self`` is dropped; ``pl.Out[...]``/``pl.InOut[...]`` set directions;
+* every op spelling becomes the call PyPTO stores (``pl.load(x, off, shp)`` is
+  ``pl.tile.load(x, off, shp, shp, target_memory=pl.Mem.Vec)``, see ``ops.txt``), every
+  assignment gets the type PyPTO's deducers give it, merged with the annotation;
+* names: a rebinding reuses the Var (non-SSA), loop vars, iter args, return vars and
+  rebinding after a scope closed make new Vars; the names are then numbered as
+  PyPTO's printer numbers them (:mod:`tilemem.ir.names`);
+* comments are attached as PyPTO attaches them (:mod:`tilemem.frontend.comments`);
+* functions are ordered as PyPTO's printer orders them (by name, callees first).
+
+Nothing of the input is executed.  What PyPTO rejects is a :class:`DslError` with
+PyPTO's message, turned into a positioned TilememError by :func:`read_class`.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import replace
+from typing import Optional
+
+from tilemem import ir
+from tilemem.errors import TilememError
+from tilemem.frontend.comments import CommentQueue
+from tilemem.frontend.dsl.exprs import ExprReader, const_value, make_binop
+from tilemem.frontend.dsl.ops import OpCaller
+from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
+from tilemem.frontend.dsl.values import (
+    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, pos_of, scalar,
+)
+from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
+from tilemem.ir import names as ir_names
+
+__all__ = ["read_class", "ProgramContext"]
+
+# FunctionType -> (level, role) derived by PyPTO's Function constructor (function.h:547-569)
+DERIVED_LEVEL_ROLE = {
+    "InCore": ("CHIP_DIE", "SubWorker"), "AIC": ("AIC", "SubWorker"), "AIV": ("AIV", "SubWorker"),
+    "Group": ("CORE_GROUP", "SubWorker"), "Orchestration": ("CHIP", "Orchestrator"),
+    "Graph": ("CHIP", "Orchestrator"),
+}
+FUNCTION_TYPES = ("Opaque", "Orchestration", "InCore", "AIC", "AIV", "Group", "Spmd", "Inline", "Graph")
+LEVELS = ("AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP", "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL")
+ROLES = ("Orchestrator", "SubWorker")
+_LOOP_KINDS = ("range", "parallel", "unroll", "pipeline")
+_ITERATORS = ("range", "parallel", "unroll", "pipeline", "while_", "spmd", "split_aiv")
+_ITER_ERR = ("For loop must use pl.range(), pl.parallel(), pl.unroll(), pl.pipeline(), pl.while_(), "
+             "pl.spmd(), or pl.split_aiv()")
+
+
+class ProgramContext:
+    """What the functions of one program share."""
+
+    def __init__(self, path: str, text: str, scope: ModuleScope, site: Optional[ProgramSite],
+                 declared_ops: frozenset = frozenset()):
+        self.path = path
+        self.text = text
+        self.lines = text.splitlines()
+        self.scope = scope
+        self.constants = dict(scope.constants)
+        if site is not None:
+            self.constants.update(site.local_constants)
+        self.strict_ssa = bool(site and site.strict_ssa)
+        self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
+        self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
+        self.function_names: set[str] = set()
+        self.declared_ops = declared_ops
+
+
+# ----------------------------------------------------------------------------- statements info
+
+class _Extent:
+    """Lines of a statement (what PyPTO reads off ast: lineno, end_lineno, col)."""
+
+    def __init__(self, reader: "FunctionReader"):
+        self.r = reader
+
+    def end(self, s) -> int:
+        body = _last_body(s)
+        if body:
+            return self.end(body[-1])
+        line = s.line or 1
+        return self.r.line_ends.get(line, line)
+
+    def header_end(self, s) -> int:
+        line = s.line or 1
+        return self.r.line_ends.get(line, line)
+
+
+def _bodies(s) -> list:
+    t = type(s)
+    if t is ir.If:
+        return [s.then_body] + ([s.else_body] if s.else_body else [])
+    if t in (ir.For, ir.While, ir.With):
+        return [s.body]
+    return []
+
+
+def _last_body(s):
+    b = _bodies(s)
+    return b[-1] if b else None
+
+
+def _col0(node) -> int:
+    return (getattr(node, "col", None) or 1) - 1
+
+
+def _is_yield_call(e) -> bool:
+    return type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "yield_" and "." in e.func
+
+
+def _pl_call(e, name: str) -> bool:
+    return type(e) is ir.Call and e.func.count(".") == 1 and e.func.rsplit(".", 1)[-1] == name
+
+
+def _str_stmt(s) -> bool:
+    return type(s) is ir.EvalStmt and type(s.expr) is ir.StrConst
+
+
+class FunctionReader(ExprReader, OpCaller):
+    """Reads one ``@pl.function`` method."""
+
+    def __init__(self, ctx: ProgramContext, raw, comments: CommentQueue, line_ends: dict):
+        self.ctx = ctx
+        self.raw = raw
+        self.comments = comments
+        self.line_ends = line_ends
+        self.extent = _Extent(self)
+        self.types = TypeReader(self)
+        self.scopes: list[dict] = [{}]
+        self.key_types: dict[str, ir.Type] = {}
+        self.hints: dict[str, str] = {}
+        self._serial = itertools.count()
+        self.blocks: list[list] = [[]]           # statements being built, innermost last
+        self.pending: list[list] = []            # [texts, block depth, consumed]
+        self.loop_kinds: list[str] = []
+        self.yield_vars: Optional[list] = None   # names bound by yields in the current loop / if
+        self.yield_types: Optional[dict] = None
+        self.yield_stmts: Optional[list] = None
+        self.in_for = self.in_while = self.in_if = False
+        self.func_type = "Opaque"
+
+    # -- plumbing -------------------------------------------------------------------
+    def source_of(self, e) -> str:
+        from tilemem.ir.printer import print_expr
+        try:
+            return print_expr(e)
+        except TypeError:
+            return "<expression>"
+
+    def string_value(self, e: ir.StrConst) -> str:
+        q = e.quote
+        try:
+            v = ast.literal_eval(f"{q}{e.value}{q}")
+        except (SyntaxError, ValueError):
+            return e.value
+        return v if isinstance(v, str) else e.value
+
+    def new_var(self, hint: str, type_: ir.Type, iter_arg: bool = False) -> Var:
+        key = f"{hint}#{next(self._serial)}"
+        v = Var(key, hint, type_, iter_arg)
+        self.key_types[key] = type_
+        self.hints[key] = hint
+        return v
+
+    def lookup(self, name: str) -> Optional[Var]:
+        for scope in reversed(self.scopes):
+            v = scope.get(name)
+            if v is not None:
+                return v if isinstance(v, Var) else None
+        return None
+
+    def closure(self, name: str):
+        return self.ctx.constants.get(name)
+
+    def dynamic_var(self, name: str) -> Var:
+        v = self.ctx.dynamics.get(name)
+        if v is None:
+            v = Var(name, name, scalar("INDEX"), dyn=True)
+            self.ctx.dynamics[name] = v
+        self.key_types[name] = v.type
+        return v
+
+    def define(self, name: str, var: Var, node=None, allow_redef: bool = False) -> None:
+        scope = self.scopes[-1]
+        if self.ctx.strict_ssa and not allow_redef and name in scope:
+            raise DslError(f"Variable '{name}' is already defined", node)
+        scope[name] = var
+
+    def enter_scope(self):
+        self.scopes.append({})
+
+    def exit_scope(self, leak: bool):
+        s = self.scopes.pop()
+        if leak:
+            self.scopes[-1].update(s)
+
+    def emit(self, stmt) -> None:
+        block = self.blocks[-1]
+        depth = len(self.blocks)
+        for entry in reversed(self.pending):
+            if entry[1] == depth:
+                if not entry[2]:
+                    entry[2] = True
+                    if entry[0]:
+                        stmt.comments = ["# " + t for t in entry[0]]
+                break
+        block.append(stmt)
+
+    def memref(self, e):
+        raise DslError("pl.MemRef annotations are not supported by tilemem's DSL reader", e)
+
+    def attrs_dict(self, e) -> ir.Expr:
+        if type(e) is not ir.DictExpr:
+            raise DslError("op attrs must be a dict literal", e)
+        for k, _ in e.items:
+            if type(k) is not ir.StrConst:
+                raise DslError("attrs keys must be string literals", k)
+        return ir.DictExpr(tuple((ir.StrConst(self.string_value(k), '"'), v) for k, v in e.items))
+
+    # -- shapes in annotations ------------------------------------------------------------
+    def shape_dim(self, e, param: bool):
+        t = type(e)
+        if t is ir.IntConst:
+            return ir.IntConst(e.value)
+        if t is ir.Name:
+            return self._shape_name(e, param)
+        f = self.folded(e) if self.foldable(e) else None
+        if f is not None and type(f.expr) is ir.IntConst:
+            return ir.IntConst(f.expr.value)
+        return _type_dim(self._composite_dim(e, param))
+
+    def _shape_name(self, e: ir.Name, param: bool):
+        c = self.closure(e.id)
+        if c is not None:
+            if isinstance(c, bool) or not isinstance(c, (int, Dynamic)):
+                raise DslError(f"Shape variable '{e.id}' must be int or pl.dynamic(), got {type(c).__name__}", e)
+            if isinstance(c, Dynamic):
+                return ir.Name(self.dynamic_var(c.name).key)
+            return ir.IntConst(c)
+        if not param:
+            v = self.lookup(e.id)
+            if v is not None:
+                return ir.Name(v.key)
+            raise DslError(f"Unknown shape variable: {e.id}", e)
+        raise DslError(f"NameError: name '{e.id}' is not defined", e)
+
+    def _composite_dim(self, e, param: bool):
+        t = type(e)
+        if t is ir.IntConst:
+            return e
+        if t is ir.Name:
+            return self._shape_name(e, param)
+        if t is ir.Call and e.func.endswith(".const"):
+            v = self.expr(e)
+            return v.expr
+        if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
+            l = self._composite_dim(e.left, param)
+            r = self._composite_dim(e.right, param)
+            return ir.BinOp(e.op, l, r)
+        raise DslError(f"Shape dimension must be int literal, variable, or evaluable expression: "
+                       f"{self.source_of(e)}", e)
+
+    def shape_list(self, e: ir.Name, param: bool):
+        c = self.closure(e.id)
+        if isinstance(c, list):
+            out = []
+            for x in c:
+                if isinstance(x, Dynamic):
+                    out.append(ir.Name(self.dynamic_var(x.name).key))
+                elif isinstance(x, int):
+                    out.append(ir.IntConst(x))
+                else:
+                    raise DslError(f"Shape '{e.id}' element must be int or pl.dynamic()", e)
+            return out
+        raise DslError(f"Unknown shape variable: {e.id}", e)
+
+    def view_expr(self, e):
+        return _type_dim(self._view_expr(e))
+
+    def _view_expr(self, e):
+        t = type(e)
+        if t is ir.IntConst:
+            return ir.IntConst(e.value)
+        if t is ir.Name:
+            v = self.lookup(e.id)
+            if v is not None:
+                return ir.Name(v.key)
+            c = self.closure(e.id)
+            if isinstance(c, int) and not isinstance(c, bool):
+                return ir.IntConst(c)
+            if isinstance(c, Dynamic):
+                return ir.Name(self.dynamic_var(c.name).key)
+            return ir.Name(self.dynamic_var(e.id).key)
+        f = self.folded(e) if self.foldable(e) else None
+        if f is not None and type(f.expr) is ir.IntConst:
+            return ir.IntConst(f.expr.value)
+        if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
+            return ir.BinOp(e.op, self._view_expr(e.left), self._view_expr(e.right))
+        return self.expr(e).expr
+
+    # -- calls ------------------------------------------------------------------------------
+    def call(self, e: ir.Call) -> Val:
+        parts = e.func.split(".")
+        if parts[0] == "self" and len(parts) == 2:
+            return self.kernel_call(parts[1], e)
+        if parts[0] in self.ctx.scope.aliases and len(parts) >= 2:
+            if parts[-1] == "yield_" and len(parts) == 2:
+                raise DslError("pl.yield_() must be a statement (`x = pl.yield_(...)`)", e)
+            if len(parts) == 2:
+                name = parts[1]
+                if name == "const":
+                    return self.typed_const(e)
+                if name in ("min", "max"):
+                    return self.scalar_minmax(name, e)
+                if name in ("submit", "spmd_submit"):
+                    raise DslError("pl.submit(...) must be unpacked as a 2-tuple: `out, tid = "
+                                   "pl.submit(self.kernel, ...)`", e)
+                if name in ("range", "parallel", "unroll", "pipeline", "while_", "cond", "scope", "at",
+                            "cluster", "spmd", "dynamic", "static_assert", "static_print", "func_attr"):
+                    raise DslError(f"pl.{name}() cannot be used as an expression here", e)
+                return self.op_call("pl", name, e)
+            if len(parts) == 3 and parts[1] in ("tile", "tensor", "system"):
+                return self.op_call(parts[1], parts[2], e)
+            if len(parts) == 3 and parts[2] == "get_byte" and parts[1] in DTYPES:
+                from tilemem.frontend.dsl.values import DTYPE_BITS
+                return const_int((DTYPE_BITS[parts[1]] + 7) // 8, "INDEX", e)
+            raise DslError(f"Unsupported operation call: {e.func}(...)", e)
+        raise DslError(f"Unsupported function call: {self.source_of(e)}", e)
+
+    def typed_const(self, e: ir.Call) -> Val:
+        if len(e.args) != 2 or e.kwargs:
+            raise DslError("pl.const() requires exactly 2 arguments: value and dtype", e)
+        v = e.args[0]
+        neg = False
+        if type(v) is ir.UnaryOp and v.op == "-":
+            neg, v = True, v.operand
+        if type(v) is ir.IntConst:
+            val = -v.value if neg else v.value
+            dt = self.types.dtype(e.args[1])
+            return const_int(val, dt, e)
+        if type(v) is ir.FloatConst:
+            from tilemem.frontend.dsl.values import const_float
+            val = float(v.text)
+            return const_float(-val if neg else val, self.types.dtype(e.args[1]), e)
+        raise DslError("pl.const() first argument must be a numeric literal", e)
+
+    def scalar_minmax(self, name: str, e: ir.Call) -> Val:
+        if len(e.args) != 2 or e.kwargs:
+            raise DslError(f"{name}() takes 2 positional arguments but {len(e.args)} were given", e)
+        a, b = self.expr(e.args[0]), self.expr(e.args[1])
+        from tilemem.frontend.dsl.exprs import cast_to, promote
+        for side in (a, b):
+            if not isinstance(side.type, ir.ScalarType):
+                raise DslError(f"pl.{name}: expected scalar operands", e)
+        dt = promote(a.type.dtype, b.type.dtype, name)
+        return Val(ir.Call(f"pl.{name}", (cast_to(a, dt), cast_to(b, dt)), (), e.line, e.col), scalar(dt))
+
+    def kernel_call(self, fname: str, e: ir.Call) -> Val:
+        if fname not in self.ctx.function_names:
+            raise DslError(f"Function '{fname}' not defined in program", e)
+        for k, _ in e.kwargs:
+            if k not in ("attrs",):
+                raise DslError(f"Function '{fname}' does not accept keyword argument '{k}'", e)
+        args = [self.expr(a) for a in e.args]
+        sig = self.ctx.signatures.get(fname)
+        if sig is None:
+            rtype = UNKNOWN
+        else:
+            nparams, rts = sig[0], sig[1]
+            if nparams != len(args):
+                raise DslError(f"Function '{fname}' expects {nparams} argument(s), got {len(args)}", e)
+            if len(rts) == 1:
+                rtype = rts[0]
+            elif rts:
+                rtype = ir.TupleType(tuple(rts))
+            else:
+                rtype = UNKNOWN
+        kws = tuple((k, self.attrs_dict(v)) for k, v in e.kwargs)
+        return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
+
+    def read_or_slice(self, base: Val, e: ir.Subscript) -> Val:
+        t = base.type
+        idx = e.index
+        if all(type(i) is not ir.Opaque for i in idx) and len(idx) == len(t.shape):
+            vals = [self.expr(i) for i in idx]
+            if all(isinstance(v.type, ir.ScalarType) for v in vals):
+                ns = "tile" if isinstance(t, ir.TileType) else "tensor"
+                call = ir.Call(f"pl.{ns}.read", (base.expr, ir.ListExpr(tuple(v.expr for v in vals))), (),
+                               e.line, e.col)
+                return Val(call, scalar(t.dtype))
+        raise DslError("Slicing a tile or tensor with [...] is not supported by tilemem's DSL reader; "
+                       "use pl.slice(...)", e)
+
+    # -- statements ------------------------------------------------------------------------
+    def body(self, stmts: list) -> None:
+        for i, s in enumerate(stmts):
+            if i > 0:
+                self.comments.discard_stale_before(s.line or 1, _col0(s))
+            self.statement(s)
+
+    def _drain(self, s) -> list[str]:
+        bodies = _bodies(s)
+        if bodies and bodies[0]:
+            first = bodies[0][0]
+            return self.comments.drain_compound(s.line or 1, self.extent.header_end(s), first.line or 1,
+                                                _col0(first))
+        return self.comments.drain_simple(self.extent.end(s))
+
+    def statement(self, s) -> None:
+        leading = self._drain(s)
+        if _str_stmt(s):
+            lines = self.string_value(s.expr).splitlines() or [""]
+            self.comments.requeue_after(self.extent.end(s), _col0(s), leading + lines)
+            return
+        entry = [leading, len(self.blocks), False]
+        self.pending.append(entry)
+        f = _STMTS.get(type(s))
+        if f is None:
+            raise DslError(f"Unsupported statement: {self.source_of(s)}", s)
+        f(self, s)
+        self.pending.pop()
+        if not entry[2] and entry[0]:
+            self.comments.requeue_after(self.extent.end(s), _col0(s), entry[0])
+
+    def _pass(self, s):
+        pass
+
+    def _opaque(self, s: ir.OpaqueStmt):
+        kind = "statement"
+        try:
+            mod = ast.parse(s.text)
+            node = mod.body[0]
+            kind = type(node).__name__
+            if isinstance(node, ast.Expr):
+                raise DslError(f"Unsupported expression type: {type(node.value).__name__}", s)
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+                value = node.value
+                if isinstance(target, ast.Starred) or (isinstance(target, ast.Tuple) and any(
+                        isinstance(x, ast.Starred) for x in target.elts)):
+                    bad = next(x for x in ([target] if isinstance(target, ast.Starred) else target.elts)
+                               if isinstance(x, ast.Starred))
+                    raise DslError(f"Tuple unpacking target must be a variable name, got {ast.unparse(bad)}", s)
+                if isinstance(target, ast.Attribute):
+                    if isinstance(node, ast.AnnAssign):
+                        raise DslError("Only simple variable assignments supported", s)
+                    raise DslError(f"Unsupported assignment: {ast.unparse(node)}", s)
+                if isinstance(target, ast.Subscript):
+                    raise DslError("Subscript assignment (x[...] = v) is not supported by tilemem's DSL reader; "
+                                   "use pl.assemble(...)", s)
+                if value is not None:
+                    for sub in ast.walk(value):
+                        if isinstance(sub, (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                                            ast.GeneratorExp, ast.JoinedStr, ast.Dict, ast.Set, ast.Starred,
+                                            ast.NamedExpr, ast.Await, ast.Yield, ast.Slice)):
+                            raise DslError(f"Unsupported expression type: {type(sub).__name__}", s)
+                if isinstance(node, ast.Assign) and len(node.targets) > 1:
+                    raise DslError(f"Unsupported assignment: {ast.unparse(node)}", s)
+        except SyntaxError:
+            pass
+        raise DslError(f"Unsupported statement type: {kind}", s)
+
+    def _break(self, s):
+        self._loop_control("break", s)
+        self.emit(ir.Break(line=s.line, col=s.col))
+
+    def _continue(self, s):
+        self._loop_control("continue", s)
+        self.emit(ir.Continue(line=s.line, col=s.col))
+
+    def _loop_control(self, kw: str, s):
+        if not self.loop_kinds:
+            raise DslError(f"SyntaxError: Failed to compile code from <string>: '{kw}' outside loop "
+                           f"(<string>, line {s.line})", s)
+        k = self.loop_kinds[-1]
+        if k == "parallel":
+            raise DslError(f"'{kw}' not supported in parallel loops", s)
+        if k == "unroll":
+            raise DslError(f"'{kw}' not supported in unrolled loops", s)
+        if k == "split_aiv":
+            raise DslError(f"'{kw}' not supported inside a 'for ... in pl.split_aiv(...)' body", s)
+
+    def _return(self, s: ir.Return):
+        items = s.values
+        if len(items) == 1 and type(items[0]) is ir.TupleExpr:       # return (a, b)
+            items = list(items[0].items)
+        vals = [self.expr(v) for v in items]
+        if self.first_return is None and vals:
+            self.first_return = [v.type for v in vals]
+        self.emit(ir.Return([v.expr for v in vals], line=s.line, col=s.col))
+
+    def _eval(self, s: ir.EvalStmt):
+        e = s.expr
+        if _pl_call(e, "static_assert") or _pl_call(e, "static_print"):
+            return
+        if _pl_call(e, "func_attr"):
+            raise DslError(f"pl.func_attr() must appear before every other statement in '{self.raw.name.value}'", s)
+        v = self.expr(e)
+        self.emit(ir.EvalStmt(v.expr, line=s.line, col=s.col))
+
+    # -- yields ---------------------------------------------------------------------------------
+    def _yield(self, s: ir.Yield):
+        vals = [self.expr(v) for v in s.values]
+        y = ir.Yield([v.expr for v in vals], line=s.line, col=s.col)
+        self.emit(y)
+        if not s.targets:
+            return
+        if self.yield_stmts is not None:
+            self.yield_stmts.append(y)
+        if len(s.targets) == 1:
+            self._track_yield(s.targets[0], vals)
+        else:
+            for i, name in enumerate(s.targets):
+                if i < len(vals):
+                    self._track_yield(name, [vals[i]])
+
+    def _track_yield(self, name: str, vals: list):
+        if self.yield_vars is not None:
+            self.yield_vars.append(name)
+        if self.yield_types is not None and len(vals) == 1:
+            self.yield_types.setdefault(name, vals[0].type)
+
+    def _scan_yields(self, stmts: list) -> list:
+        out = []
+        for s in stmts:
+            if type(s) is ir.Yield and s.targets:
+                if len(s.targets) == 1:
+                    out.append((s.targets[0], s.annotation, s))
+                else:
+                    out.extend((n, None, s) for n in s.targets)
+            elif type(s) is ir.With and _is_runtime_scope(s.item):
+                out.extend(self._scan_yields(s.body))
+        return out
+
+    # -- assignments -------------------------------------------------------------------------------
+    def _assign(self, s: ir.Assign):
+        if len(s.targets) > 1:
+            return self._tuple_assign(s)
+        name = s.targets[0]
+        ann = s.annotation
+        value = s.value
+        if _pl_call(value, "submit") or _pl_call(value, "spmd_submit"):
+            val = self.submit(value)
+        else:
+            val = self.expr(value)
+        override = None
+        if ann is not None:
+            resolved = self._annotation(ann, s)
+            if resolved is not None:
+                override = merge_annotation(resolved, val, name, s)
+        if isinstance(override, ir.ScalarType) and type(val.expr) is ir.IntConst:
+            val = const_int(val.expr.value, override.dtype, val.expr)
+        self.assign_or_let(name, val, s, override)
+
+    def _annotation(self, e, node):
+        """The resolved annotation type, or None when PyPTO ignores it (pl.UnknownType,
+        pl.Ptr, pl.MemRefType, a string forward reference)."""
+        if type(e) is ir.Dotted and e.parts[-1] in ("UnknownType", "MemRefType", "Ptr"):
+            return None
+        if type(e) is ir.StrConst:
+            return None
+        return self.types.resolve(e)
+
+    def assign_or_let(self, name: str, val: Val, node, override=None) -> Var:
+        existing = self.lookup(name)
+        vtype = override if override is not None else val.type
+        if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn:
+            if not is_unknown(vtype) and not is_unknown(existing.type) and not types_equal(existing.type, vtype):
+                raise DslError(f"Cannot reassign '{name}' with a different type: was "
+                               f"{print_type_text(self._hinted(existing.type))}, got "
+                               f"{print_type_text(self._hinted(vtype))}", node)
+            self.emit(ir.Assign([existing.key], self._hinted(existing.type), val.expr, line=node.line, col=node.col))
+            self.define(name, existing, node)
+            return existing
+        if isinstance(val.type, (ir.TileType, ir.TensorType, ir.ScalarType, ir.TupleType)) and override is not None:
+            if type(override) is not type(val.type) and not is_unknown(val.type):
+                raise DslError(f"Type override for '{name}' is incompatible: inferred {type(val.type).__name__} "
+                               f"but override is {type(override).__name__}", node)
+        var = self.new_var(name, vtype)
+        self.emit(ir.Assign([var.key], vtype, val.expr, line=node.line, col=node.col))
+        self.define(name, var, node)
+        return var
+
+    def _hinted(self, t):
+        return t
+
+    def _tuple_assign(self, s: ir.Assign):
+        value = s.value
+        if _pl_call(value, "submit") or _pl_call(value, "spmd_submit"):
+            return self._submit_assign(s)
+        val = self.expr(value)
+        if not isinstance(val.type, ir.TupleType):
+            raise DslError(f"Cannot unpack a value of type {print_type_text(val.type)}", s)
+        tmp = self.new_var("_tuple_tmp", val.type)
+        self.emit(ir.Assign([tmp.key], val.type, val.expr, line=s.line, col=s.col))
+        for i, name in enumerate(s.targets):
+            if i >= len(val.type.items):
+                raise DslError(f"Tuple index {i} out of range", s)
+            item = Val(ir.Subscript(ir.Name(tmp.key), (ir.IntConst(i),)), val.type.items[i])
+            self.assign_or_let(name, item, s)
+
+    def submit(self, call: ir.Call) -> Val:
+        """``pl.submit(self.kernel, args..., deps=[...])``: the kernel call, typed
+        ``pl.Tuple[<kernel results>..., pl.Scalar[pl.TASK_ID]]`` (ast_parser.py:1997-2155)."""
+        construct = call.func.split(".", 1)[1]
+        if not call.args:
+            raise DslError(f"pl.{construct}(...) requires the kernel as its first argument", call)
+        k = call.args[0]
+        if type(k) is not ir.Dotted or len(k.parts) != 2 or k.parts[0] != "self":
+            raise DslError(f"pl.{construct}(...) first argument must be a `self.<kernel>` method reference", call)
+        fname = k.parts[1]
+        if fname not in self.ctx.function_names:
+            raise DslError(f"Function '{fname}' not defined in program", call)
+        allowed = ("deps", "dumps", "allow_early_resolve", "predicate", "attrs") + \
+            (("core_num", "sync_start") if construct == "spmd_submit" else ())
+        for key, _ in call.kwargs:
+            if key not in allowed:
+                raise DslError(f"Function '{fname}' does not accept keyword argument '{key}'", call)
+        args = [self.expr(a) for a in call.args[1:]]
+        sig = self.ctx.signatures.get(fname)
+        rts: list = []
+        if sig is not None:
+            nparams, declared, n_in = sig[0], sig[2], sig[3]
+            if not n_in <= len(args) <= nparams:
+                raise DslError(f"Function '{fname}' expects {n_in}..{nparams} argument(s), got {len(args)}", call)
+            rts = list(declared)
+        kws = []
+        given = dict(call.kwargs)
+        for key in ("deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", "attrs"):
+            if key not in given:
+                continue
+            v = given[key]
+            if key in ("sync_start", "allow_early_resolve"):
+                if type(v) is ir.BoolConst and v.value:
+                    kws.append((key, v))
+            elif key == "attrs":
+                kws.append((key, self.attrs_dict(v)))
+            else:
+                kws.append((key, self.expr(v).expr))
+        t = ir.TupleType(tuple(rts) + (scalar("TASK_ID"),))
+        return Val(ir.Call(call.func.rsplit(".", 1)[0] + "." + construct,
+                           (ir.Dotted(("self", fname)),) + tuple(a.expr for a in args), tuple(kws),
+                           call.line, call.col), t)
+
+    def _submit_assign(self, s: ir.Assign):
+        """``out, tid = pl.submit(...)``: ``_submit_tmp`` then one binding per element."""
+        construct = s.value.func.split(".", 1)[1]
+        if len(s.targets) != 2:
+            raise DslError(f"pl.{construct}(...) must be unpacked as exactly 2 targets (result, task_id), got "
+                           f"{len(s.targets)}", s)
+        val = self.submit(s.value)
+        n = len(val.type.items) - 1
+        if n != 1:
+            kname = s.value.args[0].parts[1]
+            raise DslError(f"pl.{construct}(...) unpacks 1 result value(s) but kernel '{kname}' returns {n}", s)
+        tmp = self.new_var("_submit_tmp", val.type)
+        self.emit(ir.Assign([tmp.key], val.type, val.expr, line=s.line, col=s.col))
+        for i, name in enumerate(s.targets):
+            item = Val(ir.Subscript(ir.Name(tmp.key), (ir.IntConst(i),)), val.type.items[i])
+            self.assign_or_let(name, item, s)
+
+    # -- control flow ------------------------------------------------------------------------------
+    def _check_bool(self, v: Val, kind: str, node):
+        t = v.type
+        if not isinstance(t, ir.ScalarType) or t.dtype != "BOOL":
+            shown = print_type_text(t) if isinstance(t, ir.Type) else str(t)
+            raise DslError(f"{kind} condition must be a Bool-typed scalar expression, got {shown}", node)
+
+    def _if(self, s: ir.If):
+        cond = self.expr(s.cond)
+        self._check_bool(cond, "if", s)
+        scanned = self._scan_yields(s.then_body)
+        names = [n for n, _, _ in scanned]
+        anns = {}
+        for n, a, _ in scanned:
+            anns.setdefault(n, a)
+        if s.else_body:
+            for n, a, _ in self._scan_yields(s.else_body):
+                if n not in anns:
+                    names.append(n)
+                    anns[n] = a
+        names = list(dict.fromkeys(names))
+        leak = not names
+        saved = (self.yield_vars, self.yield_types, self.yield_stmts, self.in_if)
+        self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
+        self.in_if = True
+        self.blocks.append([])
+        self.enter_scope()
+        self.body(s.then_body)
+        if s.then_body:
+            self.comments.discard_tail(s.then_body[0].line or 1, _col0(s.then_body[0]), self._then_upper(s))
+        self.exit_scope(leak)
+        then_body = self.blocks.pop()
+        else_body = None
+        if s.else_body:
+            self.blocks.append([])
+            self.enter_scope()
+            self.body(s.else_body)
+            self.comments.discard_tail(s.else_body[0].line or 1, _col0(s.else_body[0]), self.extent.end(s))
+            self.exit_scope(leak)
+            else_body = self.blocks.pop() or None
+        types = dict(self.yield_types)
+        self.yield_vars, self.yield_types, self.yield_stmts, self.in_if = saved
+        self.in_if = False
+        rvars = []
+        for n in names:
+            a = anns.get(n)
+            if a is not None:
+                t = self._yield_annotation(a)
+            elif n in types:
+                t = types[n]
+            else:
+                t = ir.TensorType((ir.IntConst(1),), "INT32")
+            rvars.append(self.new_var(n, t))
+        if rvars:
+            for body in (then_body, else_body or []):
+                y = _trailing_yield(body)
+                if y is not None and len(y.values) >= 1:
+                    y.targets = [v.key for v in rvars[:max(len(y.values), 1)]] if len(rvars) > 1 else [rvars[0].key]
+                    y.target_types = [v.type for v in rvars]
+                    if len(rvars) > 1:
+                        y.targets = [v.key for v in rvars]
+        self.emit(ir.If(cond.expr, then_body, else_body, line=s.line, col=s.col))
+        for n, v in zip(names, rvars):
+            self.define(n, v, s)
+
+    def _yield_annotation(self, a):
+        t = self._annotation(a, a)
+        if isinstance(t, list):
+            if not t:
+                return ir.TensorType((ir.IntConst(1),), "INT32")
+            return t[0] if len(t) == 1 else ir.TupleType(tuple(t))
+        return t if t is not None else UNKNOWN
+
+    def _then_upper(self, s: ir.If) -> int:
+        if not s.else_body:
+            return self.extent.end(s)
+        start = self.extent.end(s.then_body[-1]) + 1 if s.then_body else (s.line or 1) + 1
+        end = s.else_body[0].line or start
+        for ln in range(start, end):
+            if 0 <= ln - 1 < len(self.ctx.lines):
+                st = self.ctx.lines[ln - 1].lstrip()
+                if st.startswith("else") and st[4:5] in (":", " ", "\t"):
+                    return ln - 1
+        return end - 1
+
+    def _while(self, s: ir.While):
+        cond = self.expr(s.cond)
+        self._check_bool(cond, "while", s)
+        saved = (self.in_while,)
+        self.in_while = True
+        self.loop_kinds.append("while")
+        self.blocks.append([])
+        self.enter_scope()
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        self.exit_scope(True)
+        body = self.blocks.pop()
+        self.loop_kinds.pop()
+        (self.in_while,) = saved
+        self.emit(ir.While(cond.expr, body, line=s.line, col=s.col))
+
+    def _for(self, s: ir.For):
+        it = s.iter
+        kind = it.func.rsplit(".", 1)[-1]
+        if "." not in it.func or kind not in _ITERATORS:
+            raise DslError(_ITER_ERR, it)
+        if kind == "while_":
+            return self._while_for(s)
+        if kind in ("spmd", "split_aiv"):
+            raise DslError(f"pl.{kind}() loops are not supported by tilemem's DSL reader", it)
+        simple = not s.iter_args
+        if s.loop_var is None:
+            raise DslError("For loop target must be a simple name or: (loop_var, (iter_args...))", s)
+        if not it.args:
+            raise DslError(f"pl.{kind}() requires at least 1 argument (stop)", it)
+        bounds = [self.expr(a) for a in it.args[:3]]
+        init_vals: list = []
+        attrs = None
+        stage = None
+        for k, v in it.kwargs:
+            if k == "init_values":
+                if type(v) not in (ir.TupleExpr, ir.ListExpr):
+                    raise DslError("init_values must be a list or tuple", v)
+                init_vals = [self.expr(x) for x in v.items]
+            elif k == "attrs":
+                attrs = v
+            elif k == "stage" and kind == "pipeline":
+                stage = v
+            elif k == "stage":
+                raise DslError(f"stage= is only supported on pl.pipeline(), not pl.{kind}()", it)
+            else:
+                allowed = "init_values, stage, attrs" if kind == "pipeline" else "init_values, attrs"
+                raise DslError(f"Unknown keyword argument '{k}' in pl.{kind}()", it)
+        if simple and init_vals:
+            raise DslError("For loop target must be a tuple when init_values is provided", s)
+        if init_vals and self._bare_yield(s.body):
+            raise DslError("Loop with init_values requires an assignment-form pl.yield_(...) — the LHS supplies "
+                           "the post-loop binding name. Bare pl.yield_(...) is rejected here.", s)
+        if kind == "unroll":
+            if init_vals:
+                raise DslError("pl.unroll() cannot be combined with init_values", it)
+            for b in bounds:
+                if type(b.expr) is not ir.IntConst:
+                    raise DslError("pl.unroll() requires compile-time constant integer bounds", it)
+            if len(bounds) == 3 and bounds[2].expr.value == 0:
+                raise DslError("pl.unroll() step cannot be zero", it)
+        if kind == "pipeline":
+            if stage is None:
+                raise DslError("pl.pipeline() requires stage= (positive integer)", it)
+            if type(stage) is not ir.IntConst:
+                raise DslError("pl.pipeline() stage must be a compile-time constant integer", it)
+            if stage.value < 1:
+                raise DslError(f"pl.pipeline() stage must be >= 1, got {stage.value}", it)
+        if len(bounds) == 1:
+            start, stop, step = const_int(0), bounds[0], const_int(1)
+        elif len(bounds) == 2:
+            start, stop, step = bounds[0], bounds[1], const_int(1)
+        else:
+            start, stop, step = bounds
+        ldt = "INDEX"
+        saw_index = saw_int64 = False
+        for bd in (start, stop, step):
+            cv = const_value(bd.expr)
+            if cv is not None and cv[0] != "BOOL" and type(bd.expr) in (ir.IntConst, ir.Call):
+                if cv[0] == "INDEX":
+                    saw_index = True
+                elif cv[0] == "INT64":
+                    saw_int64 = True
+                else:
+                    ldt = cv[0]
+                    break
+        if ldt == "INDEX" and saw_int64 and not saw_index:
+            ldt = "INT64"
+        loop_var = self.new_var(s.loop_var, scalar(ldt))
+        saved = (self.yield_vars, self.yield_types, self.yield_stmts, self.in_for)
+        self.in_for = True
+        self.loop_kinds.append(kind)
+        self.enter_scope()
+        self.define(s.loop_var, loop_var, s, allow_redef=True)
+        iter_vars = []
+        if not simple:
+            if len(s.iter_args) != len(init_vals):
+                raise DslError(f"Mismatch: {len(s.iter_args)} iter_args but {len(init_vals)} init_values", s)
+            for n, iv in zip(s.iter_args, init_vals):
+                v = self.new_var(n, iv.type, iter_arg=True)
+                iter_vars.append(v)
+                self.define(n, v, s, allow_redef=True)
+        self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
+        self.blocks.append([])
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        out_names = list(self.yield_vars)
+        body = self.blocks.pop()
+        self.exit_scope(simple and not out_names)
+        self.loop_kinds.pop()
+        self.yield_vars, self.yield_types, self.yield_stmts, self.in_for = saved
+        rvars = []
+        if not simple:
+            if out_names:
+                if len(out_names) != len(iter_vars):
+                    raise DslError(f"Failed to parse function '{self.raw.name.value}': For loop has "
+                                   f"{len(iter_vars)} iteration arguments but {len(out_names)} return variables. "
+                                   "They must match.", s)
+                rvars = [self.new_var(n, iv.type) for n, iv in zip(out_names, iter_vars)]
+                y = _trailing_yield(body)
+                if y is not None:
+                    y.targets = [v.key for v in rvars]
+                    y.target_types = [v.type for v in rvars]
+            else:
+                rvars = [self.new_var(f"{iv.hint}_out", iv.type) for iv in iter_vars]
+        kws = []
+        if stage is not None:
+            kws.append(("stage", ir.IntConst(stage.value)))
+        if init_vals:
+            kws.append(("init_values", ir.TupleExpr(tuple(v.expr for v in init_vals))))
+        if attrs is not None:
+            kws.append(("attrs", self._loop_attrs(attrs)))
+        hdr = self._bounds(start, stop, step)
+        call = ir.Call(f"pl.{kind}", tuple(hdr), tuple(kws), it.line, it.col)
+        loop = ir.For(loop_var.key, [v.key for v in iter_vars] if not simple else None, call, body,
+                      line=s.line, col=s.col)
+        if not simple and not out_names:
+            loop._out_vars = rvars            # return vars named <iterarg>_out (never printed, not in scope)
+        self.emit(loop)
+        if out_names:
+            for n, v in zip(out_names, rvars):
+                self.define(n, v, s)
+
+    def _bounds(self, start: Val, stop: Val, step: Val) -> list:
+        def is_idx(v, n):
+            return type(v.expr) is ir.IntConst and v.expr.value == n
+        if is_idx(start, 0) and is_idx(step, 1):
+            return [stop.expr]
+        if is_idx(step, 1):
+            return [start.expr, stop.expr]
+        return [start.expr, stop.expr, step.expr]
+
+    def _loop_attrs(self, e) -> ir.Expr:
+        if type(e) is not ir.DictExpr:
+            raise DslError('attrs must be a dict literal', e)
+        items = []
+        for k, v in e.items:
+            if type(k) is not ir.StrConst:
+                raise DslError("attrs keys must be string literals", k)
+            if type(v) not in (ir.IntConst, ir.FloatConst, ir.BoolConst, ir.StrConst):
+                if not (type(v) is ir.UnaryOp and type(v.operand) in (ir.IntConst, ir.FloatConst)):
+                    raise DslError(f"Unsupported value type for attrs key '{self.string_value(k)}'", v)
+            if type(v) is ir.StrConst:
+                v = ir.StrConst(self.string_value(v), '"')
+            elif type(v) is ir.FloatConst:
+                from tilemem.frontend.dsl.values import float_text
+                v = ir.FloatConst(float_text(float(v.text)))
+            items.append((ir.StrConst(self.string_value(k), '"'), v))
+        return ir.DictExpr(tuple(items))
+
+    def _bare_yield(self, stmts) -> bool:
+        for s in stmts:
+            if type(s) is ir.Yield and not s.targets:
+                return True
+            if type(s) in (ir.If,):
+                if self._bare_yield(s.then_body) or self._bare_yield(s.else_body or []):
+                    return True
+            if type(s) is ir.With:
+                if self._bare_yield(s.body):
+                    return True
+        return False
+
+    def _while_for(self, s: ir.For):
+        it = s.iter
+        init_vals = []
+        for k, v in it.kwargs:
+            if k == "init_values":
+                if type(v) not in (ir.TupleExpr, ir.ListExpr):
+                    raise DslError("init_values must be a list or tuple", v)
+                init_vals = [self.expr(x) for x in v.items]
+            else:
+                raise DslError(f"Unknown keyword argument '{k}' in pl.while_()", it)
+        if it.args:
+            raise DslError("pl.while_() takes no positional arguments; use init_values=(...)", it)
+        if not init_vals:
+            raise DslError("pl.while_() requires init_values", it)
+        if s.loop_var is not None or not s.iter_args:
+            raise DslError("pl.while_() target must be a tuple of iteration variables: for (a, b) in pl.while_(...)", s)
+        if len(s.iter_args) != len(init_vals):
+            raise DslError(f"Mismatch: {len(s.iter_args)} iter_args but {len(init_vals)} init_values", s)
+        if not s.body:
+            raise DslError("pl.while_() body cannot be empty", s)
+        if self._bare_yield(s.body):
+            raise DslError("Loop with init_values requires an assignment-form pl.yield_(...) — the LHS supplies "
+                           "the post-loop binding name. Bare pl.yield_(...) is rejected here.", s)
+        saved = (self.yield_vars, self.yield_types, self.yield_stmts, self.in_while)
+        self.in_while = True
+        self.loop_kinds.append("while")
+        self.enter_scope()
+        iter_vars = []
+        for n, iv in zip(s.iter_args, init_vals):
+            v = self.new_var(n, iv.type, iter_arg=True)
+            iter_vars.append(v)
+            self.define(n, v, s, allow_redef=True)
+        first = s.body[0]
+        if not (type(first) is ir.EvalStmt and _pl_call(first.expr, "cond")):
+            raise DslError("First statement in pl.while_() body must be pl.cond(condition)", first)
+        self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
+        self.blocks.append([])
+        leading = self._drain(first)
+        cexpr = first.expr
+        if len(cexpr.args) != 1:
+            raise DslError("pl.cond() takes exactly one argument", first)
+        cond = self.expr(cexpr.args[0])
+        cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line, cexpr.col),
+                            line=first.line, col=first.col)
+        if leading:
+            cstmt.comments = ["# " + t for t in leading]
+        self.blocks[-1].append(cstmt)
+        self.body(s.body[1:])
+        self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        out_names = list(self.yield_vars)
+        body = self.blocks.pop()
+        self.exit_scope(False)
+        self.loop_kinds.pop()
+        self.yield_vars, self.yield_types, self.yield_stmts, self.in_while = saved
+        self._check_bool(cond, "while", first)
+        if out_names and len(out_names) != len(iter_vars):
+            raise DslError(f"Failed to parse function '{self.raw.name.value}': While loop has "
+                           f"{len(iter_vars)} iteration arguments but {len(out_names)} return variables. "
+                           "They must match.", s)
+        rvars = [self.new_var(n, iv.type) for n, iv in zip(out_names, iter_vars)] if out_names else \
+            [self.new_var(f"{iv.hint}_out", iv.type) for iv in iter_vars]
+        if out_names:
+            y = _trailing_yield(body)
+            if y is not None:
+                y.targets = [v.key for v in rvars]
+                y.target_types = [v.type for v in rvars]
+        call = ir.Call(it.func, (), (("init_values", ir.TupleExpr(tuple(v.expr for v in init_vals))),),
+                       it.line, it.col)
+        loop = ir.For(None, [v.key for v in iter_vars], call, body, line=s.line, col=s.col)
+        self.emit(loop)
+        if out_names:
+            for n, v in zip(out_names, rvars):
+                self.define(n, v, s)
+
+    def _with(self, s: ir.With):
+        item = s.item
+        if type(item) is not ir.Call or item.func.count(".") != 1:
+            raise DslError("Unsupported context manager in with statement", s)
+        name = item.func.split(".")[1]
+        if s.as_name is not None and name not in ("at", "spmd"):
+            raise DslError(f"`with pl.{name}(...) as ...:` is not supported — the `as` clause only applies to "
+                           "`with pl.at(...) as tid:` and `with pl.spmd(...) as tid:`", s)
+        if name == "scope":
+            mode = None
+            for k, v in item.kwargs:
+                if k == "mode":
+                    mode = v
+            if mode is None or (type(mode) is ir.Dotted and mode.parts[-1] == "AUTO"):
+                if self.auto_scope:
+                    raise DslError("a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)", s)
+                new_item = ir.Call("pl.scope", (), (), item.line, item.col)
+            else:
+                new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", mode.parts[-1])),),
+                                   item.line, item.col)
+        elif name == "manual_scope":
+            new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", "MANUAL")),), item.line, item.col)
+        elif name in _SCOPE_KWARGS:
+            order = _SCOPE_KWARGS[name]
+            given = dict(item.kwargs)
+            for k in given:
+                if k not in order:
+                    raise DslError(f"Unknown keyword argument '{k}' in pl.{name}()", item)
+            args = ()
+            if name == "spmd":
+                if len(item.args) != 1:
+                    raise DslError("pl.spmd() takes the core count as its one positional argument", item)
+                args = (self.expr(item.args[0]).expr,)
+            elif item.args:
+                raise DslError(f"pl.{name}() takes keyword arguments only", item)
+            kws = []
+            for k in order:
+                if k not in given:
+                    continue
+                v = given[k]
+                if k == "level":
+                    lv = v.parts[-1] if type(v) is ir.Dotted else None
+                    if lv not in LEVELS:
+                        raise DslError(f"Unknown Level value: {self.source_of(v)}", v)
+                    kws.append((k, dotted("pl", "Level", lv)))
+                elif k == "role":
+                    rv = v.parts[-1] if type(v) is ir.Dotted else None
+                    if rv not in ROLES:
+                        raise DslError(f"Unknown Role value: {self.source_of(v)}", v)
+                    kws.append((k, dotted("pl", "Role", rv)))
+                elif k == "name_hint":
+                    if type(v) is not ir.StrConst:
+                        raise DslError("name_hint must be a string literal", v)
+                    kws.append((k, ir.StrConst(self.string_value(v), '"')))
+                elif k in ("sync_start", "allow_early_resolve", "windowize"):
+                    if type(v) is not ir.BoolConst:
+                        raise DslError(f"{k} must be True or False", v)
+                    if v.value:
+                        kws.append((k, v))
+                elif k == "optimizations":
+                    if type(v) not in (ir.ListExpr, ir.TupleExpr):
+                        raise DslError("optimizations must be a list", v)
+                    kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
+                else:                       # deps / no_dep_args / dumps / predicate: expressions
+                    kws.append((k, self.expr(v).expr))
+            new_item = ir.Call(f"pl.{name}", args, tuple(kws), item.line, item.col)
+        else:
+            raise DslError("Unsupported context manager in with statement", s)
+        as_key = None
+        if s.as_name is not None:
+            tid = self.new_var(s.as_name, scalar("TASK_ID"))
+            self.define(s.as_name, tid, s)
+            as_key = tid.key
+        self.blocks.append([])
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        body = self.blocks.pop()
+        self.emit(ir.With(new_item, as_key if name in _SCOPE_KWARGS else None, body, line=s.line, col=s.col))
+
+    # -- the function ------------------------------------------------------------------------------
+    first_return = None
+    auto_scope = True
+
+
+def _type_dim(e):
+    """A dim inside a type: a composite prints its integer leaves typed
+    (``pl.const(v, pl.INDEX)``, pp:3010-3036)."""
+    if type(e) is ir.IntConst:
+        return e
+
+    def leaves(x):
+        t = type(x)
+        if t is ir.IntConst:
+            return ir.Call("pl.const", (x, dotted("pl", "INDEX")))
+        if t is ir.BinOp:
+            return ir.BinOp(x.op, leaves(x.left), leaves(x.right))
+        if t is ir.UnaryOp:
+            return ir.UnaryOp(x.op, leaves(x.operand))
+        if t is ir.Call and x.func in ("pl.min", "pl.max"):
+            return ir.Call(x.func, tuple(leaves(a) for a in x.args))
+        return x
+    return leaves(e)
+
+
+# the keyword arguments of scope constructs, in printed order (python_printer.cpp:2025-2190)
+_SCOPE_KWARGS = {
+    "at": ("level", "role", "optimizations", "name_hint", "deps", "no_dep_args", "dumps",
+           "allow_early_resolve", "windowize"),
+    "spmd": ("sync_start", "name_hint", "optimizations", "deps", "allow_early_resolve", "predicate"),
+    "cluster": ("name_hint",),
+}
+
+
+def _optimization(r, e):
+    """``pl.split(pl.SplitMode.X)`` / ``pl.cross_core_slot(slot_num=N)`` in optimizations=[...]."""
+    if type(e) is not ir.Call or e.func.rsplit(".", 1)[-1] not in ("split", "cross_core_slot"):
+        raise DslError(f"Unsupported optimization: {r.source_of(e)}", e)
+    name = e.func.rsplit(".", 1)[-1]
+    if name == "split":
+        if len(e.args) != 1 or type(e.args[0]) is not ir.Dotted:
+            raise DslError("pl.split() takes one pl.SplitMode value", e)
+        return ir.Call("pl.split", (dotted("pl", "SplitMode", e.args[0].parts[-1]),), ())
+    return ir.Call("pl.cross_core_slot", (), tuple((k, v) for k, v in e.kwargs))
+
+
+def _attr_value(r, v):
+    """A function / call attr value as PyPTO prints it (python_printer.cpp:820-907)."""
+    t = type(v)
+    if t is ir.StrConst:
+        return ir.StrConst(r.string_value(v), '"')
+    if t is ir.Dotted and len(v.parts) >= 2:
+        return dotted("pl", *v.parts[-2:])
+    if t in (ir.IntConst, ir.BoolConst):
+        return v
+    if t is ir.FloatConst:
+        from tilemem.frontend.dsl.values import float_text
+        return ir.FloatConst(float_text(float(v.text)))
+    if t is ir.UnaryOp and v.op == "-" and type(v.operand) in (ir.IntConst, ir.FloatConst):
+        return r.expr(v).expr
+    if t in (ir.ListExpr, ir.TupleExpr):
+        return ir.ListExpr(tuple(_attr_value(r, x) for x in v.items))
+    if t is ir.Name:
+        return r.expr(v).expr
+    raise DslError(f"Unsupported attr value: {r.source_of(v)}", v)
+
+
+def _is_runtime_scope(item) -> bool:
+    return type(item) is ir.Call and item.func.rsplit(".", 1)[-1] in ("scope", "manual_scope")
+
+
+def _trailing_yield(body: list):
+    from tilemem.facts.extract import last_yield
+    return last_yield(body)
+
+
+_STMTS = {
+    ir.Assign: FunctionReader._assign,
+    ir.EvalStmt: FunctionReader._eval,
+    ir.Return: FunctionReader._return,
+    ir.Yield: FunctionReader._yield,
+    ir.For: FunctionReader._for,
+    ir.While: FunctionReader._while,
+    ir.If: FunctionReader._if,
+    ir.With: FunctionReader._with,
+    ir.Break: FunctionReader._break,
+    ir.Continue: FunctionReader._continue,
+    ir.Pass: FunctionReader._pass,
+    ir.OpaqueStmt: FunctionReader._opaque,
+}
+
+
+# ----------------------------------------------------------------------------- functions
+
+def _is_function_decorator(d) -> bool:
+    if type(d) is ir.Call:
+        f = d.func
+        return f == "function" or f.endswith(".function")
+    if type(d) is ir.Dotted:
+        return d.parts[-1] == "function"
+    return type(d) is ir.Name and d.id == "function"
+
+
+def _enum_kw(v, enum: str, valid, fname: str):
+    if type(v) is ir.NoneConst:
+        return None
+    if type(v) is not ir.Dotted or len(v.parts) < 2 or v.parts[-2] != enum or \
+            (len(v.parts) == 3 and v.parts[0] not in ("pl",)) or len(v.parts) > 3:
+        raise DslError(f"Expected pl.{enum}.<name>", v)
+    if v.parts[-1] not in valid:
+        raise DslError(f"Unknown {enum} value: {v.parts[-1]}", v)
+    return v.parts[-1]
+
+
+def _decorator(dec, fname: str):
+    """(func_type, level, role, extra decorator kwargs) of ``@pl.function(...)``."""
+    func_type, level, role, extra = "Opaque", None, None, []
+    if type(dec) is ir.Call:
+        if dec.args:
+            raise DslError("function() takes 0 positional arguments", dec)
+        for k, v in dec.kwargs:
+            if k == "type":
+                func_type = _enum_kw(v, "FunctionType", FUNCTION_TYPES, fname) or "Opaque"
+            elif k == "level":
+                level = _enum_kw(v, "Level", LEVELS, fname)
+            elif k == "role":
+                role = _enum_kw(v, "Role", ROLES, fname)
+            elif k == "auto_scope":
+                if type(v) is not ir.BoolConst:
+                    raise DslError("`@pl.function(auto_scope=...)` must be a bool literal (True/False)", v)
+                if not v.value:
+                    extra.append(("auto_scope", ir.BoolConst(False)))
+            elif k == "attrs":
+                if type(v) is not ir.DictExpr:
+                    raise DslError("@pl.function(attrs=...) must be a dict literal", v)
+                extra.append(("__attrs__", v))
+            elif k == "strict_ssa":
+                pass
+            else:
+                raise DslError(f"@pl.function({k}=...) is not supported by tilemem's DSL reader", v)
+    derived = DERIVED_LEVEL_ROLE.get(func_type)
+    if derived is not None:
+        if level is not None and level != derived[0]:
+            raise DslError(f"Failed to parse function '{fname}': Function '{fname}' has func_type={func_type} which "
+                           f"implies level={derived[0]}, but explicit level={level} was provided", dec)
+        if role is not None and role != derived[1]:
+            raise DslError(f"Failed to parse function '{fname}': Function '{fname}' has func_type={func_type} which "
+                           f"implies role={derived[1]}, but explicit role={role} was provided", dec)
+        level, role = derived
+    return func_type, level, role, extra
+
+
+def _direction(ann):
+    if type(ann) is ir.Subscript and len(ann.index) == 1:
+        base = ann.value
+        name = base.parts[-1] if type(base) is ir.Dotted else (base.id if type(base) is ir.Name else None)
+        if name in ("Out", "InOut"):
+            return name, ann.index[0]
+    return "In", ann
+
+
+def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: dict) -> ir.Function:
+    fname = rf.name.value
+    dec = next(d for d in rf.decorators if _is_function_decorator(d))
+    func_type, level, role, extra = _decorator(dec, fname)
+    r = FunctionReader(ctx, rf, comments, line_ends)
+    r.func_type = func_type
+    r.auto_scope = not any(k == "auto_scope" for k, _ in extra)
+    attr_items = []
+    for k, v in extra:
+        if k == "__attrs__":
+            attr_items.extend(v.items)
+    extra = [(k, v) for k, v in extra if k != "__attrs__"]
+    params = list(rf.params)
+    if params and params[0][0].value == "self":
+        params = params[1:]
+    plist = []
+    for tok, ann in params:
+        if ann is None:
+            raise DslError(f"Parameter '{tok.value}' missing type annotation", None, tok.line, tok.column)
+        direction, inner = _direction(ann)
+        t = r.types.resolve(inner, param=True)
+        if isinstance(t, list):
+            raise DslError("Parameter type cannot be a tuple", inner)
+        if direction == "InOut" and isinstance(t, ir.ScalarType):
+            raise DslError("Scalar parameters cannot have InOut direction", inner)
+        c = ctx.constants.get(tok.value)
+        if isinstance(c, Dynamic) and isinstance(t, ir.ScalarType) and t.dtype == "INDEX":
+            v = r.dynamic_var(c.name)
+            v.dyn = False
+        v = r.new_var(tok.value, t)
+        r.define(tok.value, v, allow_redef=True)
+        plist.append(ir.Param(v.key, t, direction, tok.line, tok.column))
+    rts: list = []
+    returns_tuple = False
+    if rf.ret is not None and type(rf.ret) is not ir.NoneConst:
+        rt = r.types.resolve(rf.ret)
+        if isinstance(rt, list):
+            rts, returns_tuple = rt, True
+        else:
+            rts = [rt]
+    body = list(rf.body)
+    prologue = []
+    i = 1 if body and _str_stmt(body[0]) else 0
+    while i < len(body) and type(body[i]) is ir.EvalStmt and _pl_call(body[i].expr, "func_attr"):
+        prologue.append(body.pop(i))
+    for s in prologue:
+        call = s.expr
+        if len(call.args) != 1 or call.kwargs:
+            raise DslError("pl.func_attr() takes exactly one positional dict argument (no keywords)", s)
+        if type(call.args[0]) is not ir.DictExpr:
+            raise DslError("pl.func_attr() argument must be a dict literal", call.args[0])
+        attr_items.extend(call.args[0].items)
+    items = []
+    seen = set()
+    for k, v in attr_items:
+        if type(k) is not ir.StrConst:
+            raise DslError("pl.func_attr() key must be a string literal", k)
+        key = r.string_value(k)
+        if key in seen:
+            raise DslError(f"Duplicate function attribute '{key}' in pl.func_attr({{...}})", k)
+        seen.add(key)
+        if key == "split" and type(v) is ir.Dotted and v.parts[-1] == "NONE":
+            continue                    # SplitMode.NONE is "no split": not stored
+        items.append((ir.StrConst(key, '"'), _attr_value(r, v)))
+    if items:
+        r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
+    r.body(body)
+    if rf.body:
+        comments.discard_tail(rf.body[0].line or 1, _col0(rf.body[0]), None)
+    fn_body = r.blocks[0]
+    fn = ir.Function(fname, func_type, level, role, plist, rts, fn_body, extra, returns_tuple,
+                     decorator="pl.function", line=rf.name.line, col=rf.name.column)
+    effective = rts if rts else (r.first_return or [])
+    n_in = sum(1 for p in plist if p.direction == "In")
+    ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
+    keep = frozenset(ctx.dynamics)
+    return ir_names.assign_names(fn, r.hints, keep)
+
+
+# ----------------------------------------------------------------------------- programs
+
+def _callees(fn: ir.Function) -> set[str]:
+    out = set()
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            for e in _stmt_exprs(s):
+                for x in ir.subexpressions(e):
+                    if type(x) is ir.Call and x.func.startswith("self."):
+                        out.add(x.func[5:])
+                    elif type(x) is ir.Dotted and len(x.parts) == 2 and x.parts[0] == "self":
+                        out.add(x.parts[1])
+            for b in _bodies(s):
+                stack.append(b)
+    return out
+
+
+def _stmt_exprs(s):
+    t = type(s)
+    if t is ir.Assign:
+        return [s.value]
+    if t is ir.EvalStmt:
+        return [s.expr]
+    if t in (ir.Return, ir.Yield):
+        return list(s.values)
+    if t is ir.For:
+        return [s.iter]
+    if t in (ir.If, ir.While):
+        return [s.cond]
+    if t is ir.With:
+        return [s.item]
+    return []
+
+
+def printed_order(functions: list) -> list:
+    """PyPTO's printer order: by name, callees before callers; name order on a cycle
+    (python_printer.cpp:2734-2793)."""
+    by_name = {f.name: f for f in functions}
+    names = sorted(by_name)
+    deps = {n: sorted(c for c in _callees(by_name[n]) if c in by_name) for n in names}
+    out, visited, busy = [], set(), set()
+
+    def dfs(n) -> bool:
+        if n in visited:
+            return True
+        if n in busy:
+            return False
+        busy.add(n)
+        for d in deps[n]:
+            if not dfs(d):
+                return False
+        busy.discard(n)
+        visited.add(n)
+        out.append(by_name[n])
+        return True
+
+    for n in names:
+        if not dfs(n):
+            return [by_name[x] for x in names]
+    return out
+
+
+def _type_names(t, acc: set):
+    if t is None:
+        return
+    if isinstance(t, ir.TupleType):
+        for i in t.items:
+            _type_names(i, acc)
+        return
+    if isinstance(t, (ir.TileType, ir.TensorType)):
+        exprs = list(t.shape)
+        v = t.view
+        if isinstance(t, ir.TileType) and v is not None:
+            exprs += list(v.valid_shape or ()) + list(v.stride or ()) + ([v.start_offset] if v.start_offset else [])
+        elif isinstance(t, ir.TensorType) and v is not None:
+            exprs.append(v)
+        for e in exprs:
+            for x in ir.subexpressions(e):
+                if type(x) is ir.Name:
+                    acc.add(x.id)
+
+
+def _used_dynamics(functions, dyn_names: set) -> list[str]:
+    used: set = set()
+    for f in functions:
+        for p in f.params:
+            _type_names(p.type, used)
+        for t in f.return_types:
+            _type_names(t, used)
+        stack = [f.body]
+        while stack:
+            for s in stack.pop():
+                if type(s) is ir.Assign:
+                    _type_names(s.type, used)
+                elif type(s) is ir.Yield:
+                    for t in s.target_types:
+                        _type_names(t, used)
+                for b in _bodies(s):
+                    stack.append(b)
+    params = set()
+    return sorted(n for n in used if n in dyn_names and n not in params)
+
+
+def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
+    """The program of one class (``("class", name, decorators, [RawFunction], ...)``)."""
+    name_tok, raw_funcs = cls_item[1], cls_item[3]
+    funcs = [rf for rf in raw_funcs if any(_is_function_decorator(d) for d in rf.decorators)]
+    if not funcs:
+        raise TilememError(ctx.path, name_tok.line, name_tok.column,
+                           f"Class '{name_tok.value}' contains no @pl.function decorated methods", source=ctx.text)
+    ctx.function_names = {rf.name.value for rf in funcs}
+    starts = sorted(rf.deftok.line for rf in funcs)
+    out = []
+    for rf in funcs:
+        start = rf.deftok.line
+        later = [x for x in starts if x > start]
+        end = later[0] - 1 if later else None
+        queue = CommentQueue.for_lines(layout.comments, start, end)
+        try:
+            out.append(read_function(ctx, rf, queue, layout.line_ends))
+        except DslError as e:
+            line, col = (e.line, e.col) if e.line is not None else (rf.name.line, rf.name.column)
+            raise TilememError(ctx.path, line, col, e.message, source=ctx.text) from None
+    dyn = _used_dynamics(out, set(ctx.dynamics))
+    dynamic = [(n, ir.Call("pl.dynamic", (ir.StrConst(n, '"'),))) for n in dyn]
+    prog = ir.Program(name_tok.value, printed_order(out), dynamic, "pl", None, name_tok.value,
+                      reading="dsl", line=name_tok.line, col=name_tok.column)
+    return prog

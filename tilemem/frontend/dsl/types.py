@@ -1,0 +1,405 @@
+"""Type annotations as PyPTO's front end reads them (spec: dsl.md §2; source:
+type_resolver.py), and how an annotation merges with the type an expression has
+(dsl.md §2.3; ast_parser.py:1561-1792).
+
+Types are tilemem's ``ir`` types in their canonical printed form: a TileType carries
+the view PyPTO's TileType constructor keeps (a valid shape equal to the shape and an
+implicit view are dropped), a TensorType the TensorView it keeps.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from tilemem import ir
+from tilemem.frontend.dsl.values import DTYPES, SPACES, UNKNOWN, DslError, Val, dotted, is_unknown
+from tilemem.ir import views
+
+__all__ = ["TypeReader", "types_equal", "merge_annotation", "tile_type", "print_type_text"]
+
+_TILE_LAYOUTS = ("none_box", "row_major", "col_major")
+_PADS = ("null", "zero", "max", "min")
+_COMPACTS = ("null", "normal")
+_TENSOR_LAYOUTS = ("ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN")
+
+
+def print_type_text(t) -> str:
+    from tilemem.ir.printer import print_type
+    return print_type(t)
+
+
+def tile_type(shape, dtype, space, view: Optional[views.EffectiveView], memref=None) -> ir.TileType:
+    """``TileType(shape, dtype, memref, view, space)`` with the constructor's
+    canonicalisation."""
+    return views.make_tile_type(tuple(shape), dtype, memref, space, view)
+
+
+def _last(e) -> Optional[str]:
+    if type(e) is ir.Dotted:
+        return e.parts[-1]
+    if type(e) is ir.Name:
+        return e.id
+    return None
+
+
+def _enum(e, enum: str) -> Optional[str]:
+    """``X`` of ``pl.<enum>.X`` / ``<enum>.X``."""
+    if type(e) is ir.Dotted and len(e.parts) >= 2 and e.parts[-2] == enum:
+        return e.parts[-1]
+    return None
+
+
+class TypeReader:
+    """Resolves annotation expressions (tilemem's syntax IR) to types.
+
+    ``names`` resolves a bare name used as a dim: it returns an ir expression (an int
+    constant, a dynamic symbol or a scalar var) or None."""
+
+    def __init__(self, reader):
+        self.reader = reader          # the function reader (names, expressions, errors)
+
+    # -- dtypes ---------------------------------------------------------------
+    def dtype(self, e) -> str:
+        if type(e) is ir.Dotted:
+            name = e.parts[-1]
+            if name in DTYPES:
+                return name
+            if len(e.parts) == 2 and e.parts[0] == "DataType":
+                raise DslError(f"Unknown DataType: {name}", e)
+            raise DslError(f"Unknown dtype: {name}", e)
+        if type(e) is ir.Name:
+            if e.id in DTYPES:
+                return e.id
+            raise DslError(f"Unknown dtype: {e.id}", e)
+        raise DslError(f"Cannot resolve dtype: {self.reader.source_of(e)}", e)
+
+    # -- whole annotations ----------------------------------------------------
+    def resolve(self, e, param: bool = False):
+        """An annotation: an ``ir.Type``, or a list of types for ``tuple[...]``."""
+        if type(e) is ir.Subscript:
+            base = e.value
+            if type(base) is ir.Name and base.id == "tuple":
+                items = e.index
+                if len(items) == 1 and type(items[0]) is ir.TupleExpr and not items[0].items:
+                    return []
+                return [self._single(x, param) for x in items]
+            return self._subscript(e, param)
+        if type(e) is ir.Dotted and e.parts[-1] in ("UnknownType", "Ptr", "MemRefType"):
+            return ir.OpaqueType(e)
+        raise DslError(f"Unsupported type annotation: {self.reader.source_of(e)}", e)
+
+    def _single(self, e, param):
+        t = self.resolve(e, param)
+        if isinstance(t, list):
+            raise DslError("Nested tuple types are not supported", e)
+        return t
+
+    def _type_name(self, e) -> Optional[str]:
+        valid = ("Tensor", "Tile", "Scalar", "Array", "Tuple", "DistributedTensor")
+        n = _last(e)
+        return n if n in valid else None
+
+    def _subscript(self, e: ir.Subscript, param: bool):
+        kind = self._type_name(e.value)
+        if kind is None:
+            raise DslError(f"Unknown type in subscript: {self.reader.source_of(e.value)}", e.value)
+        items = e.index
+        if kind == "Scalar":
+            if len(items) != 1:
+                raise DslError(f"Cannot resolve dtype: {', '.join(self.reader.source_of(i) for i in items)}", e)
+            return ir.ScalarType(self.dtype(items[0]))
+        if kind == "Tuple":
+            if len(items) == 1 and type(items[0]) is ir.TupleExpr and not items[0].items:
+                return ir.TupleType(())
+            return ir.TupleType(tuple(self._single(i, param) for i in items))
+        if kind in ("Array", "DistributedTensor"):
+            raise DslError(f"pl.{kind} annotations are not supported by tilemem's DSL reader", e)
+        is_tensor = kind == "Tensor"
+        counts = (2, 3, 4) if is_tensor else (2, 3, 4, 5)
+        if len(items) not in counts:
+            src = ", ".join(self.reader.source_of(i) for i in items)
+            if is_tensor:
+                raise DslError("Tensor subscript requires [shape, dtype], [shape, dtype, layout_or_memref], "
+                               f"or [shape, dtype, layout, memref], got: {src}", e)
+            raise DslError("Tile subscript requires [shape, dtype], [shape, dtype, tileview_or_memory_space], "
+                           "[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, "
+                           f"tileview], got: {src}", e)
+        shape = self.shape(items[0], param)
+        dtype = self.dtype(items[1])
+        if not is_tensor:
+            return self._tile(shape, dtype, items[2:], param)
+        if len(items) == 2:
+            return ir.TensorType(shape, dtype)
+        third = items[2]
+        if self._is_memref(third):
+            if len(items) == 3:
+                return ir.TensorType(shape, dtype, None, self.reader.memref(third))
+        view = self._tensor_view_slot(third, shape)
+        memref = None
+        if len(items) == 4:
+            if not self._is_memref(items[3]):
+                raise DslError("Tensor 4th argument must be pl.MemRef(...)", items[3])
+            memref = self.reader.memref(items[3])
+        return ir.TensorType(shape, dtype, view, memref)
+
+    @staticmethod
+    def _is_memref(e) -> bool:
+        if type(e) is ir.Subscript:
+            e = e.value
+        return type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "MemRef"
+
+    # -- Tile --------------------------------------------------------------------
+    def _tile(self, shape, dtype, extra, param) -> ir.TileType:
+        memref_node = view_node = space_node = None
+        for node in extra:
+            if self._is_memref(node):
+                if memref_node is not None:
+                    raise DslError("Tile annotation can contain at most one memref argument", node)
+                memref_node = node
+                continue
+            if type(node) is ir.Call and node.func.rsplit(".", 1)[-1] == "TileView":
+                if view_node is not None:
+                    raise DslError("Tile annotation can contain at most one pl.TileView(...)", node)
+                view_node = node
+                continue
+            if type(node) is ir.Dotted and len(node.parts) >= 2 and node.parts[-2] in ("Mem", "MemorySpace"):
+                if node.parts[-1] not in SPACES:
+                    raise DslError(f"Unsupported Tile annotation argument: {self.reader.source_of(node)}", node)
+                if space_node is not None:
+                    raise DslError("Tile annotation can contain at most one memory-space argument", node)
+                space_node = node
+                continue
+            if self._layout_name(node) is not None:
+                raise DslError(f"Tile does not accept layouts like {self.reader.source_of(node)}", node)
+            raise DslError(f"Unsupported Tile annotation argument: {self.reader.source_of(node)}", node)
+        if memref_node is not None and space_node is None:
+            raise DslError("Tile annotation with a memref argument must also specify explicit memory space",
+                           memref_node)
+        space = space_node.parts[-1] if space_node is not None else None
+        memref = self.reader.memref(memref_node) if memref_node is not None else None
+        view = self.tile_view(view_node, shape, space) if view_node is not None else None
+        return tile_type(shape, dtype, space, view, memref)
+
+    def tile_view(self, call: ir.Call, shape, space) -> views.EffectiveView:
+        """``pl.TileView(...)``: omitted fields take the implicit values for (shape,
+        the annotation's own space) (TR:1741-1848)."""
+        if call.args:
+            raise DslError("pl.TileView() accepts keyword arguments only", call)
+        lay = views.implicit_layout(shape, space)
+        fields = dict(valid_shape=(), stride=(), start_offset=None, blayout=lay.blayout, slayout=lay.slayout,
+                      fractal=lay.fractal, pad="null", compact="null")
+        for key, val in call.kwargs:
+            if key in ("valid_shape", "stride"):
+                if type(val) not in (ir.ListExpr, ir.TupleExpr):
+                    raise DslError(f"TileView {key} must be a list", val)
+                fields[key] = tuple(self.view_dim(x) for x in val.items)
+            elif key == "start_offset":
+                fields[key] = self.view_dim(val)
+            elif key in ("blayout", "slayout"):
+                v = _enum(val, "TileLayout")
+                if v not in _TILE_LAYOUTS:
+                    raise DslError(f"Unknown TileLayout: {self.reader.source_of(val)}", val)
+                fields[key] = v
+            elif key == "fractal":
+                if type(val) is not ir.IntConst:
+                    raise DslError("TileView fractal must be an integer", val)
+                fields[key] = val.value
+            elif key == "pad":
+                v = _enum(val, "PadValue")
+                if v not in _PADS:
+                    raise DslError(f"Unknown PadValue: {self.reader.source_of(val)}", val)
+                fields[key] = v
+            elif key == "compact":
+                v = _enum(val, "CompactMode")
+                if v not in _COMPACTS:
+                    raise DslError(f"Unknown CompactMode: {self.reader.source_of(val)}", val)
+                fields[key] = v
+            else:
+                raise DslError(f"Unknown TileView keyword argument: '{key}'", call)
+        return views.EffectiveView(**fields)
+
+    def view_dim(self, e):
+        """A TileView/TensorView field: index arithmetic; an unknown bare name becomes a
+        ``pl.dynamic`` symbol (TR:1871-1914)."""
+        return self.reader.view_expr(e)
+
+    # -- Tensor views ----------------------------------------------------------------
+    def _layout_name(self, e) -> Optional[str]:
+        if type(e) is ir.Dotted:
+            if e.parts[-1] in _TENSOR_LAYOUTS and (len(e.parts) == 2 or e.parts[-2] == "TensorLayout"):
+                return e.parts[-1]
+        if type(e) is ir.Name and e.id in _TENSOR_LAYOUTS:
+            return e.id
+        return None
+
+    def _tensor_view_slot(self, e, shape):
+        lay = self._layout_name(e)
+        if lay is not None:
+            if lay == "DN":
+                raise DslError(f"{self.reader.source_of(e)}: the DN layout-only shorthand is not accepted on a "
+                               "Tensor annotation; use pl.TensorView(stride=..., layout=pl.TensorLayout.DN)", e)
+            if lay == "ND":
+                return None
+            return tensor_view_expr((), (), lay, "null", shape)
+        if type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "TensorView":
+            valid = stride = ()
+            layout, pad = "ND", "null"
+            for key, val in e.kwargs:
+                if key in ("valid_shape", "stride"):
+                    if type(val) not in (ir.ListExpr, ir.TupleExpr):
+                        raise DslError(f"TensorView {key} must be a list", val)
+                    items = tuple(self.view_dim(x) for x in val.items)
+                    if key == "valid_shape":
+                        valid = items
+                    else:
+                        stride = items
+                elif key == "layout":
+                    v = self._layout_name(val)
+                    if v is None:
+                        raise DslError(f"Unknown TensorLayout: {self.reader.source_of(val)}", val)
+                    layout = v
+                elif key == "pad":
+                    v = _enum(val, "PadValue")
+                    if v not in _PADS:
+                        raise DslError(f"Unknown PadValue: {self.reader.source_of(val)}", val)
+                    pad = v
+                else:
+                    raise DslError(f"Unknown TensorView keyword argument: '{key}'", e)
+            return tensor_view_expr(valid, stride, layout, pad, shape)
+        raise DslError(f"Unsupported Tensor annotation argument: {self.reader.source_of(e)}", e)
+
+    # -- shapes -----------------------------------------------------------------------
+    def shape(self, e, param: bool) -> tuple:
+        if type(e) in (ir.ListExpr, ir.TupleExpr):
+            dims = [self.reader.shape_dim(x, param) for x in e.items]
+        elif type(e) is ir.Name:
+            dims = self.reader.shape_list(e, param)
+        else:
+            raise DslError(f"Shape must be a list, tuple, or variable: {self.reader.source_of(e)}", e)
+        return tuple(dims)
+
+
+def tensor_view_expr(valid, stride, layout, pad, shape) -> Optional[ir.Expr]:
+    """The printed ``pl.TensorView(...)`` of a stored TensorView (None: no view)."""
+    from tilemem.ir.views import expr_lists_equal
+    kws = []
+    if valid and not expr_lists_equal(valid, shape):
+        kws.append(("valid_shape", ir.ListExpr(tuple(valid))))
+    kws.append(("stride", ir.ListExpr(tuple(stride))))
+    kws.append(("layout", dotted("pl", "TensorLayout", layout)))
+    if pad not in (None, "null"):
+        kws.append(("pad", dotted("pl", "PadValue", pad)))
+    return ir.Call("pl.TensorView", (), tuple(kws))
+
+
+# ----------------------------------------------------------------------------- equality
+
+def _norm(t):
+    if isinstance(t, ir.TileType):
+        return ir.TileType(tuple(t.shape), t.dtype, None, t.space, t.view)
+    if isinstance(t, ir.TensorType):
+        return ir.TensorType(tuple(t.shape), t.dtype, t.view, None, t.kind)
+    if isinstance(t, ir.TupleType):
+        return ir.TupleType(tuple(_norm(i) for i in t.items))
+    return t
+
+
+def types_equal(a, b) -> bool:
+    """Structural equality of two types (memrefs ignored, as PyPTO's ``_types_match``)."""
+    if a is None or b is None:
+        return a is b
+    return _norm(a) == _norm(b)
+
+
+# ----------------------------------------------------------------------------- merging
+
+def _const(d) -> Optional[int]:
+    return d.value if type(d) is ir.IntConst else None
+
+
+def validate_annotation(ann, inferred, name: str, node) -> None:
+    """TR:1511-1594: kind, dtype, rank and static dims must agree."""
+    if ann is None or inferred is None or is_unknown(inferred) or isinstance(ann, ir.OpaqueType):
+        return
+    kind_a, kind_i = _kind(ann), _kind(inferred)
+    if kind_a != kind_i:
+        raise DslError(f"Type annotation for '{name}' is {kind_a} but expression has type {kind_i}", node)
+    if isinstance(ann, (ir.TileType, ir.TensorType, ir.ScalarType)):
+        da, di = ann.dtype, inferred.dtype
+        if da != di and not (di == "INDEX" and da in _INT or da == "INDEX" and di in _INT):
+            raise DslError(f"Type annotation for '{name}' has dtype {_dtname(da)} but expression has dtype "
+                           f"{_dtname(di)}", node)
+    if isinstance(ann, (ir.TileType, ir.TensorType)):
+        if len(ann.shape) != len(inferred.shape):
+            raise DslError(f"Type annotation for '{name}' has rank {len(ann.shape)} but expression has rank "
+                           f"{len(inferred.shape)}", node)
+        for i, (x, y) in enumerate(zip(ann.shape, inferred.shape)):
+            cx, cy = _const(x), _const(y)
+            if cx is not None and cy is not None and cx != cy:
+                raise DslError(f"Type annotation for '{name}' has shape dimension {i} = {cx} but expression has "
+                               f"shape dimension {i} = {cy}", node)
+
+
+_INT = frozenset(("INT4", "INT8", "INT16", "INT32", "INT64", "UINT4", "UINT8", "UINT16", "UINT32", "UINT64"))
+
+# DataType::ToString (include/pypto/core/dtype.h)
+_DT_NAMES = {"BOOL": "bool", "INT4": "int4", "INT8": "int8", "INT16": "int16", "INT32": "int32",
+             "INT64": "int64", "UINT4": "uint4", "UINT8": "uint8", "UINT16": "uint16", "UINT32": "uint32",
+             "UINT64": "uint64", "FP4": "fp4", "FP8E4M3FN": "fp8e4m3fn", "FP8E5M2": "fp8e5m2",
+             "FP8E8M0": "fp8e8m0", "FP16": "fp16", "FP32": "fp32", "BF16": "bfloat16", "HF4": "hf4",
+             "HF8": "hf8", "INDEX": "index", "TASK_ID": "task_id"}
+
+
+def _dtname(d: str) -> str:
+    return _DT_NAMES.get(d, d.lower())
+
+
+def _kind(t) -> str:
+    if isinstance(t, ir.TileType):
+        return "Tile"
+    if isinstance(t, ir.TensorType):
+        return "Tensor"
+    if isinstance(t, ir.ScalarType):
+        return "Scalar"
+    if isinstance(t, ir.TupleType):
+        return "Tuple"
+    return "Unknown"
+
+
+def merge_annotation(ann, value: Val, name: str, node):
+    """The type of ``name: ann = value`` (dsl.md §2.3): returns the override type, or
+    None when the var simply takes the value's type."""
+    if ann is None or isinstance(ann, list):
+        return None
+    if isinstance(ann, ir.OpaqueType):          # pl.UnknownType / pl.Ptr / pl.MemRefType
+        return None
+    inferred = value.type
+    validate_annotation(ann, inferred, name, node)
+    if is_unknown(inferred):
+        return ann
+    if isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType):
+        inf_view = views.stored_view(inferred)
+        ann_view = views.stored_view(ann) if ann.view is not None else None
+        space = ann.space if ann.space is not None else inferred.space
+        view = ann_view if ann.view is not None else inf_view
+        if ann.memref is not None or space is not None or view is not None or not _shapes_match(ann.shape, inferred.shape):
+            return tile_type(ann.shape, ann.dtype, space, view, ann.memref)
+        return None
+    if isinstance(ann, (ir.TileType, ir.TensorType)) and ann.memref is not None:
+        return ann
+    if isinstance(ann, ir.TensorType) and ann.view is not None:
+        return ann
+    if isinstance(ann, ir.ScalarType) and isinstance(inferred, ir.ScalarType) and inferred.dtype == "INDEX":
+        return ann
+    return None
+
+
+def _shapes_match(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is y or (type(x) is ir.Name and x == y):
+            continue
+        cx, cy = _const(x), _const(y)
+        if cx is None or cy is None or cx != cy:
+            return False
+    return True

@@ -1,0 +1,127 @@
+"""Which reading a text gets, and the entry point of the front end.
+
+PyPTO's printed IR and hand-written DSL are one syntax with two readings (spec:
+dsl.md §10):
+
+* **printed IR** -- text PyPTO's printer wrote, which always begins with its header
+  ``# pypto.program: NAME``.  It stands for an IR that exists: what is not printed is
+  absent (a ``pl.tile.load`` printed without ``target_memory`` is a compiler-built load
+  whose space the pass decides).  Read by :mod:`tilemem.frontend.parser` as it is.
+* **hand-written DSL** -- everything else: a ``.py`` module or a ``.pto`` file holding
+  ``@pl.program`` classes as people write them.  It stands for what PyPTO's front end
+  builds from it (``pl.load(x, off, shp)`` is a Vec load with every default filled in),
+  read by :mod:`tilemem.frontend.dsl`.
+
+The rule: a text whose first non-blank line starts with ``# pypto.program:`` is printed
+IR, any other text is DSL; ``form="ir"`` / ``form="dsl"`` (``--input-form``) overrides.
+A DSL file may hold several programs (``--program NAME`` picks one).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from tilemem import ir
+from tilemem.errors import TilememError
+
+__all__ = ["FORMS", "input_form", "read_programs", "read_program", "HEADER"]
+
+HEADER = "# pypto.program:"
+FORMS = ("ir", "dsl")
+
+
+def input_form(text: str, form: Optional[str] = None) -> str:
+    """``"ir"`` or ``"dsl"``: ``form`` when given, else by the printer header."""
+    if form is not None and form != "auto":
+        if form not in FORMS:
+            raise ValueError(f"unknown input form {form!r} (expected ir or dsl)")
+        return form
+    for line in text.splitlines():
+        s = line.strip().lstrip("\ufeff")
+        if not s:
+            continue
+        return "ir" if s.startswith(HEADER) else "dsl"
+    return "ir"
+
+
+def _masked(text: str, keep: list[tuple[int, int]]) -> str:
+    """``text`` with every line outside the ``keep`` ranges (1-based, inclusive) blanked,
+    so that positions stay those of the file."""
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines, 1):
+        out.append(line if any(a <= i <= b for a, b in keep) else "")
+    return "\n".join(out)
+
+
+def _class_ranges(site) -> list[tuple[int, int]]:
+    """The lines of the class that tilemem's grammar reads: decorators, header and the
+    ``@pl.function`` methods (PyPTO ignores every other class member)."""
+    import ast
+    node = site.node
+    first_body = node.body[0]
+    first_body_line = min([first_body.lineno] + [d.lineno for d in getattr(first_body, "decorator_list", [])])
+    keep = [(site.first_line, first_body_line - 1)]
+    for m in node.body:
+        if isinstance(m, ast.FunctionDef) and _has_function_decorator(m):
+            start = min([m.lineno] + [d.lineno for d in m.decorator_list])
+            keep.append((start, m.end_lineno or m.lineno))
+    return keep
+
+
+def _has_function_decorator(m) -> bool:
+    import ast
+    for d in m.decorator_list:
+        f = d.func if isinstance(d, ast.Call) else d
+        if isinstance(f, ast.Attribute) and f.attr == "function":
+            return True
+        if isinstance(f, ast.Name) and f.id == "function":
+            return True
+    return False
+
+
+def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
+                  program: Optional[str] = None, declared_ops: Sequence[str] = ()) -> list[ir.Program]:
+    """Every program of the text (one for printed IR), or only ``program``."""
+    if input_form(text, form) == "ir":
+        from tilemem.frontend.parser import parse
+        prog = parse(text, path)
+        if program is not None and prog.name != program:
+            raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
+        return [prog]
+    from tilemem.frontend.dsl.program import ProgramContext, read_class
+    from tilemem.frontend.parser import parse_syntax
+    from tilemem.frontend.pysource import scan_module
+    if not text.strip():
+        raise TilememError(path, 1, 1, "empty input: expected a `@pl.program` class", source=text)
+    scope, sites = scan_module(text, path)
+    if not sites:
+        raise TilememError(path, 1, 1, "no @pl.program class in this file", source=text)
+    if program is not None:
+        chosen = [s for s in sites if s.name == program]
+        if not chosen:
+            names = ", ".join(s.name for s in sites)
+            raise TilememError(path, None, None, f"no program named '{program}' (the file holds: {names})")
+        sites = chosen
+    out = []
+    for site in sites:
+        import ast
+        if not any(isinstance(m, ast.FunctionDef) and _has_function_decorator(m) for m in site.node.body):
+            raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
+                               f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
+        masked = _masked(text, _class_ranges(site))
+        items, layout = parse_syntax(masked, path, indented=site.indent > 0)
+        cls = next(it for it in items if it[0] == "class")
+        ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
+        out.append(read_class(ctx, cls, layout))
+    return out
+
+
+def read_program(text: str, path: str = "<input>", form: Optional[str] = None,
+                 program: Optional[str] = None, declared_ops: Sequence[str] = ()) -> ir.Program:
+    """The one program of the text (an error names the programs when there are several)."""
+    progs = read_programs(text, path, form, program, declared_ops)
+    if len(progs) > 1:
+        names = ", ".join(p.name for p in progs)
+        raise TilememError(path, None, None,
+                           f"{len(progs)} programs in this file ({names}); choose one with --program NAME")
+    return progs[0]
