@@ -297,11 +297,12 @@ class _FunctionRewriter:
                 return s                # unchanged statements are shared, not copied
             return replace(s, value=value, type=typ, comments=comments)
         if isinstance(s, ir.EvalStmt):
-            comments = [] if self.rebuilt([], s.expr) else s.comments
-            expr = self.rewrite_call(p, s.expr, local) if isinstance(s.expr, ir.Call) else s.expr
-            if expr is s.expr and (comments is s.comments or not s.comments):
-                return s
-            return replace(s, expr=expr, comments=comments)
+            # the base IRMutator rebuilds an EvalStmt with MutableCopy: comments stay
+            # (mutator.cpp:1057-1068); only a rebuilt AssignStmt loses them
+            if isinstance(s.expr, ir.Call):
+                expr = self.rewrite_call(p, s.expr, local)
+                return s if expr is s.expr else replace(s, expr=expr)
+            return s
         if isinstance(s, ir.For):
             if s.kind == "split_aiv":
                 # inside pl.split_aiv the printer omits the shard ops' split= kwarg
@@ -361,7 +362,67 @@ class _FunctionRewriter:
 
     def run(self) -> ir.Function:
         body = self.rewrite_body(self.fn.body, {})
-        return self.printed_names(replace(self.fn, body=body))
+        fn = replace(self.fn, body=body)
+        if self.fn.name_hints:
+            fn = self.split_redefinitions(fn)
+        return self.printed_names(fn)
+
+    def split_redefinitions(self, fn: ir.Function) -> ir.Function:
+        """A tile var assigned again (hand-written DSL is not SSA: the reader knows it is one
+        Var) is a new Var after the pass: PyPTO rebuilds every ``AssignStmt`` whose target
+        has a memory space with a fresh Var of the same hint, and later reads see the
+        newest (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints
+        ``t``, ``t_1``.  Printed text says nothing about Var identity: only for DSL."""
+        defined: set[str] = {p.name for p in fn.params}
+        current: dict[str, str] = {}
+        serial = 0
+
+        def use(e):
+            return names.rename_expr(e, current) if current else e
+
+        def walk(stmts):
+            nonlocal serial
+            out = []
+            for st in stmts:
+                if isinstance(st, ir.Assign):
+                    value = use(st.value)
+                    targets = list(st.targets)
+                    if (len(targets) == 1 and isinstance(st.value, ir.Call)
+                            and isinstance(st.type, ir.TileType) and self.space_of(targets[0]) is not None):
+                        name = targets[0]
+                        if name in defined:
+                            serial += 1
+                            key = f"{name}#{serial}"
+                            self.move_hints[key] = self.name_hint(name)
+                            current[name] = key
+                            targets = [key]
+                        defined.add(name)
+                    else:
+                        defined.update(targets)
+                    st = replace(st, targets=targets, value=value)
+                elif isinstance(st, ir.EvalStmt):
+                    st = replace(st, expr=use(st.expr))
+                elif isinstance(st, (ir.Return, ir.Yield)):
+                    st = replace(st, values=[use(v) for v in st.values])
+                    if isinstance(st, ir.Yield):
+                        defined.update(st.targets)
+                elif isinstance(st, ir.For):
+                    it = use(st.iter)
+                    if st.loop_var:
+                        defined.add(st.loop_var)
+                    defined.update(st.iter_args or [])
+                    st = replace(st, iter=it, body=walk(st.body))
+                elif isinstance(st, ir.If):
+                    st = replace(st, cond=use(st.cond), then_body=walk(st.then_body),
+                                 else_body=None if st.else_body is None else walk(st.else_body))
+                elif isinstance(st, ir.While):
+                    st = replace(st, cond=use(st.cond), body=walk(st.body))
+                elif isinstance(st, ir.With):
+                    st = replace(st, item=use(st.item), body=walk(st.body))
+                out.append(st)
+            return out
+
+        return replace(fn, body=walk(fn.body))
 
     def printed_names(self, fn: ir.Function) -> ir.Function:
         """Name every var as PyPTO's printer does, from the name hints (printer.md §6):

@@ -30,7 +30,7 @@ from tilemem.ir import nodes as ir
 from tilemem.ir.walk import last_yield
 from tilemem.recursion import deep_recursion
 
-__all__ = ["definitions", "printed_names", "rename"]
+__all__ = ["definitions", "printed_names", "rename", "rename_expr"]
 
 
 def definitions(fn: ir.Function) -> list[str]:
@@ -110,37 +110,45 @@ def rename(fn: ir.Function, mapping: Mapping[str, str]) -> ir.Function:
     expressions and statements; types keep their names, see the module doc)."""
     if not mapping:
         return fn
-
-    def go(x):
-        if isinstance(x, ir.Name):
-            new = mapping.get(x.id)
-            return x if new is None else replace(x, id=new)
-        if isinstance(x, ir.Type) or x is None or isinstance(x, (str, int, float, bool)):
-            return x
-        if isinstance(x, (list, tuple)):
-            new = [go(e) for e in x]
-            if all(a is b for a, b in zip(new, x)):
-                return x                # nothing renamed inside: shared, not copied
-            return new if isinstance(x, list) else tuple(new)
-        if is_dataclass(x):
-            changes = {}
-            for f in fields(x):
-                if not f.compare:
-                    continue        # source positions
-                val = getattr(x, f.name)
-                if f.name in _NAME_FIELDS:
-                    new = _rename_names(val, mapping)
-                else:
-                    new = go(val)
-                if new is not val:
-                    changes[f.name] = new
-            return replace(x, **changes) if changes else x
-        return x
-
     with deep_recursion():
         params = [p if p.name not in mapping else replace(p, name=mapping[p.name])
                   for p in fn.params]
-        return replace(fn, params=params, body=go(fn.body))
+        return replace(fn, params=params, body=_renamed(fn.body, mapping))
+
+
+def rename_expr(e: ir.Expr, mapping: Mapping[str, str]) -> ir.Expr:
+    """An expression with every var named in ``mapping`` renamed."""
+    if not mapping:
+        return e
+    with deep_recursion():
+        return _renamed(e, mapping)
+
+
+def _renamed(x, mapping):
+    if isinstance(x, ir.Name):
+        new = mapping.get(x.id)
+        return x if new is None else replace(x, id=new)
+    if isinstance(x, ir.Type) or x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    if isinstance(x, (list, tuple)):
+        new = [_renamed(e, mapping) for e in x]
+        if all(a is b for a, b in zip(new, x)):
+            return x                # nothing renamed inside: shared, not copied
+        return new if isinstance(x, list) else tuple(new)
+    if is_dataclass(x):
+        changes = {}
+        for f in fields(x):
+            if not f.compare:
+                continue        # source positions
+            val = getattr(x, f.name)
+            if f.name in _NAME_FIELDS:
+                new = _rename_names(val, mapping)
+            else:
+                new = _renamed(val, mapping)
+            if new is not val:
+                changes[f.name] = new
+        return replace(x, **changes) if changes else x
+    return x
 
 
 def _rename_names(val, mapping):
