@@ -10,18 +10,30 @@ from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
 from tilemem.errors import read_source
 from tilemem.facts.extract import bridge_marks
-from tilemem.frontend.parser import parse as _parse
+from tilemem.frontend.reading import declared_ops, read_program, read_programs
+from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import MoveRecord
 from tilemem.ir.printer import print_program  # noqa: F401  (the library front re-exports it)
 from tilemem.limits import Limits, guarded
 from tilemem.pipeline import Pipeline
 from tilemem.residency.verdicts import ResidencyDecision
 
+__all__ = ["parse", "solve", "solve_all", "solve_program", "declared_ops", "print_program",
+           "Solution", "SolveWarning"]
 
-def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None) -> ir.Program:
-    """Parse PyPTO program text into tilemem's IR (raises TilememError on bad input)."""
+
+def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
+          form: Optional[str] = None, program: Optional[str] = None,
+          rules: Sequence[str] = ()) -> ir.Program:
+    """Read program text into tilemem's IR (raises TilememError on bad input).
+
+    ``form``: "ir" (PyPTO's printed IR), "dsl" (hand-written DSL) or None (by the
+    printer header, see :mod:`tilemem.frontend.reading`); ``program``: which
+    ``@pl.program`` of a file holding several; ``rules``: rule files whose ``op``
+    facts declare ops of your own (accepted as ``pl.tile.NAME(...)`` in the DSL).
+    """
     with guarded(path, text):
-        return _parse(text, path, limits)
+        return read_program(text, path, form, program, declared_ops(rules), limits)
 
 
 def _looks_like_path(s: str) -> bool:
@@ -153,7 +165,8 @@ def _unread_rule_warnings(pipe) -> list[SolveWarning]:
 
 def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
           path: Optional[str] = None, engine: Optional[str] = None,
-          limits: Optional[Limits] = None) -> Solution:
+          limits: Optional[Limits] = None, form: Optional[str] = None,
+          program: Optional[str] = None) -> Solution:
     """Infer the memory space of every tile of every InCore function.
 
     ``text_or_path`` is program text, or the path of a file holding it.
@@ -163,31 +176,51 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     Python); same rules, same result.  Default: ``$TILEMEM_ENGINE``, else "clingo".
     ``limits``: caps on the input and budgets of the ``rules``' evaluation
     (:class:`tilemem.limits.Limits`; default: the defaults).
+    ``form`` and ``program``: as for :func:`parse` (a file holding several programs
+    needs ``program``; :func:`solve_all` solves each).
     """
     # The IR, the facts and the emitter's output hold no reference cycles: the cyclic
     # collector would only re-traverse them, again and again as the heap grows (1.0 s of
     # 9.1 s on the 21,000-line DeepSeek MTP kernel).  What little cyclic garbage a solve
     # leaves is collected after it.
     with gc_paused():
-        return _solve(text_or_path, backend, rules, path, engine, limits)
+        text, path = _text_of(text_or_path, path)
+        with guarded(path, text if isinstance(text, str) else None):
+            prog = read_program(text, path, form, program, declared_ops(rules), limits)
+            return _solve(prog, text, path, backend, rules, engine, limits)
 
 
-def _solve(text_or_path: str, backend: Optional[str], rules: Sequence[str],
-           path: Optional[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
+def solve_all(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
+              path: Optional[str] = None, engine: Optional[str] = None,
+              limits: Optional[Limits] = None, form: Optional[str] = None) -> list[Solution]:
+    """:func:`solve` for every program of the text (a ``.py`` module may hold several),
+    each solved on its own, in source order."""
+    with gc_paused():
+        text, path = _text_of(text_or_path, path)
+        with guarded(path, text if isinstance(text, str) else None):
+            progs = read_programs(text, path, form, None, declared_ops(rules), limits)
+            return [_solve(p, text, path, backend, rules, engine, limits) for p in progs]
+
+
+def solve_program(program: ir.Program, text: str, path: str, backend: Optional[str] = None,
+                  rules: Sequence[str] = (), engine: Optional[str] = None,
+                  limits: Optional[Limits] = None) -> Solution:
+    """Solve a program already read (``text``: the file it was read from)."""
+    with gc_paused(), guarded(path, text):
+        return _solve(program, text, path, backend, rules, engine, limits)
+
+
+def _text_of(text_or_path: str, path: Optional[str]) -> tuple[str, str]:
     if path is None and _looks_like_path(text_or_path):
-        path = text_or_path
-        text = read_source(path)
-    else:
-        text = text_or_path
-    path = path or "<input>"
-    with guarded(path, text if isinstance(text, str) else None):
-        return _solve_text(text, path, backend, rules, engine, limits)
+        return read_source(text_or_path), text_or_path
+    return text_or_path, path or "<input>"
 
 
-def _solve_text(text: str, path: str, backend: Optional[str], rules: Sequence[str],
-                engine: Optional[str], limits: Optional[Limits]) -> Solution:
-    pipe = Pipeline.from_text(text, path, backend=backend, rules=rules, engine=engine,
-                              limits=limits)
+def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
+           rules: Sequence[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
+    check_program(program, path)
+    pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
+                    limits=limits)
     warnings = []
     bridges = bridge_marks(pipe.program) if pipe.backend is None else []
     if bridges:

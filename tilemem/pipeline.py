@@ -24,7 +24,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.datalog.database import DEFAULT_ENGINE
-from tilemem.frontend.parser import parse
+from tilemem.frontend.reading import declared_ops, read_program
 from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
 from tilemem.errors import TilememError
@@ -57,10 +57,13 @@ class Pipeline:
         self._breaks = None          # contract_break rows, located (contract_breaks())
 
     @classmethod
-    def from_text(cls, text: str, path: str = "<input>", limits=None, **kw) -> "Pipeline":
-        """Parse and check program text (raises TilememError on bad input; ``limits``: the
-        input caps, :class:`tilemem.limits.Limits`)."""
-        program = parse(text, path, limits)
+    def from_text(cls, text: str, path: str = "<input>", limits=None, form=None, program=None,
+                  **kw) -> "Pipeline":
+        """Read and check program text (raises TilememError on bad input; ``limits``: the
+        input caps, :class:`tilemem.limits.Limits`; ``form``, ``program``: the reading and
+        the program of a file holding several, see :mod:`tilemem.frontend.reading`)."""
+        program = read_program(text, path, form, program, declared_ops(kw.get("rules") or ()),
+                               limits)
         check_program(program, path)
         return cls(program, path=path, text=text, limits=limits, **kw)
 

@@ -222,3 +222,42 @@ def emit(text: str, out: Optional[str]) -> None:
             except (OSError, ValueError):
                 pass
             raise UsageError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+READING_HELP = ("how to read the input: ir (PyPTO's printed IR), dsl (hand-written "
+                "@pl.program Python) or auto (default: printed IR when the file starts with "
+                "PyPTO's header '# pypto.program: NAME', else DSL)")
+
+
+def add_reading_options(p) -> None:
+    """``--input-form`` and ``--program`` (the reading of the input, see
+    tilemem.frontend.reading)."""
+    p.add_argument("--input-form", choices=("auto", "ir", "dsl"), default="auto", metavar="FORM",
+                   help=READING_HELP)
+    p.add_argument("--program", metavar="NAME",
+                   help="the @pl.program class to use when the file holds several (a .py module)")
+
+
+def reading_form(args):
+    """The form asked for with --input-form (None: decide by the printer header)."""
+    form = getattr(args, "input_form", "auto")
+    return None if form in (None, "auto") else form
+
+
+def read_programs(args, text: str, path: str) -> list:
+    """The programs of an input as the command line asks for them."""
+    from tilemem.api import declared_ops
+    from tilemem.frontend.reading import read_programs as _read
+    return _read(text, path, reading_form(args), getattr(args, "program", None),
+                 declared_ops(getattr(args, "rules", None) or ()))
+
+
+def read_one_program(args, text: str, path: str):
+    """The one program of an input (several need --program)."""
+    from tilemem.errors import TilememError
+    progs = read_programs(args, text, path)
+    if len(progs) > 1:
+        names = ", ".join(p.name for p in progs)
+        raise TilememError(path, None, None,
+                           f"{len(progs)} programs in this file ({names}); choose one with --program NAME")
+    return progs[0]

@@ -1,5 +1,5 @@
 """``tilemem facts``: print the Datalog facts the rules read."""
-from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, emit, read_arg
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, emit, read_arg, add_reading_options
 
 
 def register(sub):
@@ -16,6 +16,7 @@ def register(sub):
                    help="dl: one fact per line in rule-file syntax (default); 'souffle DIR': "
                         "one tab-separated <relation>.facts file per input relation in DIR, "
                         "Souffle's input format")
+    add_reading_options(p)
     p.set_defaults(func=run)
 
 
@@ -23,10 +24,10 @@ def run(args) -> int:
     from tilemem.backends import normalize_backend
     from tilemem.datalog import format_value
     from tilemem.facts.extract import extract
-    from tilemem.frontend.parser import parse
+    from tilemem.commands.common import read_one_program
     from tilemem.frontend.wellformed import check_program
     text, path = read_arg(args)
-    program = parse(text, path)
+    program = read_one_program(args, text, path)
     check_program(program, path)
     fmt, *rest = args.format
     if fmt not in ("dl", "souffle") or len(rest) > (1 if fmt == "souffle" else 0):

@@ -1,8 +1,15 @@
-"""``tilemem fmt``: parse and print programs in PyPTO's canonical form."""
+"""``tilemem fmt``: print programs in PyPTO's canonical form.
+
+Printed IR is printed back as PyPTO's printer prints it; hand-written DSL as PyPTO
+prints what its front end builds from it (every default filled in, every type
+deduced), so users see what the compiler sees.  A module holding several programs
+prints each (each starts with its ``# pypto.program: NAME`` header).
+"""
 import sys
 
 from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, add_inputs, add_output_format,
-                                     add_parser, emit, style, wrap)
+                                     add_parser, add_reading_options, emit, read_programs, style,
+                                     wrap)
 
 
 def register(sub):
@@ -13,7 +20,9 @@ def register(sub):
                                     "exit 1 when a file is not canonical (a diagnostic per file, "
                                     "see --output-format); --diff: print what would change; "
                                     "-i: rewrite files in place. Files, directories (every "
-                                    "*.pto under them) and - are taken as by solve."))
+                                    "*.pto under them) and - are taken as by solve. Hand-written "
+                                    "DSL (a .py module or DSL text) prints as PyPTO prints what "
+                                    "its front end builds from it."))
     add_inputs(p, many=True)
     p.add_argument("-o", "--output", help="write here (atomically) instead of stdout (one input only)")
     mode = p.add_argument_group("what to do with the result")
@@ -24,6 +33,9 @@ def register(sub):
     mode.add_argument("-i", "--in-place", action="store_true",
                       help="rewrite each file that is not canonical (atomically)")
     add_output_format(mode, "the diagnostics of --check")
+    p.add_argument("--rules", action="append", metavar="FILE",
+                   help="an extra rule file whose op facts declare ops of your own; repeatable")
+    add_reading_options(p)
     p.set_defaults(func=run)
 
 
@@ -49,7 +61,6 @@ def run(args) -> int:
     from tilemem.commands.common import read_arg, write_atomic
     from tilemem.commands.report import Report, error_diagnostic
     from tilemem.errors import TilememError
-    from tilemem.frontend.parser import parse
     from tilemem.ir.printer import print_program
     from tilemem.tools.batch import expand_inputs, is_changed, unified_diff, with_newline
     from tilemem.tools.diagnostics import Diagnostic, first_difference
@@ -65,7 +76,12 @@ def run(args) -> int:
     for path_arg, _ in files:
         try:
             text, path = read_arg(args, path_arg)
-            out = with_newline(print_program(parse(text, path), path))
+            progs = read_programs(args, text, path)
+            if args.in_place and progs[0].reading == "dsl":
+                from tilemem.errors import UsageError
+                raise UsageError(f"{path}: -i rewrites printed IR, and this file is hand-written DSL "
+                                 "(write its canonical form with -o FILE)")
+            out = with_newline("\n\n".join(print_program(p, path) for p in progs))
         except TilememError as e:
             n_failed += 1
             if report is not None:

@@ -2,7 +2,8 @@
 import os
 import sys
 
-from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, add_solver_options, read_arg
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, add_solver_options, read_arg, \
+    add_reading_options, reading_form
 from tilemem.commands.common import wrap as _wrap
 
 FORMATS = ("dot", "svg", "png", "html")
@@ -27,6 +28,7 @@ def register(sub):
     p.add_argument("--layout", choices=("auto", "dot", "builtin"), default="auto",
                    help="layout for SVG/HTML: Graphviz dot, tilemem's built-in pure-Python "
                         "layout, or auto (dot when installed, else builtin; PNG needs dot)")
+    add_reading_options(p)
     p.set_defaults(func=run)
 
 
@@ -71,7 +73,8 @@ def run(args) -> int:
             (args.layout == "dot" or fmt == "png"):
         raise UsageError(GRAPHVIZ_HINT)
     text, path = read_arg(args)
-    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
+    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine,
+                form=reading_form(args), program=args.program)
     from tilemem.commands.solve import print_warnings
     print_warnings(sol.warnings, args)
     graphs = build_graphs(sol, args.function)

@@ -1,7 +1,7 @@
 """``tilemem query``: an interactive console over a program's facts and derived relations."""
 import sys
 
-from tilemem.commands.common import EXIT_INPUT, EXIT_OK, add_inputs, add_parser, read_arg, wrap
+from tilemem.commands.common import EXIT_INPUT, EXIT_OK, add_inputs, add_parser, read_arg, wrap, add_reading_options
 
 
 def register(sub):
@@ -29,6 +29,7 @@ def register(sub):
     p.add_argument("--format", choices=("table", "csv", "tsv", "json"), default="table",
                    help="how rows are printed: an aligned table (default), CSV, TSV or JSON "
                         "(e.g. -e 'space(V, S)' --format csv > spaces.csv)")
+    add_reading_options(p)
     p.set_defaults(func=run)
 
 
@@ -36,12 +37,14 @@ def run(args) -> int:
     from tilemem.tools.console import Console
     from tilemem.errors import UsageError
     from tilemem.explain import Session
+    from tilemem.commands.common import reading_form
     from tilemem.commands.why import _ascii
     if args.file == "-" and not args.execute:
         raise UsageError("the console reads its commands from stdin: give the program as a file "
                          "(or use -e)")
     text, path = read_arg(args)
-    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or ())
+    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
+                            form=reading_form(args), program=args.program)
     with ses:
         console = Console(ses, sys.stdout, ascii=_ascii(args), format=args.format)
         if args.execute:

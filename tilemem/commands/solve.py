@@ -10,8 +10,8 @@ import sys
 import time
 
 from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_inputs,
-                                     add_output_format, add_parser, add_solver_options, emit, style,
-                                     wrap)
+                                     add_output_format, add_parser, add_reading_options,
+                                     add_solver_options, emit, reading_form, style, wrap)
 
 
 def register(sub):
@@ -51,6 +51,7 @@ def register(sub):
     out.add_argument("--out-dir", metavar="DIR",
                      help="write each solved file under DIR, mirroring the inputs' tree (batch)")
     add_output_format(out, "the diagnostics of --check")
+    add_reading_options(p)
     bat = p.add_argument_group("batch")
     bat.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                      help="solve with N worker processes (0: one per CPU); results stay in input order")
@@ -146,7 +147,7 @@ def _run_one(args, path_arg: str) -> int:
             text, res.path = read_arg(args, path_arg)
             res.source = text
             sol = solve(text, backend=args.backend, rules=args.rules or (), path=res.path,
-                        engine=args.engine)
+                        engine=args.engine, form=reading_form(args), program=args.program)
             res.text, res.warnings = with_newline(sol.text), list(sol.warnings)
         except TilememError as e:
             res.path = e.path
@@ -163,27 +164,51 @@ def _run_one(args, path_arg: str) -> int:
             return EXIT_INPUT
         return EXIT_CHECK if n_changed or (args.strict and res.warnings) else EXIT_OK
     text, path = read_arg(args, path_arg)
-    sol = solve(text, backend=args.backend, rules=args.rules or (), path=path, engine=args.engine)
-    out = with_newline(sol.text)
-    changed = is_changed(text, out)
-    if args.in_place and changed:
-        write_atomic(path_arg, out)
+    from tilemem.api import solve_program
+    from tilemem.commands.common import read_programs
+    from tilemem.errors import UsageError
+    progs = read_programs(args, text, path)
+    dsl = progs[0].reading == "dsl"
+    if dsl and args.in_place:
+        raise UsageError(f"{path}: --in-place rewrites printed IR, and this file is hand-written DSL "
+                         "(write the solved program with -o FILE or --out-dir)")
+    if len(progs) > 1 and args.output:
+        raise UsageError(f"{path} holds {len(progs)} programs: choose one with --program NAME "
+                         "to write it with -o")
+    sols = [solve_program(p, text, path, args.backend, args.rules or (), args.engine) for p in progs]
+    outs = [with_newline(sol.text) for sol in sols]
+    if dsl:
+        # for hand-written DSL the diff shows what the pass changed: the program as PyPTO's
+        # front end sees it (`tilemem fmt`) against the solved one, labelled path::Program
+        from tilemem.ir.printer import print_program
+        bases = [with_newline(print_program(sol.source, path)) for sol in sols]
+        labels = [f"{path}::{sol.program.name}" for sol in sols]
+    else:
+        bases, labels = [text], [path]
+    changed = [is_changed(b, o) for b, o in zip(bases, outs)]
+    if args.in_place and changed[0]:
+        write_atomic(path_arg, outs[0])
     from tilemem.tools.colors import Style
     st = style(args, data=True) if not args.output or args.output == "-" else Style(False)
     if args.json:
-        doc = solution_json(sol, path, changed)
-        if args.diff:
-            doc["diff"] = unified_diff(text, out, path) if changed else ""
-        emit(json.dumps(doc, indent=2), args.output)
+        docs = []
+        for sol, b, o, label, c in zip(sols, bases, outs, labels, changed):
+            doc = solution_json(sol, path, c)
+            if args.diff:
+                doc["diff"] = unified_diff(b, o, label) if c else ""
+            docs.append(doc)
+        emit(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2), args.output)
     elif args.diff:
-        if changed:
-            emit(st.diff(unified_diff(text, out, path)), args.output)
+        diffs = [unified_diff(b, o, label) for b, o, label, c in zip(bases, outs, labels, changed) if c]
+        if diffs:
+            emit(st.diff("".join(diffs)), args.output)
     elif not args.in_place:
-        emit(st.program(out), args.output)
-    print_warnings(sol.warnings, args)
-    if args.report:
-        print_report(sol, path)
-    if args.check and changed:
+        emit(st.program("\n".join(outs)), args.output)
+    for sol in sols:
+        print_warnings(sol.warnings, args)
+        if args.report:
+            print_report(sol, path)
+    if args.check and any(changed):
         return EXIT_CHECK
     if args.strict and sol.warnings:
         return EXIT_CHECK

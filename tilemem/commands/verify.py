@@ -2,7 +2,7 @@
 import sys
 
 from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, add_inputs, add_output_format,
-                                     add_parser, add_solver_options, wrap)
+                                     add_parser, add_reading_options, add_solver_options, wrap)
 
 
 def register(sub):
@@ -19,6 +19,7 @@ def register(sub):
     add_solver_options(p, backend=False)
     add_output_format(p, "the violations")
     p.add_argument("--json", action="store_true", help="the same as --output-format json")
+    add_reading_options(p)
     p.set_defaults(func=run)
 
 
@@ -28,16 +29,17 @@ def verify_file(path_arg: str, args):
     from tilemem.commands.report import error_diagnostic
     from tilemem.errors import TilememError, UsageError
     from tilemem.datalog import DatalogError
-    from tilemem.frontend.parser import parse
+    from tilemem.commands.common import read_programs
     from tilemem.frontend.wellformed import check_program
     from tilemem.tools.diagnostics import Diagnostic
     from tilemem.tools.verify import verify
     path = path_arg if path_arg != "-" else (args.stdin_filename or "<stdin>")
     try:
         text, path = read_arg(args, path_arg)
-        program = parse(text, path)
-        check_program(program, path)
-        violations = verify(program, path, args.rules or (), engine=args.engine)
+        violations = []
+        for program in read_programs(args, text, path):     # a .py module: each program
+            check_program(program, path)
+            violations.extend(verify(program, path, args.rules or (), engine=args.engine))
     except TilememError as e:
         return e.path, [error_diagnostic(e, path)]
     except (UsageError, DatalogError):

@@ -2,7 +2,8 @@
 import json
 import sys
 
-from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap
+from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap, add_reading_options, \
+    reading_form
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 WIDTH = 100              # tilemem.explain.answer.WIDTH (not imported: help stays fast)
@@ -42,7 +43,12 @@ def register(sub):
                         f"(default {WIDTH}; 0: no limit)")
     p.add_argument("--ascii", action="store_true", help="draw trees with ASCII characters only")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    add_reading_options(p)
     p.set_defaults(func=run)
+
+
+READINGS = {"ir": "printed IR (PyPTO's printer header '# pypto.program:' comes first)",
+            "dsl": "hand-written DSL, as PyPTO's front end reads it"}
 
 
 def _space_name(s: str) -> str:
@@ -70,14 +76,16 @@ def run(args) -> int:
     from tilemem.explain import ExplainError, Session
     from tilemem.explain.answer import answer_not, answer_pattern, answer_var
     text, path = read_arg(args)
-    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or ())
+    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
+                            form=reading_form(args), program=args.program)
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
     if args.width is not None and args.width < 0:
         raise UsageError("--width must be 0 (no limit) or more")
     width = None if args.width == 0 else (args.width or WIDTH)
     asc = _ascii(args)
-    data: dict = {"schema": "tilemem-why/2", "path": path}
+    data: dict = {"schema": "tilemem-why/2", "path": path,
+                  "reading": ses.pipeline.program.reading}
     with ses:
         data["backend"] = ses.backend
         try:
@@ -97,6 +105,7 @@ def run(args) -> int:
                                             if title.startswith("residency")]
         except ExplainError as e:
             raise UsageError(str(e)) from None
+    rendered = rendered.rstrip("\n") + f"\nreading: {READINGS[ses.pipeline.program.reading]}\n"
     if args.json:
         sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     else:

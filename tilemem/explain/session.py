@@ -35,11 +35,13 @@ class Session:
 
     @classmethod
     def from_text(cls, text: str, path: str = "<input>", backend: Optional[str] = None,
-                  rules: Sequence[str] = (), engine: Optional[str] = None) -> "Session":
-        """Parse and check program text, and open a session on it."""
+                  rules: Sequence[str] = (), engine: Optional[str] = None,
+                  form: Optional[str] = None, program: Optional[str] = None) -> "Session":
+        """Read and check program text, and open a session on it (``form``, ``program``:
+        see :mod:`tilemem.frontend.reading`)."""
         from tilemem.pipeline import Pipeline
         return cls(Pipeline.from_text(text, path, backend=backend, rules=rules, engine=engine,
-                                      explain=True))
+                                      explain=True, form=form, program=program))
 
     # -- lifecycle
     def close(self) -> None:

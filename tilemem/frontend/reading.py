@@ -18,12 +18,13 @@ A DSL file may hold several programs (``--program NAME`` picks one).
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional, Sequence
 
 from tilemem import ir
 from tilemem.errors import TilememError
 
-__all__ = ["FORMS", "input_form", "read_programs", "read_program", "HEADER"]
+__all__ = ["FORMS", "input_form", "read_programs", "read_program", "declared_ops", "HEADER"]
 
 HEADER = "# pypto.program:"
 FORMS = ("ir", "dsl")
@@ -79,18 +80,38 @@ def _has_function_decorator(m) -> bool:
     return False
 
 
+def declared_ops(rules: Sequence[str] = ()) -> frozenset:
+    """The op names of the op table, with those declared (``op`` facts) by extra rule
+    files: the ops the DSL reading accepts as ``pl.tile.NAME(...)``."""
+    return _declared_ops(tuple(rules))
+
+
+@functools.lru_cache(maxsize=8)
+def _declared_ops(rules: tuple) -> frozenset:
+    from tilemem.infer.solver import load_rules
+    return frozenset(r[0] for r in load_rules(rules).fact_rows.get("op", ())
+                     if r and isinstance(r[0], str))
+
+
 def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
-                  program: Optional[str] = None, declared_ops: Sequence[str] = ()) -> list[ir.Program]:
-    """Every program of the text (one for printed IR), or only ``program``."""
+                  program: Optional[str] = None, declared_ops: Sequence[str] = (),
+                  limits=None) -> list[ir.Program]:
+    """Every program of the text (one for printed IR), or only ``program``.
+
+    ``limits``: the input caps (:class:`tilemem.limits.Limits`; default: the defaults)."""
+    if not isinstance(text, str):
+        raise TilememError(path, None, None, f"expected program text (str), got {type(text).__name__}")
     if input_form(text, form) == "ir":
         from tilemem.frontend.parser import parse
-        prog = parse(text, path)
+        prog = parse(text, path, limits)
         if program is not None and prog.name != program:
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
         return [prog]
     from tilemem.frontend.dsl.program import ProgramContext, read_class
     from tilemem.frontend.parser import parse_syntax
     from tilemem.frontend.pysource import scan_module
+    from tilemem.limits import check_text
+    check_text(text, path, limits)
     if not text.strip():
         raise TilememError(path, 1, 1, "empty input: expected a `@pl.program` class", source=text)
     scope, sites = scan_module(text, path)
@@ -109,7 +130,7 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
             raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
         masked = _masked(text, _class_ranges(site))
-        items, layout = parse_syntax(masked, path, indented=site.indent > 0)
+        items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
         ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
         out.append(read_class(ctx, cls, layout))
@@ -117,9 +138,10 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
 
 
 def read_program(text: str, path: str = "<input>", form: Optional[str] = None,
-                 program: Optional[str] = None, declared_ops: Sequence[str] = ()) -> ir.Program:
+                 program: Optional[str] = None, declared_ops: Sequence[str] = (),
+                 limits=None) -> ir.Program:
     """The one program of the text (an error names the programs when there are several)."""
-    progs = read_programs(text, path, form, program, declared_ops)
+    progs = read_programs(text, path, form, program, declared_ops, limits)
     if len(progs) > 1:
         names = ", ".join(p.name for p in progs)
         raise TilememError(path, None, None,

@@ -153,6 +153,8 @@ def solution_json(sol, path: str, changed: bool) -> dict:
     doc = {
         "schema": SOLUTION_SCHEMA,
         "path": path,
+        "program": sol.program.name,
+        "reading": sol.program.reading,
         "backend": sol.backend,
         "changed": changed,
         "spaces": {fn: dict(sorted(vs.items())) for fn, vs in sorted(sol.spaces.items())},

@@ -36,7 +36,7 @@ from tilemem.frontend.dsl.values import (
     DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, pos_of, scalar,
 )
 from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
-from tilemem.ir import names as ir_names
+from tilemem.frontend.dsl.naming import assign_names
 
 __all__ = ["read_class", "ProgramContext"]
 
@@ -1327,7 +1327,7 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     n_in = sum(1 for p in plist if p.direction == "In")
     ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
     keep = frozenset(ctx.dynamics)
-    return ir_names.assign_names(fn, r.hints, keep)
+    return assign_names(fn, r.hints, keep)
 
 
 # ----------------------------------------------------------------------------- programs
