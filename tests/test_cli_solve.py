@@ -83,12 +83,14 @@ def test_json_schema():
     assert r.returncode == 0
     doc = json.loads(r.stdout)
     sol = tilemem.solve(str(EXAMPLE), backend="910B")
-    expected_keys = {"schema", "path", "backend", "changed", "spaces", "moves", "warnings"}
+    expected_keys = {"schema", "path", "program", "reading", "backend", "changed", "spaces", "moves",
+                     "warnings"}
     if getattr(sol, "residency", None) is not None:
         expected_keys.add("residency")
     assert set(doc) == expected_keys
     assert doc["schema"] == "tilemem-solution/1"
     assert (doc["path"], doc["backend"], doc["changed"]) == (str(EXAMPLE), "Ascend910B", True)
+    assert (doc["program"], doc["reading"]) == (sol.program.name, "ir")
     assert doc["spaces"] == sol.spaces
     assert doc["spaces"]["kernel"]["c_tile"] == "Acc"
     assert doc["moves"] == [{"function": m.function, "name": m.name, "producer": m.producer,

@@ -3,7 +3,9 @@
 A case is ``NAME.pto`` (or ``NAME.py``) with any of these beside it:
 
 * ``NAME.args``          extra command-line arguments for every command of the case, one
-                         line, split like a shell would (e.g. ``--backend 910B``);
+                         line, split like a shell would (e.g. ``--backend 910B``); a line
+                         ``COMMAND: ARGS`` gives arguments for that command only
+                         (``solve: --backend 910B``);
 * ``NAME.expected.pto``  what ``tilemem solve NAME.pto ARGS`` prints on stdout;
 * ``NAME.fmt.pto``       what ``tilemem fmt NAME.pto ARGS`` prints on stdout;
 * ``NAME.stderr.txt``    what ``tilemem solve NAME.pto ARGS`` prints on stderr;
@@ -18,7 +20,9 @@ An input may also be a program that stays outside the repository (a real kernel 
 folder (``../shared/...``); such a case runs in the repository's parent folder so that
 the path reads the same everywhere, and skips cleanly when the file is absent.
 
-Paths in the outputs are relative to ``tests/data/solve`` (the commands run there).
+Cases may sit in subfolders (``tests/data/solve/dsl/`` holds hand-written DSL
+programs); paths in the outputs are relative to the case's own folder (the commands
+run there).
 ``pytest --update-goldens tests/test_goldens.py`` rewrites every expected file that exists
 from what tilemem prints now (review the diff before committing it).
 """
@@ -33,7 +37,7 @@ from cli_helpers import run_in_process
 
 SOLVE = Path(__file__).resolve().parent / "data" / "solve"
 REPO_PARENT = Path(__file__).resolve().parents[2]
-INPUTS = sorted(p for p in SOLVE.glob("*") if p.suffix in (".pto", ".py", ".ref")
+INPUTS = sorted(p for p in SOLVE.rglob("*") if p.suffix in (".pto", ".py", ".ref")
                 and not p.name.endswith((".expected.pto", ".fmt.pto")))
 
 
@@ -41,7 +45,7 @@ def _input_of(src: Path) -> tuple[str, Path]:
     """(the input as the command is given it, the folder the command runs in)."""
     if src.suffix == ".ref":
         return src.read_text().strip(), REPO_PARENT
-    return src.name, SOLVE
+    return src.name, src.parent
 
 # expected-file suffix -> (command arguments before ARGS, which stream is compared)
 CHECKS = {
@@ -52,24 +56,34 @@ CHECKS = {
 }
 
 
-def _case_args(src: Path) -> list[str]:
+def _case_args(src: Path, command: str) -> list[str]:
     f = src.with_suffix(".args")
-    return shlex.split(f.read_text()) if f.exists() else []
+    if not f.exists():
+        return []
+    out: list[str] = []
+    for line in f.read_text().splitlines():
+        head, sep, rest = line.partition(":")
+        if sep and head.strip().isidentifier() and " " not in head.strip():
+            if head.strip() == command:
+                out += shlex.split(rest)
+        else:
+            out += shlex.split(line)
+    return out
 
 
 def _expected(src: Path) -> list[Path]:
     stem = str(src.with_suffix(""))
     found = [Path(stem + suffix) for suffix in CHECKS if Path(stem + suffix).exists()]
     name = src.with_suffix("").name
-    found += [p for p in [SOLVE / f"{name}.why.txt"] if p.exists()]
-    found += sorted(p for p in SOLVE.glob(f"{name}.*.why.txt") if p.name.count(".") == name.count(".") + 3)
+    found += [p for p in [src.parent / f"{name}.why.txt"] if p.exists()]
+    found += sorted(p for p in src.parent.glob(f"{name}.*.why.txt") if p.name.count(".") == name.count(".") + 3)
     return found
 
 
 def _checks():
     for src in INPUTS:
         for want in _expected(src):
-            yield pytest.param(src, want, id=want.name)
+            yield pytest.param(src, want, id=str(want.relative_to(SOLVE)))
 
 
 @pytest.mark.parametrize("src,want", list(_checks()))
@@ -78,13 +92,14 @@ def test_golden(src, want, capsys, monkeypatch, request):
     if not (where / name).exists():
         pytest.skip(f"{name} not found (a program kept outside the repository)")
     monkeypatch.chdir(where)
-    extra = _case_args(src)
     if want.name.endswith(".why.txt"):
+        extra = _case_args(src, "why")
         header, _, expected = want.read_text().partition("\n")
         assert header.startswith("# why "), f"{want.name}: first line must be '# why VAR ...'"
         argv, stream, keep = ["why", name, *shlex.split(header[len("# why "):]), *extra], "out", header + "\n"
     else:
         cmd, stream = CHECKS[want.name[len(src.with_suffix("").name):]]
+        extra = _case_args(src, cmd[0])
         argv, expected, keep = [cmd[0], name, *cmd[1:], *extra], want.read_text(), ""
     status, out, err = run_in_process(capsys, *argv)
     got = out if stream == "out" else err

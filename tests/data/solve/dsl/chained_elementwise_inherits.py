@@ -1,0 +1,27 @@
+import pypto.language as pl
+
+
+# tilemem test: a hand-written DSL version of the golden case chained_elementwise_inherits_1
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(
+        self,
+        x: pl.Tensor[[64], pl.FP32],
+        out_0: pl.Out[pl.Tensor[[64], pl.FP32]],
+    ) -> pl.Tensor[[64], pl.FP32]:
+        x_tile = pl.load(x, [0], [64])
+        y_tile = pl.add(x_tile, x_tile)
+        z_tile: pl.Tile[[64], pl.FP32] = pl.mul(y_tile, y_tile)
+        out_0: pl.Tensor[[64], pl.FP32] = pl.store(z_tile, [0], out_0)
+        return out_0
+        # a comment at the tail of a block is dropped (PyPTO warns about it)
+
+    @pl.function
+    def main(
+        self,
+        x: pl.Tensor[[64], pl.FP32],
+    ) -> pl.Tensor[[64], pl.FP32]:
+        out_0: pl.Tensor[[64], pl.FP32] = pl.create_tensor([64], dtype=pl.FP32)
+        y = self.main_incore_0(x, out_0)
+        return y

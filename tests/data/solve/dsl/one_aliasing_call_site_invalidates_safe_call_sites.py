@@ -1,0 +1,50 @@
+import pypto.language as pl
+
+
+# tilemem test: a hand-written DSL version of the golden case one_aliasing_call_site_invalidates_safe_call_sites_1
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def worker(
+        self,
+        lhs__ssa_v0: pl.Tensor[[16, 128], pl.BF16],
+        mutation__ssa_v0: pl.InOut[pl.Tensor[[16, 128], pl.BF16]],
+        rhs__ssa_v0: pl.Tensor[[128, 256], pl.BF16],
+        out__ssa_v0: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+    ) -> pl.Tensor[[16, 256], pl.FP32]:
+        for n__idx_v0, (acc,) in pl.range(0, 256, 128, init_values=(out__ssa_v0,)):
+            rhs_n__tile = pl.load(
+                rhs__ssa_v0,
+                [0, n__idx_v0],
+                [128, 128],
+                target_memory=pl.Mem.Mat,
+                attrs={"__compiler_tensor_to_tile_mat_bridge": True},
+            )
+            lhs__ssa_v0_mat: pl.Tile[[16, 128], pl.BF16] = pl.load(
+                lhs__ssa_v0,
+                [0, 0],
+                [16, 128],
+                target_memory=pl.MemorySpace.Mat,
+                attrs={"__compiler_tensor_to_tile_mat_bridge": True},
+            )
+            c_n__tile: pl.Tile[[16, 128], pl.FP32] = pl.matmul(lhs__ssa_v0_mat, rhs_n__tile)
+            acc_next__tile = pl.store(c_n__tile, [0, n__idx_v0], acc)
+            result = pl.yield_(acc_next__tile)
+        return result
+        # a comment at the tail of a block is dropped (PyPTO warns about it)
+
+    @pl.function(type=pl.FunctionType.Orchestration)  # PyPTO drops a comment on the decorator line
+    def main(
+        self,
+        safe_mutation__ssa_v0: pl.InOut[pl.Tensor[[16, 128], pl.BF16]],
+        rhs__ssa_v0: pl.Tensor[[128, 256], pl.BF16],
+        out0__ssa_v0: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+        out1__ssa_v0: pl.Out[pl.Tensor[[16, 256], pl.FP32]],
+    ) -> pl.Tensor[[16, 256], pl.FP32]:
+        fresh_safe_lhs__ssa_v0 = pl.create_tensor([16, 128], dtype=pl.BF16)
+        _ignored__ssa_v0 = self.worker(fresh_safe_lhs__ssa_v0, safe_mutation__ssa_v0, rhs__ssa_v0, out0__ssa_v0)
+        fresh_shared__ssa_v0 = pl.create_tensor([16, 128], dtype=pl.BF16)
+        shared_alias__ssa_v0 = fresh_shared__ssa_v0
+        result__ssa_v0 = self.worker(fresh_shared__ssa_v0, shared_alias__ssa_v0, rhs__ssa_v0, out1__ssa_v0)
+        return result__ssa_v0
+        # a comment at the tail of a block is dropped (PyPTO warns about it)

@@ -1,0 +1,30 @@
+import pypto.language as pl
+
+
+# tilemem test: a hand-written DSL version of the golden case ssa_alias_inherits_memory_space_from_source_1
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(
+        self,
+        x: pl.Tensor[[16, 128], pl.BF16],
+        y: pl.Tensor[[128, 128], pl.BF16],
+        out_0: pl.Out[pl.Tensor[[16, 128], pl.FP32]],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        x_tile = pl.load(x, [0, 0], [16, 128], target_memory=pl.Mem.Mat)
+        y_tile = pl.load(y, [0, 0], [128, 128], target_memory=pl.Mem.Mat)
+        # The alias carries no memory_space annotation — Phase 1 must
+        # copy Mat over from x_tile.
+        x_alias: pl.Tile[[16, 128], pl.BF16] = x_tile
+        z_tile: pl.Tile[[16, 128], pl.FP32] = pl.matmul(x_alias, y_tile)
+        out_0: pl.Tensor[[16, 128], pl.FP32] = pl.store(z_tile, [0, 0], out_0)
+        return out_0
+
+    @pl.function
+    def main(
+        self,
+        x: pl.Tensor[[16, 128], pl.BF16],
+        y: pl.Tensor[[128, 128], pl.BF16],
+    ) -> pl.Tensor[[16, 128], pl.FP32]:
+        out_0: pl.Tensor[[16, 128], pl.FP32] = pl.create_tensor([16, 128], dtype=pl.FP32)
+        return self.main_incore_0(x, y, out_0)
