@@ -129,3 +129,102 @@ class CommentQueue:
                 self.pending[ln] = rest
             else:
                 del self.pending[ln]
+
+
+# ----------------------------------------------------------------------------- statements
+
+def bodies(s) -> list:
+    """The statement lists nested in ``s`` (then, else; a loop's or scope's body)."""
+    from tilemem import ir
+    t = type(s)
+    if t is ir.If:
+        return [s.then_body] + ([s.else_body] if s.else_body else [])
+    if t in (ir.For, ir.While, ir.With):
+        return [s.body]
+    return []
+
+
+def col0(node) -> int:
+    return (getattr(node, "col", None) or 1) - 1
+
+
+class Extents:
+    """The lines PyPTO reads off Python's ast for a statement (lineno, end_lineno, the
+    header's last line), from the grammar's logical-line extents and the source lines."""
+
+    def __init__(self, line_ends: dict, lines: list[str]):
+        self.line_ends = line_ends
+        self.lines = lines
+
+    def end(self, s) -> int:
+        b = bodies(s)
+        if b and b[-1]:
+            return self.end(b[-1][-1])
+        line = s.line or 1
+        return self.line_ends.get(line, line)
+
+    def header_end(self, s) -> int:
+        line = s.line or 1
+        return self.line_ends.get(line, line)
+
+    def then_upper(self, s) -> int:
+        """The then branch's last line: the line before ``else:`` (ast_parser.py:1339)."""
+        if not s.else_body:
+            return self.end(s)
+        start = self.end(s.then_body[-1]) + 1 if s.then_body else (s.line or 1) + 1
+        stop = s.else_body[0].line or start
+        for ln in range(start, stop):
+            if 0 <= ln - 1 < len(self.lines):
+                st = self.lines[ln - 1].lstrip()
+                if st.startswith("else") and st[4:5] in (":", " ", "\t"):
+                    return ln - 1
+        return stop - 1
+
+    def drain(self, queue: CommentQueue, s) -> list[str]:
+        """The comments statement ``s`` takes (simple or compound, see the module doc)."""
+        b = bodies(s)
+        if b and b[0]:
+            first = b[0][0]
+            return queue.drain_compound(s.line or 1, self.header_end(s), first.line or 1, col0(first))
+        return queue.drain_simple(self.end(s))
+
+    def tail_of(self, s, i: int) -> Optional[int]:
+        """The last line of ``s``'s i-th body, for the tail-of-block sweep."""
+        from tilemem import ir
+        if type(s) is ir.If and i == 0:
+            return self.then_upper(s)
+        return self.end(s)
+
+
+def attach_comments(program, layout, text: str) -> None:
+    """Re-attach the comments of printed IR as PyPTO's front end does (both readings agree;
+    only the DSL reading also turns bare strings into comments and builds new statements).
+    ``layout``: the parser's SourceLayout."""
+    from tilemem import ir
+    if not layout.comments:
+        return
+    ext = Extents(layout.line_ends, text.splitlines())
+    starts = sorted(f.line for f in program.functions if f.line)
+    for fn in program.functions:
+        fn.comments = []            # above a def or on its decorators: never printed
+        later = [x for x in starts if x > (fn.line or 0)]
+        q = CommentQueue.for_lines(layout.comments, fn.line or 1, later[0] - 1 if later else None)
+
+        def walk(stmts):
+            for i, s in enumerate(stmts):
+                if i > 0:
+                    q.discard_stale_before(s.line or 1, col0(s))
+                leading = ext.drain(q, s)
+                if type(s) is ir.Pass:
+                    s.comments = []
+                    q.requeue_after(ext.end(s), col0(s), leading)
+                else:
+                    s.comments = ["# " + t for t in leading]
+                for k, b in enumerate(bodies(s)):
+                    walk(b)
+                    if b:
+                        q.discard_tail(b[0].line or 1, col0(b[0]), ext.tail_of(s, k))
+
+        walk(fn.body)
+        if fn.body:
+            q.discard_tail(fn.body[0].line or 1, col0(fn.body[0]), None)

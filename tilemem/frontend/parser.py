@@ -1212,7 +1212,11 @@ def parse(text: str, path: str = "<input>", limits=None) -> ir.Program:
     Raises TilememError (never anything else) for malformed input, and for input over
     the caps of ``limits`` (a :class:`tilemem.limits.Limits`; default: the defaults).
     """
-    return _parse(text, path, _program_from_items, limits=limits)[0]
+    prog, layout = _parse(text, path, _program_from_items, limits=limits)
+    if layout.comments:
+        from tilemem.frontend.comments import attach_comments
+        attach_comments(prog, layout, text)
+    return prog
 
 
 def parse_syntax(text: str, path: str = "<input>", indented: bool = False, limits=None):

@@ -156,7 +156,10 @@ class ExprReader:
         f = _DISPATCH.get(t)
         if f is None:
             raise DslError(f"Unsupported expression: {self.source_of(e)}", e)
-        return f(self, e)
+        v = f(self, e)
+        if t is ir.Call:
+            self.expr_types[id(v.expr)] = v.type      # nested calls as op arguments
+        return v
 
     def expr_list(self, items) -> list[Val]:
         return [self.expr(x) for x in items]

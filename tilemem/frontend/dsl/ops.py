@@ -36,6 +36,7 @@ class Param:
     kind: str = "expr"
     default: object = _NO       # a Python value, an Enum, or _NO (required)
     kwonly: bool = False
+    allowed: tuple = ()         # `space[Vec, Mat]`: the only members the builder accepts
 
 
 @dataclass
@@ -81,17 +82,20 @@ def _parse_signature(sig: str) -> tuple[list[Param], bool]:
     pos = a.args
     defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
     for p, d in zip(pos, defaults):
-        params.append(Param(p.arg, _kind(p.annotation), conv(d)))
+        params.append(Param(p.arg, _kind(p.annotation)[0], conv(d), allowed=_kind(p.annotation)[1]))
     for p, d in zip(a.kwonlyargs, a.kw_defaults):
-        params.append(Param(p.arg, _kind(p.annotation), conv(d), kwonly=True))
+        params.append(Param(p.arg, _kind(p.annotation)[0], conv(d), kwonly=True, allowed=_kind(p.annotation)[1]))
     return params, a.vararg is not None
 
 
-def _kind(ann) -> str:
+def _kind(ann) -> tuple[str, tuple]:
     if ann is None:
-        return "expr"
+        return "expr", ()
     if isinstance(ann, ast.Name):
-        return ann.id
+        return ann.id, ()
+    if isinstance(ann, ast.Subscript) and isinstance(ann.value, ast.Name):
+        items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        return ann.value.id, tuple(x.id for x in items)
     raise ValueError(ast.unparse(ann))
 
 
@@ -358,7 +362,7 @@ class OpCaller:
         pos = [self._as_expr(a) for a in args]
         kws = tuple((k, self._kw_expr(k, v)) for k, v in kwargs)
         call = ir.Call(f"pl.{spec.ns}.{spec.name}", tuple(pos), kws, *self._pos(node))
-        return Val(call, self.result_type(call, "tile", spec, {}))
+        return Val(call, self.result_type(call, "declared", spec, {}))
 
     # -- dispatch of pl.NAME -------------------------------------------------------------
     def dispatch(self, spec: OpSpec, b: dict, args, kwargs, node) -> Val:
@@ -524,6 +528,10 @@ class OpCaller:
             if isinstance(v, Enum) and v.kind == kind:
                 if k == "space" and v.name not in views.SPACES:
                     raise DslError(f"Unknown memory space: {v.name}")
+                if p.allowed and v.name not in p.allowed:
+                    names = " or ".join(f"{kind}.{a}" for a in p.allowed)
+                    raise DslError(f"{p.name} for {spec.irop or spec.ns + '.' + spec.name} must be {names}, "
+                                   f"got {kind}.{v.name}")
                 return self._enum_expr(v)
             if k == "pad" and isinstance(v, Py) and isinstance(v.value, (int, float)):
                 import math
@@ -730,15 +738,20 @@ class OpCaller:
     # -- result types -------------------------------------------------------------------------
     def result_type(self, call: ir.Call, rule: str, spec: OpSpec, b: dict):
         if rule == "tile" or rule == "declared":
+            args = [typerules.ArgInfo(a, self.type_of_expr(a)) for a in call.args]
             try:
-                t = typerules.derive_call_type(call, self.type_of_key)
+                t = typerules.derive_result_type(call.op, args, dict(call.kwargs)) if call.op else None
             except typerules.DeductionError as e:
+                if rule == "declared":
+                    return UNKNOWN
                 raise DslError(str(e)) from None
             except (ValueError, TypeError, KeyError, IndexError) as e:
+                if rule == "declared":
+                    return UNKNOWN
                 raise DslError(f"cannot deduce the result type: {e}") from None
             if t is None:
                 if rule == "declared":
-                    return UNKNOWN
+                    return UNKNOWN      # an op of the user's: its annotation gives the type
                 raise DslError(f"{spec.qualified}: unsupported operand types")
             return t
         m = re.match(r"(\w+)(?:\((.*)\))?$", rule)
@@ -748,6 +761,13 @@ class OpCaller:
 
     def type_of_key(self, key: str):
         return self.key_types.get(key)
+
+    def type_of_expr(self, e):
+        """The type of an argument expression: a var's, or that of the expression it was
+        read from (a nested call)."""
+        if type(e) is ir.Name:
+            return self.key_types.get(e.id)
+        return self.expr_types.get(id(e))
 
     def _arg_type(self, call, i):
         e = call.args[i]

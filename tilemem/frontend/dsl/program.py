@@ -28,7 +28,7 @@ from typing import Optional
 
 from tilemem import ir
 from tilemem.errors import TilememError
-from tilemem.frontend.comments import CommentQueue
+from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.exprs import ExprReader, const_value, make_binop
 from tilemem.frontend.dsl.ops import OpCaller
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
@@ -74,42 +74,8 @@ class ProgramContext:
         self.declared_ops = declared_ops
 
 
-# ----------------------------------------------------------------------------- statements info
-
-class _Extent:
-    """Lines of a statement (what PyPTO reads off ast: lineno, end_lineno, col)."""
-
-    def __init__(self, reader: "FunctionReader"):
-        self.r = reader
-
-    def end(self, s) -> int:
-        body = _last_body(s)
-        if body:
-            return self.end(body[-1])
-        line = s.line or 1
-        return self.r.line_ends.get(line, line)
-
-    def header_end(self, s) -> int:
-        line = s.line or 1
-        return self.r.line_ends.get(line, line)
-
-
-def _bodies(s) -> list:
-    t = type(s)
-    if t is ir.If:
-        return [s.then_body] + ([s.else_body] if s.else_body else [])
-    if t in (ir.For, ir.While, ir.With):
-        return [s.body]
-    return []
-
-
-def _last_body(s):
-    b = _bodies(s)
-    return b[-1] if b else None
-
-
-def _col0(node) -> int:
-    return (getattr(node, "col", None) or 1) - 1
+_bodies = bodies
+_col0 = col0
 
 
 def _is_yield_call(e) -> bool:
@@ -132,10 +98,11 @@ class FunctionReader(ExprReader, OpCaller):
         self.raw = raw
         self.comments = comments
         self.line_ends = line_ends
-        self.extent = _Extent(self)
+        self.extent = Extents(line_ends, ctx.lines)
         self.types = TypeReader(self)
         self.scopes: list[dict] = [{}]
         self.key_types: dict[str, ir.Type] = {}
+        self.expr_types: dict[int, ir.Type] = {}     # id of a call expression -> its type
         self.hints: dict[str, str] = {}
         self._serial = itertools.count()
         self.blocks: list[list] = [[]]           # statements being built, innermost last
@@ -407,12 +374,7 @@ class FunctionReader(ExprReader, OpCaller):
             self.statement(s)
 
     def _drain(self, s) -> list[str]:
-        bodies = _bodies(s)
-        if bodies and bodies[0]:
-            first = bodies[0][0]
-            return self.comments.drain_compound(s.line or 1, self.extent.header_end(s), first.line or 1,
-                                                _col0(first))
-        return self.comments.drain_simple(self.extent.end(s))
+        return self.extent.drain(self.comments, s)
 
     def statement(self, s) -> None:
         leading = self._drain(s)
@@ -741,16 +703,7 @@ class FunctionReader(ExprReader, OpCaller):
         return t if t is not None else UNKNOWN
 
     def _then_upper(self, s: ir.If) -> int:
-        if not s.else_body:
-            return self.extent.end(s)
-        start = self.extent.end(s.then_body[-1]) + 1 if s.then_body else (s.line or 1) + 1
-        end = s.else_body[0].line or start
-        for ln in range(start, end):
-            if 0 <= ln - 1 < len(self.ctx.lines):
-                st = self.ctx.lines[ln - 1].lstrip()
-                if st.startswith("else") and st[4:5] in (":", " ", "\t"):
-                    return ln - 1
-        return end - 1
+        return self.extent.then_upper(s)
 
     def _while(self, s: ir.While):
         cond = self.expr(s.cond)
