@@ -148,14 +148,14 @@ def test_json_includes_residency_records_when_the_solution_has_them(monkeypatch,
         decision: str
         reason: str
 
-    real = api.solve
+    real = api.solve_program          # what `tilemem solve FILE` calls per program
 
     def with_residency(*a, **kw):
         sol = real(*a, **kw)
         sol.residency = [Rec("kernel", "a_tile", "hoist", "loop-invariant Mat load")]
         return sol
 
-    monkeypatch.setattr(api, "solve", with_residency)
+    monkeypatch.setattr(api, "solve_program", with_residency)
     status, out, _ = run_in_process(capsys, "solve", EXAMPLE, "--json")
     assert status == 0
     assert json.loads(out)["residency"] == [

@@ -334,6 +334,9 @@ class ExprReader:
             return Val(ir.Subscript(base.expr, (ir.IntConst(i),), e.line, e.col), t.items[i])
         if isinstance(t, (ir.TileType, ir.TensorType)):
             return self.read_or_slice(base, e)
+        from tilemem.frontend.dsl.ops import array_dtype
+        if array_dtype(t) is not None:
+            return self.array_read(base, e)
         raise DslError(f"Subscript on a value of type {_type_text(t)} is not supported", e)
 
     def _call(self, e: ir.Call) -> Val:

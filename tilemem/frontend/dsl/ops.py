@@ -286,6 +286,8 @@ class OpCaller:
             en = self.enum_value(e)
             if en is not None:
                 return en
+            if e.parts[-1] == "AUTO" and len(e.parts) == 2:
+                return Py(-1)           # ir/op/system_ops.py AUTO: "let the compiler place it"
             if len(e.parts) == 2 and e.parts[0] == "math" and e.parts[1] in ("inf", "pi", "e"):
                 import math
                 return Py(getattr(math, e.parts[1]))
@@ -576,6 +578,12 @@ class OpCaller:
             raise DslError(f"Invalid rounding mode {self._shown(v)!s}. Expected str name or int in range [0, 6].")
         if k in ("scalar", "slope", "sels"):
             return self._scalar_operand(k, v, b, spec)
+        if k == "pipebuf":
+            # ir/op/system_ops.py _consumer_buf_operand: an expression passes, a Python int
+            # (the default 0, AUTO) is an INT32 constant
+            if isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool):
+                return const_int(int(v.value), "INT32").expr
+            return self._as_val(v).expr
         raise DslError(f"unsupported argument kind {k}")   # pragma: no cover
 
     def _scalar_operand(self, kind: str, v, b: dict, spec: OpSpec) -> ir.Expr:
@@ -787,6 +795,19 @@ class OpCaller:
     def _rt_unknown(self, call, arg, spec, b):
         return UNKNOWN
 
+    def _rt_array(self, call, arg, spec, b):
+        return array_type(call.args[0], self._dtype_arg(b["dtype"]))
+
+    def _rt_array_element(self, call, arg, spec, b):
+        t = self._arg_type(call, 0)
+        dt = array_dtype(t)
+        if dt is None:
+            raise DslError(f"{spec.qualified}: expected an Array operand")
+        return scalar(dt)
+
+    def _rt_ptr(self, call, arg, spec, b):
+        return ir.OpaqueType(dotted("pl", "Ptr"))
+
     def _rt_element_scalar(self, call, arg, spec, b):
         t = self._arg_type(call, int(arg))
         if not isinstance(t, (ir.TileType, ir.TensorType)):
@@ -877,6 +898,18 @@ class OpCaller:
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
         return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), a.dtype)
+
+
+def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
+    """``pl.Array[N, pl.DT]`` (tilemem's IR keeps it as the annotation it prints)."""
+    return ir.OpaqueType(ir.Subscript(dotted("pl", "Array"), (extent, dotted("pl", dtype))))
+
+
+def array_dtype(t) -> Optional[str]:
+    if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Subscript and type(t.expr.value) is ir.Dotted \
+            and t.expr.value.parts[-1] == "Array" and len(t.expr.index) == 2 and type(t.expr.index[1]) is ir.Dotted:
+        return t.expr.index[1].parts[-1]
+    return None
 
 
 def _promote_tensor_dtype(a: str, b: str) -> str:

@@ -182,7 +182,30 @@ class FunctionReader(ExprReader, OpCaller):
         block.append(stmt)
 
     def memref(self, e):
-        raise DslError("pl.MemRef annotations are not supported by tilemem's DSL reader", e)
+        """``pl.MemRef("name"[, offset, size][, slots=N])[idx]`` or ``pl.MemRef(ptr, offset,
+        size)`` as PyPTO prints it (a name is the ``pl.Ptr`` var of a ``tile.alloc``)."""
+        index = None
+        if type(e) is ir.Subscript:
+            index = tuple(self.expr(i).expr for i in e.index)
+            e = e.value
+        args = []
+        for a in e.args:
+            if type(a) is ir.StrConst:
+                args.append(ir.StrConst(self.string_value(a), '"'))
+            elif type(a) is ir.Name:
+                v = self.lookup(a.id)
+                if v is None:
+                    raise DslError(f"Undefined variable '{a.id}'", a)
+                args.append(ir.Name(v.key, a.line, a.col))
+            else:
+                args.append(self.expr(a).expr)
+        kws = []
+        for k, v in e.kwargs:
+            if k != "slots":
+                raise DslError(f"Unknown pl.MemRef keyword argument: '{k}'", e)
+            kws.append((k, self.expr(v).expr))
+        call = ir.Call("pl.MemRef", tuple(args), tuple(kws))
+        return ir.Subscript(call, index) if index is not None else call
 
     def attrs_dict(self, e) -> ir.Expr:
         if type(e) is not ir.DictExpr:
@@ -294,7 +317,7 @@ class FunctionReader(ExprReader, OpCaller):
                             "cluster", "spmd", "dynamic", "static_assert", "static_print", "func_attr"):
                     raise DslError(f"pl.{name}() cannot be used as an expression here", e)
                 return self.op_call("pl", name, e)
-            if len(parts) == 3 and parts[1] in ("tile", "tensor", "system"):
+            if len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array"):
                 return self.op_call(parts[1], parts[2], e)
             if len(parts) == 3 and parts[2] == "get_byte" and parts[1] in DTYPES:
                 from tilemem.frontend.dsl.values import DTYPE_BITS
@@ -354,17 +377,86 @@ class FunctionReader(ExprReader, OpCaller):
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
 
     def read_or_slice(self, base: Val, e: ir.Subscript) -> Val:
+        """``T[i, j]`` (all scalar, full rank): a read; otherwise a slice view (numpy style:
+        a scalar index drops its axis, missing trailing indices are ``:``; AP:8821-9240)."""
+        from tilemem.frontend.dsl.pyline import slice_parts
         t = base.type
-        idx = e.index
-        if all(type(i) is not ir.Opaque for i in idx) and len(idx) == len(t.shape):
+        idx = list(e.index)
+        ns = "tile" if isinstance(t, ir.TileType) else "tensor"
+        if len(idx) == len(t.shape) and all(slice_parts(i) is None for i in idx):
             vals = [self.expr(i) for i in idx]
             if all(isinstance(v.type, ir.ScalarType) for v in vals):
-                ns = "tile" if isinstance(t, ir.TileType) else "tensor"
                 call = ir.Call(f"pl.{ns}.read", (base.expr, ir.ListExpr(tuple(v.expr for v in vals))), (),
                                e.line, e.col)
                 return Val(call, scalar(t.dtype))
-        raise DslError("Slicing a tile or tensor with [...] is not supported by tilemem's DSL reader; "
-                       "use pl.slice(...)", e)
+        offsets, extents, drops = self._window(idx, t, e)
+        kws = (("drop_dims", ir.ListExpr(tuple(ir.IntConst(d) for d in drops))),) if drops else ()
+        call = ir.Call(f"pl.{ns}.slice", (e.value, ir.ListExpr(tuple(extents)), ir.ListExpr(tuple(offsets))), kws,
+                       e.line, e.col)
+        return self.call(call)
+
+    def _window(self, idx: list, t, node):
+        """Per-axis (offsets, extents) of a subscript window and the axes it drops."""
+        from tilemem.frontend.dsl.pyline import slice_parts
+        if len(idx) > len(t.shape):
+            raise DslError(f"Too many indices for a rank-{len(t.shape)} value", node)
+        idx = idx + [ir.Call("__slice__", (ir.NoneConst(), ir.NoneConst(), ir.NoneConst()))] * (len(t.shape) - len(idx))
+        offsets, extents, drops = [], [], []
+        for d, i in enumerate(idx):
+            parts = slice_parts(i)
+            if parts is None:
+                offsets.append(i)
+                extents.append(ir.IntConst(1))
+                drops.append(d)
+                continue
+            lo, hi, step = parts
+            if step is not None and not (type(step) is ir.IntConst and step.value == 1):
+                raise DslError("Slice step is not supported", node)
+            lo = lo if lo is not None else ir.IntConst(0)
+            hi = hi if hi is not None else t.shape[d]
+            offsets.append(lo)
+            extents.append(_extent(lo, hi))
+        return offsets, extents, drops
+
+    def subscript_assign(self, target: ir.Subscript, value, s) -> None:
+        """``dst[...] = src`` -> ``dst = pl.assemble(dst, src, offsets)``; on an Array,
+        ``arr[i] = v`` -> ``arr = pl.array.update_element(arr, i, v)`` (AP:2224-2450)."""
+        from tilemem.frontend.dsl.ops import array_dtype
+        if self.ctx.strict_ssa:
+            raise DslError("Subscript-write syntax 'dst[...] = src' is only supported before SSA conversion", s)
+        if type(target.value) is not ir.Name:
+            raise DslError(f"Subscript-write target must be a variable name, got {self.source_of(target.value)}", s)
+        name = target.value.id
+        base = self.expr(target.value)
+        t = base.type
+        if array_dtype(t) is not None:
+            if len(target.index) != 1:
+                raise DslError("Array subscript-write requires a single index (rank-1 in v1)", s)
+            i = self.expr(target.index[0])
+            v = self.expr(value)
+            if type(v.expr) is ir.IntConst:
+                v = const_int(v.expr.value, array_dtype(t), v.expr)
+            call = ir.Call("pl.array.update_element", (base.expr, i.expr, v.expr), (), s.line, s.col)
+            self.assign_or_let(name, Val(call, t), s)
+            return
+        if not isinstance(t, (ir.TileType, ir.TensorType)):
+            raise DslError(f"Subscript-write requires a Tensor, Tile, or Array target, got {type(t).__name__}", s)
+        offsets, extents, drops = self._window(list(target.index), t, s)
+        if drops:
+            raise DslError("A subscript write that drops axes is not supported by tilemem's DSL reader; "
+                           "use pl.assemble(...)", s)
+        ns = "tile" if isinstance(t, ir.TileType) else "tensor"
+        call = ir.Call(f"pl.{ns}.assemble", (target.value, value, ir.ListExpr(tuple(offsets))), (), s.line, s.col)
+        self.assign_or_let(name, self.call(call), s)
+
+    def array_read(self, base: Val, e: ir.Subscript) -> Val:
+        """``arr[i]`` on an Array: ``pl.array.get_element(arr, i)``."""
+        from tilemem.frontend.dsl.ops import array_dtype
+        if len(e.index) != 1:
+            raise DslError("An Array takes one index", e)
+        i = self.expr(e.index[0])
+        return Val(ir.Call("pl.array.get_element", (base.expr, i.expr), (), e.line, e.col),
+                   scalar(array_dtype(base.type)))
 
     # -- statements ------------------------------------------------------------------------
     def body(self, stmts: list) -> None:
@@ -396,6 +488,12 @@ class FunctionReader(ExprReader, OpCaller):
         pass
 
     def _opaque(self, s: ir.OpaqueStmt):
+        from tilemem.frontend.dsl.pyline import statement_of
+        st = statement_of(s)
+        if type(st) is tuple:
+            return self.subscript_assign(st[1], st[2], s)
+        if st is not None:
+            return _STMTS[type(st)](self, st)
         kind = "statement"
         try:
             mod = ast.parse(s.text)
@@ -1087,6 +1185,17 @@ def _optimization(r, e):
             raise DslError("pl.split() takes one pl.SplitMode value", e)
         return ir.Call("pl.split", (dotted("pl", "SplitMode", e.args[0].parts[-1]),), ())
     return ir.Call("pl.cross_core_slot", (), tuple((k, v) for k, v in e.kwargs))
+
+
+def _extent(lo, hi):
+    """``hi - lo`` of a slice, folded when constant (``i*16+16 - i*16`` is 16)."""
+    if type(lo) is ir.IntConst and type(hi) is ir.IntConst:
+        return ir.IntConst(hi.value - lo.value)
+    if type(hi) is ir.BinOp and hi.op == "+" and hi.left == lo:
+        return hi.right
+    if type(lo) is ir.IntConst and lo.value == 0:
+        return hi
+    return ir.BinOp("-", hi, lo)
 
 
 def _attr_value(r, v):

@@ -111,7 +111,13 @@ class TypeReader:
             if len(items) == 1 and type(items[0]) is ir.TupleExpr and not items[0].items:
                 return ir.TupleType(())
             return ir.TupleType(tuple(self._single(i, param) for i in items))
-        if kind in ("Array", "DistributedTensor"):
+        if kind == "Array":
+            if len(items) != 2 or type(items[0]) is not ir.IntConst:
+                raise DslError(f"Array subscript requires [extent, dtype], got: "
+                               f"{', '.join(self.reader.source_of(i) for i in items)}", e)
+            from tilemem.frontend.dsl.ops import array_type
+            return array_type(ir.IntConst(items[0].value), self.dtype(items[1]))
+        if kind == "DistributedTensor":
             raise DslError(f"pl.{kind} annotations are not supported by tilemem's DSL reader", e)
         is_tensor = kind == "Tensor"
         counts = (2, 3, 4) if is_tensor else (2, 3, 4, 5)
