@@ -630,11 +630,20 @@ class _Builder(Transformer):
     def ft_iter(self, c):
         return (None, [t.value for t in c[0]])
 
+    def ft_flat(self, c):
+        # `for a, b in pl.while_(...)`: iter args without parentheses
+        return (None, [c[0].value] + [t.value for t in c[1]], "flat")
+
     def for_stmt(self, c):
         tok, target, it, body = c
         if type(it) is not _Call:
             raise _SyntaxProblem("a for loop must iterate over a call such as pl.range(...)", *_pos(it))
-        return ir.For(target[0], target[1], it, body, line=tok.line, col=tok.column)
+        loop = ir.For(target[0], target[1], it, body, line=tok.line, col=tok.column)
+        if len(target) == 3:
+            if it.func.rsplit(".", 1)[-1] != "while_":
+                raise _SyntaxProblem("For loop target must be a simple name or: (loop_var, (iter_args...))",
+                                     tok.line, tok.column)
+        return loop
 
     def while_stmt(self, c):
         tok, cond, body = c

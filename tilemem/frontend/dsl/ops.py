@@ -140,6 +140,8 @@ class OpTable:
             rest = store[len("slice"):].strip()
             if rest.startswith("{"):
                 kw_text = rest[1:-1]
+        elif store.strip() == "syncall":
+            spec.rule = "syncall"
         elif store.startswith("binary_or_scalar("):
             rm = re.match(r"binary_or_scalar\(([\w.]+), ([\w.]+)\)\s*(?:\{(.*)\})?$", store)
             spec.rule = "binary_or_scalar"
@@ -578,6 +580,12 @@ class OpCaller:
             raise DslError(f"Invalid rounding mode {self._shown(v)!s}. Expected str name or int in range [0, 6].")
         if k in ("scalar", "slope", "sels"):
             return self._scalar_operand(k, v, b, spec)
+        if k == "event":
+            # _create_cross_core_sync_op: a Python int event id is an attribute (stored as
+            # a keyword), an expression a positional operand
+            if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                return None if b.get("__event_kw__") is None else ir.IntConst(v.value)
+            return None if b.get("__event_kw__") else self._as_val(v).expr
         if k == "pipebuf":
             # ir/op/system_ops.py _consumer_buf_operand: an expression passes, a Python int
             # (the default 0, AUTO) is an INT32 constant
@@ -590,12 +598,13 @@ class OpCaller:
         """ir/utils.py:316-431: an untyped constant (an INDEX literal) takes the dtype of
         the paired tile/tensor; other constants and typed scalars stay; an INDEX scalar
         value is rejected."""
-        operand = None
+        operand = b.get("src") if kind == "sels" else None     # sels: the source tile's dtype
         for p in spec.params:
+            if operand is not None:
+                break
             x = b.get(p.name)
             if _is_tile(x) or _is_tensor(x):
                 operand = x
-                break
         target = operand.type.dtype if operand is not None else None
         val = self._as_val(v)
         cv = const_value(val.expr)
@@ -656,6 +665,20 @@ class OpCaller:
             else:
                 irop = spec.rule_args[1]
                 args = [self._as_val(lhs).expr, self._scalar_operand("scalar", rhs, b, spec)]
+        elif spec.rule == "syncall":
+            mode = b.get("mode").value if isinstance(b.get("mode"), Py) else "hard"
+            core = b.get("core_type").value if isinstance(b.get("core_type"), Py) else "mix"
+            if mode == "soft":
+                ws = b.get("gm_workspace")
+                if ws is None:
+                    raise DslError("syncall(): a soft syncall needs gm_workspace")
+                used = b.get("used_cores")
+                kws = [("mode", ir.StrConst("soft", '"')), ("core_type", ir.StrConst(core, '"')),
+                       ("gm_workspace", self._as_val(ws).expr),
+                       ("used_cores", self._as_val(used).expr if used is not None else ir.IntConst(0))]
+            else:
+                kws = [("core_type", ir.StrConst(core, "'"))]
+            return self._finish(spec, "system.syncall", [], kws, b, node)
         elif spec.rule == "slice":
             irop = f"{spec.ns}.slice"
             args = [self._convert(pm[spec.params[0].name], b[spec.params[0].name], b, spec),
@@ -708,6 +731,8 @@ class OpCaller:
         return self._finish(spec, irop, args, kws, b, node)
 
     def _store_kw(self, kws, key, p: Param, v, mod, b, spec):
+        if p.kind == "event":
+            b = dict(b, __event_kw__=True)
         e = self._convert(p, v, b, spec)
         if e is None:
             if mod in ("?", "!"):
@@ -778,10 +803,7 @@ class OpCaller:
         return self.expr_types.get(id(e))
 
     def _arg_type(self, call, i):
-        e = call.args[i]
-        if type(e) is ir.Name:
-            return self.type_of_key(e.id)
-        return None
+        return self.type_of_expr(call.args[i])
 
     def _rt_like(self, call, arg, spec, b):
         t = self._arg_type(call, int(arg))
@@ -894,6 +916,29 @@ class OpCaller:
         m = a.shape[-1] if ta else a.shape[-2]
         n = c.shape[-2] if tb else c.shape[-1]
         return ir.TensorType(tuple(a.shape[:-2]) + (m, n), dt)
+
+    def _rt_tensor_validshape(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        from tilemem.frontend.dsl.types import tensor_view_expr
+        valid = (call.args[1], call.args[2])
+        return ir.TensorType(tuple(a.shape), a.dtype, tensor_view_expr(valid, (), "ND", "null", a.shape))
+
+    def _rt_tensor_transpose(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        shape = list(a.shape)
+        i, j = (const_value(x) for x in call.args[1:3])
+        if i is None or j is None:
+            raise DslError(f"{spec.qualified}: the axes must be constants")
+        i, j = i[1] % len(shape), j[1] % len(shape)
+        shape[i], shape[j] = shape[j], shape[i]
+        return ir.TensorType(tuple(shape), a.dtype)
+
+    def _rt_tensor_gather(self, call, arg, spec, b):
+        a = self._tensor_of(call, 0, spec)
+        idx = self._arg_type(call, 1)
+        if not isinstance(idx, ir.TensorType):
+            raise DslError(f"{spec.qualified}: the index must be a Tensor")
+        return ir.TensorType(tuple(idx.shape), a.dtype)
 
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)

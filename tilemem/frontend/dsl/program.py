@@ -112,6 +112,9 @@ class FunctionReader(ExprReader, OpCaller):
         self.yield_types: Optional[dict] = None
         self.yield_stmts: Optional[list] = None
         self.in_for = self.in_while = self.in_if = False
+        self.split_modes: list = []               # enclosing pl.split_aiv modes
+        self.incore_depth = 0                     # inside pl.at(...) / pl.spmd scopes
+        self.dump_tagged: list = []               # vars marked with pl.dump_tag
         self.func_type = "Opaque"
 
     # -- plumbing -------------------------------------------------------------------
@@ -310,6 +313,8 @@ class FunctionReader(ExprReader, OpCaller):
                     return self.typed_const(e)
                 if name in ("min", "max"):
                     return self.scalar_minmax(name, e)
+                if name in ("aiv_shard", "aic_gather"):
+                    return self.shard(name, e)
                 if name in ("submit", "spmd_submit"):
                     raise DslError("pl.submit(...) must be unpacked as a 2-tuple: `out, tid = "
                                    "pl.submit(self.kernel, ...)`", e)
@@ -317,6 +322,8 @@ class FunctionReader(ExprReader, OpCaller):
                             "cluster", "spmd", "dynamic", "static_assert", "static_print", "func_attr"):
                     raise DslError(f"pl.{name}() cannot be used as an expression here", e)
                 return self.op_call("pl", name, e)
+            if len(parts) == 3 and parts[1] in ("tile", "tensor") and parts[2] in ("aiv_shard", "aic_gather"):
+                return self.shard(parts[2], e)
             if len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array"):
                 return self.op_call(parts[1], parts[2], e)
             if len(parts) == 3 and parts[2] == "get_byte" and parts[1] in DTYPES:
@@ -359,7 +366,8 @@ class FunctionReader(ExprReader, OpCaller):
         for k, _ in e.kwargs:
             if k not in ("attrs",):
                 raise DslError(f"Function '{fname}' does not accept keyword argument '{k}'", e)
-        args = [self.expr(a) for a in e.args]
+        no_dep = [i for i, a in enumerate(e.args) if _pl_call(a, "no_dep")]
+        args = [self.expr(a.args[0] if i in no_dep else a) for i, a in enumerate(e.args)]
         sig = self.ctx.signatures.get(fname)
         if sig is None:
             rtype = UNKNOWN
@@ -373,7 +381,16 @@ class FunctionReader(ExprReader, OpCaller):
                 rtype = ir.TupleType(tuple(rts))
             else:
                 rtype = UNKNOWN
-        kws = tuple((k, self.attrs_dict(v)) for k, v in e.kwargs)
+        attrs = []
+        dumped = [a.expr for a in args if a.var is not None and a.var in self.dump_tagged]
+        if dumped:
+            attrs.append((ir.StrConst("dump_vars", '"'), ir.ListExpr(tuple(dumped))))
+        if no_dep:
+            attrs.append((ir.StrConst("arg_direction_overrides", '"'),
+                          ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep))))
+        for k, v in e.kwargs:
+            attrs.extend(self.attrs_dict(v).items)
+        kws = (("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ()
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
 
     def read_or_slice(self, base: Val, e: ir.Subscript) -> Val:
@@ -560,6 +577,15 @@ class FunctionReader(ExprReader, OpCaller):
     def _eval(self, s: ir.EvalStmt):
         e = s.expr
         if _pl_call(e, "static_assert") or _pl_call(e, "static_print"):
+            return
+        if _pl_call(e, "dump_tag"):
+            # a marker: later kernel calls taking this very Var list it in dump_vars
+            if len(e.args) != 1:
+                raise DslError("pl.dump_tag() takes one tensor", s)
+            v = self.expr(e.args[0])
+            if v.var is None:
+                raise DslError("pl.dump_tag() takes a variable", s)
+            self.dump_tagged.append(v.var)
             return
         if _pl_call(e, "func_attr"):
             raise DslError(f"pl.func_attr() must appear before every other statement in '{self.raw.name.value}'", s)
@@ -828,7 +854,7 @@ class FunctionReader(ExprReader, OpCaller):
         if kind == "while_":
             return self._while_for(s)
         if kind in ("spmd", "split_aiv"):
-            raise DslError(f"pl.{kind}() loops are not supported by tilemem's DSL reader", it)
+            return self._scope_loop(s, kind)
         simple = not s.iter_args
         if s.loop_var is None:
             raise DslError("For loop target must be a simple name or: (loop_var, (iter_args...))", s)
@@ -947,6 +973,120 @@ class FunctionReader(ExprReader, OpCaller):
         if out_names:
             for n, v in zip(out_names, rvars):
                 self.define(n, v, s)
+
+    def _scope_loop(self, s: ir.For, kind: str):
+        """``for blk in pl.spmd(n, ...)`` / ``for aiv in pl.split_aiv(n, mode=...)``: scopes
+        (an SPMD grid, the two AIV lanes), printed as loops; the loop var is the block /
+        sub-block index (INDEX).  Names bound in the body stay visible after it."""
+        it = s.iter
+        if s.loop_var is None or s.iter_args:
+            raise DslError(f"pl.{kind}() takes one loop variable: for i in pl.{kind}(...)", s)
+        if len(it.args) != 1:
+            raise DslError(f"pl.{kind}() takes the count as its one positional argument", it)
+        n = self.expr(it.args[0])
+        kws = []
+        if kind == "split_aiv":
+            for k, v in it.kwargs:
+                if k != "mode":
+                    raise DslError(f"Unknown keyword argument '{k}' in pl.split_aiv()", it)
+                if type(v) is not ir.Dotted or v.parts[-2:-1] != ("SplitMode",):
+                    raise DslError("pl.split_aiv() mode must be a pl.SplitMode value", v)
+                kws.append(("mode", dotted("pl", "SplitMode", v.parts[-1])))
+            if not kws:
+                raise DslError("pl.split_aiv() requires mode=pl.SplitMode.<...>", it)
+        else:
+            kws = list(self._scope_kwargs("spmd", it, loop=True))
+        var = self.new_var(s.loop_var, scalar("INDEX"))
+        self.define(s.loop_var, var, s, allow_redef=True)
+        self.loop_kinds.append(kind)
+        self.split_modes.append(kws[0][1] if kind == "split_aiv" else None)
+        self.incore_depth += 1
+        self.blocks.append([])
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        body = self.blocks.pop()
+        self.incore_depth -= 1
+        self.split_modes.pop()
+        self.loop_kinds.pop()
+        call = ir.Call(it.func.rsplit(".", 1)[0] + "." + kind, (n.expr,), tuple(kws), it.line, it.col)
+        loop = ir.For(var.key, None, call, body, line=s.line, col=s.col)
+        if kind == "split_aiv" and not self.incore_depth and self.func_type not in ("InCore", "AIC", "AIV"):
+            # outside a kernel the split region opens its own InCore scope (ast_parser.py)
+            loop = ir.With(ir.Call("pl.at", (), (("level", dotted("pl", "Level", "CORE_GROUP")),)), None, [loop],
+                           line=s.line, col=s.col)
+        self.emit(loop)
+
+    def _scope_kwargs(self, name: str, item: ir.Call, loop: bool = False) -> list:
+        """The keyword arguments of a scope construct, checked, in printed order."""
+        order = _SCOPE_KWARGS[name]
+        given = dict(item.kwargs)
+        for k in given:
+            if k not in order:
+                raise DslError(f"Unknown keyword argument '{k}' in pl.{name}()", item)
+        kws = []
+        for k in order:
+            if k not in given:
+                continue
+            v = given[k]
+            if k == "level":
+                lv = v.parts[-1] if type(v) is ir.Dotted else None
+                if lv not in LEVELS:
+                    raise DslError(f"Unknown Level value: {self.source_of(v)}", v)
+                kws.append((k, dotted("pl", "Level", lv)))
+            elif k == "role":
+                rv = v.parts[-1] if type(v) is ir.Dotted else None
+                if rv not in ROLES:
+                    raise DslError(f"Unknown Role value: {self.source_of(v)}", v)
+                kws.append((k, dotted("pl", "Role", rv)))
+            elif k == "name_hint":
+                if type(v) is not ir.StrConst:
+                    raise DslError("name_hint must be a string literal", v)
+                hint = self.string_value(v)
+                if loop and hint and not hint.endswith("_spmd"):
+                    hint += "_spmd"         # the loop form names its Spmd scope (ast_parser.py:585-600)
+                kws.append((k, ir.StrConst(hint, '"')))
+            elif k in ("sync_start", "allow_early_resolve", "windowize"):
+                if type(v) is not ir.BoolConst:
+                    raise DslError(f"{k} must be True or False", v)
+                if v.value:
+                    kws.append((k, v))
+            elif k == "optimizations":
+                if type(v) not in (ir.ListExpr, ir.TupleExpr):
+                    raise DslError("optimizations must be a list", v)
+                kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
+            else:                       # deps / no_dep_args / dumps / predicate: expressions
+                kws.append((k, self.expr(v).expr))
+        return kws
+
+    def shard(self, name: str, call: ir.Call) -> Val:
+        """``pl.aiv_shard(x)`` / ``pl.aic_gather(x)``: the split mode is the enclosing
+        ``pl.split_aiv``'s; stored without ``split=`` (the printer suppresses it there)."""
+        mode = next((m for m in reversed(self.split_modes) if m is not None), None)
+        if mode is None:
+            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop", call)
+        if len(call.args) != 1 or call.kwargs:
+            raise DslError(f"{name}() takes 1 positional argument", call)
+        x = self.expr(call.args[0])
+        ns = "tile" if isinstance(x.type, ir.TileType) else "tensor"
+        stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), (), call.line, call.col)
+        if isinstance(x.type, ir.TensorType):
+            # the lanes split rows (UP_DOWN) or columns (LEFT_RIGHT) in two; gather joins them
+            shape = list(x.type.shape)
+            ax = {"UP_DOWN": 0, "LEFT_RIGHT": 1}.get(mode.parts[-1])
+            if ax is not None and ax < len(shape) and type(shape[ax]) is ir.IntConst:
+                v = shape[ax].value
+                shape[ax] = ir.IntConst((v + 1) // 2 if name == "aiv_shard" else v * 2)
+            return Val(stored, ir.TensorType(tuple(shape), x.type.dtype))
+        from tilemem.ir import typerules
+        try:
+            t = typerules.derive_result_type(f"{ns}.{name}", [typerules.ArgInfo(x.expr, x.type)],
+                                             {"split": mode})
+        except typerules.DeductionError as e:
+            raise DslError(str(e), call) from None
+        if t is None:
+            t = x.type
+        return Val(stored, t)
 
     def _bounds(self, start: Val, stop: Val, step: Val) -> list:
         def is_idx(v, n):
@@ -1084,11 +1224,6 @@ class FunctionReader(ExprReader, OpCaller):
         elif name == "manual_scope":
             new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", "MANUAL")),), item.line, item.col)
         elif name in _SCOPE_KWARGS:
-            order = _SCOPE_KWARGS[name]
-            given = dict(item.kwargs)
-            for k in given:
-                if k not in order:
-                    raise DslError(f"Unknown keyword argument '{k}' in pl.{name}()", item)
             args = ()
             if name == "spmd":
                 if len(item.args) != 1:
@@ -1096,49 +1231,28 @@ class FunctionReader(ExprReader, OpCaller):
                 args = (self.expr(item.args[0]).expr,)
             elif item.args:
                 raise DslError(f"pl.{name}() takes keyword arguments only", item)
-            kws = []
-            for k in order:
-                if k not in given:
-                    continue
-                v = given[k]
-                if k == "level":
-                    lv = v.parts[-1] if type(v) is ir.Dotted else None
-                    if lv not in LEVELS:
-                        raise DslError(f"Unknown Level value: {self.source_of(v)}", v)
-                    kws.append((k, dotted("pl", "Level", lv)))
-                elif k == "role":
-                    rv = v.parts[-1] if type(v) is ir.Dotted else None
-                    if rv not in ROLES:
-                        raise DslError(f"Unknown Role value: {self.source_of(v)}", v)
-                    kws.append((k, dotted("pl", "Role", rv)))
-                elif k == "name_hint":
-                    if type(v) is not ir.StrConst:
-                        raise DslError("name_hint must be a string literal", v)
-                    kws.append((k, ir.StrConst(self.string_value(v), '"')))
-                elif k in ("sync_start", "allow_early_resolve", "windowize"):
-                    if type(v) is not ir.BoolConst:
-                        raise DslError(f"{k} must be True or False", v)
-                    if v.value:
-                        kws.append((k, v))
-                elif k == "optimizations":
-                    if type(v) not in (ir.ListExpr, ir.TupleExpr):
-                        raise DslError("optimizations must be a list", v)
-                    kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
-                else:                       # deps / no_dep_args / dumps / predicate: expressions
-                    kws.append((k, self.expr(v).expr))
+            # an inline body (not only a kernel dispatch) or optimizations get an inner InCore
+            # scope, and the Spmd scope then takes the "<hint>_spmd" name (ast_parser.py:4525)
+            inline = name == "spmd" and (any(k == "optimizations" for k, _ in item.kwargs) or not all(
+                type(b) in (ir.Assign, ir.EvalStmt) and type(getattr(b, "value", getattr(b, "expr", None))) is ir.Call
+                and getattr(b, "value", getattr(b, "expr", None)).func.startswith("self.") for b in s.body))
+            kws = self._scope_kwargs(name, item, loop=inline)
             new_item = ir.Call(f"pl.{name}", args, tuple(kws), item.line, item.col)
         else:
             raise DslError("Unsupported context manager in with statement", s)
+        inner = name in ("at", "spmd")
         as_key = None
         if s.as_name is not None:
             tid = self.new_var(s.as_name, scalar("TASK_ID"))
             self.define(s.as_name, tid, s)
             as_key = tid.key
+        self.incore_depth += inner
         self.blocks.append([])
         self.body(s.body)
         if s.body:
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         body = self.blocks.pop()
+        self.incore_depth -= inner
         self.emit(ir.With(new_item, as_key if name in _SCOPE_KWARGS else None, body, line=s.line, col=s.col))
 
     # -- the function ------------------------------------------------------------------------------
