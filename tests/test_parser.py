@@ -289,20 +289,23 @@ def test_comments_are_kept_exactly():
             "        #         tuned syncall version (D_CHUNK / D_SPMD)\n"
             "\n"
             "        #    indented  \n"
-            "        x = 1  # trailing comments are dropped\n"
+            "        x = 1  # a trailing comment: printed above x (as PyPTO's front end does)\n"
             "        if x:\n"
-            "            # inside\n"
+            "            # above a pass: dropped (pass builds nothing)\n"
             "            pass\n"
-            "        # before else is dropped\n"
+            "        # left of the then body: the first else statement takes it\n"
             "        else:\n"
-            "            pass\n")
+            "            y = 2\n")
     body = body_of(text)
-    assert body[0].comments == ["# ", "#         tuned syncall version (D_CHUNK / D_SPMD)", "#    indented  "]
-    assert body[1].then_body[0].comments == ["# inside"]
+    assert body[0].comments == ["# ", "#         tuned syncall version (D_CHUNK / D_SPMD)", "#    indented  ",
+                                "# a trailing comment: printed above x (as PyPTO's front end does)"]
+    assert body[1].then_body[0].comments == []
+    assert body[1].else_body[0].comments == ["# left of the then body: the first else statement takes it"]
     out = roundtrip(text)
     assert ("        # \n        #         tuned syncall version (D_CHUNK / D_SPMD)\n        #    indented  \n"
+            "        # a trailing comment: printed above x (as PyPTO's front end does)\n"
             "        x = 1\n") in out
-    assert "trailing" not in out and "before else" not in out
+    assert "dropped" not in out             # as PyPTO's front end (oracle e2d0f78) does
 
 
 def test_comment_at_lower_indent_does_not_dedent():

@@ -1054,7 +1054,8 @@ class FunctionReader(ExprReader, OpCaller):
             elif k == "optimizations":
                 if type(v) not in (ir.ListExpr, ir.TupleExpr):
                     raise DslError("optimizations must be a list", v)
-                kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
+                if v.items:             # an empty list is no optimization
+                    kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
             else:                       # deps / no_dep_args / dumps / predicate: expressions
                 kws.append((k, self.expr(v).expr))
         return kws
@@ -1253,6 +1254,12 @@ class FunctionReader(ExprReader, OpCaller):
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         body = self.blocks.pop()
         self.incore_depth -= inner
+        if name == "spmd" and any(k == "optimizations" for k, _ in new_item.kwargs):
+            # the optimizations belong to the InCore scope the Spmd scope wraps
+            opt = [(k, v) for k, v in new_item.kwargs if k == "optimizations"]
+            new_item = replace(new_item, kwargs=tuple((k, v) for k, v in new_item.kwargs if k != "optimizations"))
+            body = [ir.With(ir.Call("pl.at", (), (("level", dotted("pl", "Level", "CORE_GROUP")),) + tuple(opt)),
+                            None, body, line=s.line, col=s.col)]
         self.emit(ir.With(new_item, as_key if name in _SCOPE_KWARGS else None, body, line=s.line, col=s.col))
 
     # -- the function ------------------------------------------------------------------------------
