@@ -279,3 +279,21 @@ def test_rules_file_declares_an_op(tmp_path):
         tilemem.parse(src)
     prog = tilemem.parse(src, rules=[str(rules)])
     assert any("pl.tile.my_relu(t)" in line for line in print_program(prog).splitlines())
+
+
+def test_declared_op_without_annotation_is_an_error(tmp_path):
+    rules = tmp_path / "my_ops.dl"
+    rules.write_text('op("tile.my_relu", "TileOp").\nop_builtin("tile.my_relu").\n')
+    src = textwrap.dedent(kernel("t = pl.load(a, [0, 0], [16, 64])", "u = pl.tile.my_relu(t)"))
+    with pytest.raises(TilememError, match="cannot deduce the result type of pl.tile.my_relu") as e:
+        tilemem.parse(src, rules=[str(rules)])
+    assert e.value.line == 8
+
+
+def test_pypto_op_the_reading_does_not_know_is_an_error_not_an_unknown_type():
+    # tensor.sort32 is in PyPTO's op table, but the DSL reading has no signature for it:
+    # an error, never a `pl.UnknownType` annotation
+    src = textwrap.dedent(kernel("t = pl.tensor.sort32(a, a)"))
+    with pytest.raises(TilememError, match="pl.tensor.sort32 is a PyPTO op that tilemem's DSL "
+                                           "reading does not read yet"):
+        tilemem.parse(src)

@@ -81,16 +81,22 @@ def _has_function_decorator(m) -> bool:
 
 
 def declared_ops(rules: Sequence[str] = ()) -> frozenset:
-    """The op names of the op table, with those declared (``op`` facts) by extra rule
-    files: the ops the DSL reading accepts as ``pl.tile.NAME(...)``."""
+    """The ops declared (``op`` facts) by extra rule files and not by the shipped op table:
+    the ops of the user's that the DSL reading accepts as ``pl.tile.NAME(...)``."""
     return _declared_ops(tuple(rules))
 
 
 @functools.lru_cache(maxsize=8)
 def _declared_ops(rules: tuple) -> frozenset:
+    if not rules:
+        return frozenset()
     from tilemem.infer.solver import load_rules
-    return frozenset(r[0] for r in load_rules(rules).fact_rows.get("op", ())
-                     if r and isinstance(r[0], str))
+
+    def ops(rs):
+        return {r[0] for r in load_rules(rs).fact_rows.get("op", ()) if r and isinstance(r[0], str)}
+    # only the files' own ops: an op of the shipped table that the DSL reading does not
+    # know stays an error (its signature and type rule are not in the table)
+    return frozenset(ops(rules) - ops(()))
 
 
 def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,

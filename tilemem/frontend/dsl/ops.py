@@ -237,6 +237,15 @@ def _is_scalar_like(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
+def _registered(ns: str, name: str) -> bool:
+    """Whether PyPTO registers the op (the shipped op table): ``pl.NAME`` may be its tile or
+    tensor op."""
+    from tilemem.datalog import RuleSet
+    ops = {r[0] for r in RuleSet.from_package().fact_rows.get("op", ())}
+    names = (f"tile.{name}", f"tensor.{name}") if ns == "pl" else (f"{ns}.{name}",)
+    return any(n in ops for n in names)
+
+
 class OpCaller:
     """Mixin of the function reader: op calls."""
 
@@ -321,6 +330,9 @@ class OpCaller:
         if spec is None:
             spec = self.extra_op(ns, name)
         if spec is None:
+            if _registered(ns, name):
+                raise DslError(f"{module}.{name} is a PyPTO op that tilemem's DSL reading does not "
+                               f"read yet", call)
             if ns == "pl":
                 raise DslError(f"Unknown operation 'pl.{name}'", call)
             raise DslError(f"Unknown {module} operation: {name}", call)
@@ -844,7 +856,8 @@ class OpCaller:
         return tile_type(dims, self._dtype_arg(dt), arg, None)
 
     def _rt_tensor_create(self, call, arg, spec, b):
-        dims = call.args[0].items
+        # the shape list: the first argument (create, full) or the second (ci: start, shape)
+        dims = next(a for a in call.args if type(a) is ir.ListExpr).items
         dt = self._dtype_arg(b["dtype"])
         layout = b.get("layout")
         lay = layout.name if isinstance(layout, Enum) else "ND"

@@ -658,6 +658,11 @@ class FunctionReader(ExprReader, OpCaller):
     def assign_or_let(self, name: str, val: Val, node, override=None) -> Var:
         existing = self.lookup(name)
         vtype = override if override is not None else val.type
+        if (is_unknown(vtype) and type(val.expr) is ir.Call and val.expr.func.startswith("pl.")
+                and val.expr.func[3:] in self.ctx.declared_ops):
+            raise DslError(f"cannot deduce the result type of {val.expr.func} (an op declared by a "
+                           f"--rules file): annotate the assignment, e.g. "
+                           f"`{name}: pl.Tile[[16, 16], pl.FP32] = ...`", node)
         if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn:
             if not is_unknown(vtype) and not is_unknown(existing.type) and not types_equal(existing.type, vtype):
                 raise DslError(f"Cannot reassign '{name}' with a different type: was "
@@ -967,8 +972,6 @@ class FunctionReader(ExprReader, OpCaller):
         call = ir.Call(f"pl.{kind}", tuple(hdr), tuple(kws), it.line, it.col)
         loop = ir.For(loop_var.key, [v.key for v in iter_vars] if not simple else None, call, body,
                       line=s.line, col=s.col)
-        if not simple and not out_names:
-            loop._out_vars = rvars            # return vars named <iterarg>_out (never printed, not in scope)
         self.emit(loop)
         if out_names:
             for n, v in zip(out_names, rvars):
