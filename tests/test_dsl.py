@@ -297,3 +297,37 @@ def test_pypto_op_the_reading_does_not_know_is_an_error_not_an_unknown_type():
     with pytest.raises(TilememError, match="pl.tensor.sort32 is a PyPTO op that tilemem's DSL "
                                            "reading does not read yet"):
         tilemem.parse(src)
+
+
+ORCH = '''\
+import pypto.language as pl
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[512, 128], pl.FP32],
+             out: pl.Out[pl.Tensor[[512, 128], pl.FP32]]) -> pl.Tensor[[512, 128], pl.FP32]:
+        with pl.spmd(4{kw}):
+{body}
+        return out
+'''
+
+
+@pytest.mark.parametrize("kw, body, message", [
+    ("", "            t = pl.load(a, [0, 0], [128, 128])\n            out = pl.store(t, [0, 0], out)",
+     "`with pl.spmd(...)` body neither reads the per-block index via `pl.tile.get_block_idx()` "
+     "nor dispatches a `self.<kernel>(...)` call, so every block would run identical work."),
+    (", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]",
+     "            with pl.at(level=pl.Level.CORE_GROUP):\n                i = pl.tile.get_block_idx()",
+     "`optimizations=` belongs on the InCore scope, but the body already provides one as the inner "
+     "`pl.at(level=pl.Level.CORE_GROUP, ...)`"),
+    (", optimizations=[pl.cross_core_slot(slot_num=4), pl.cross_core_slot(slot_num=8)]",
+     "            i = pl.tile.get_block_idx()", "Duplicate 'pl.cross_core_slot(...)' in optimizations=[...]"),
+])
+def test_spmd_with_form_rejections(kw, body, message):
+    # the first message checked against PyPTO's front end (same text, same 9:9)
+    with pytest.raises(TilememError) as e:
+        read_program(ORCH.format(kw=kw, body=body), "k.py")
+    assert e.value.message == message
+    assert e.value.line is not None and e.value.line >= 9

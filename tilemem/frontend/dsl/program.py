@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 from dataclasses import replace
 from typing import Optional
 
@@ -984,6 +985,8 @@ class FunctionReader(ExprReader, OpCaller):
         it = s.iter
         if s.loop_var is None or s.iter_args:
             raise DslError(f"pl.{kind}() takes one loop variable: for i in pl.{kind}(...)", s)
+        if kind == "spmd":
+            it = _spmd_core_num(it)
         if len(it.args) != 1:
             raise DslError(f"pl.{kind}() takes the count as its one positional argument", it)
         n = self.expr(it.args[0])
@@ -1016,8 +1019,8 @@ class FunctionReader(ExprReader, OpCaller):
         loop = ir.For(var.key, None, call, body, line=s.line, col=s.col)
         if kind == "split_aiv" and not self.incore_depth and self.func_type not in ("InCore", "AIC", "AIV"):
             # outside a kernel the split region opens its own InCore scope (ast_parser.py)
-            loop = ir.With(ir.Call("pl.at", (), (("level", dotted("pl", "Level", "CORE_GROUP")),)), None, [loop],
-                           line=s.line, col=s.col)
+            at_kws = self._with_dumps([("level", dotted("pl", "Level", "CORE_GROUP"))], _SCOPE_KWARGS["at"])
+            loop = ir.With(ir.Call("pl.at", (), tuple(at_kws)), None, [loop], line=s.line, col=s.col)
         self.emit(loop)
 
     def _scope_kwargs(self, name: str, item: ir.Call, loop: bool = False) -> list:
@@ -1055,10 +1058,13 @@ class FunctionReader(ExprReader, OpCaller):
                 if v.value:
                     kws.append((k, v))
             elif k == "optimizations":
-                if type(v) not in (ir.ListExpr, ir.TupleExpr):
-                    raise DslError("optimizations must be a list", v)
-                if v.items:             # an empty list is no optimization
-                    kws.append((k, ir.ListExpr(tuple(_optimization(self, x) for x in v.items))))
+                if type(v) is not ir.ListExpr:
+                    raise DslError(f"pl.{name}(optimizations=...) must be a list literal", v)
+                entries = _optimizations(self, v, f"pl.{name}")
+                if entries:             # nothing to print: no optimization (or SplitMode.NONE alone)
+                    kws.append((k, ir.ListExpr(entries)))
+            elif k in ("deps", "no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
+                continue                # an empty var list is not printed (python_printer.cpp:1912-1933)
             else:                       # deps / no_dep_args / dumps / predicate: expressions
                 kws.append((k, self.expr(v).expr))
         return kws
@@ -1227,21 +1233,17 @@ class FunctionReader(ExprReader, OpCaller):
                                    item.line, item.col)
         elif name == "manual_scope":
             new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", "MANUAL")),), item.line, item.col)
+        elif name == "spmd":
+            return self._spmd_with(s, item)
         elif name in _SCOPE_KWARGS:
-            args = ()
-            if name == "spmd":
-                if len(item.args) != 1:
-                    raise DslError("pl.spmd() takes the core count as its one positional argument", item)
-                args = (self.expr(item.args[0]).expr,)
+            if name == "at":
+                item = _at_positional(item)
             elif item.args:
                 raise DslError(f"pl.{name}() takes keyword arguments only", item)
-            # an inline body (not only a kernel dispatch) or optimizations get an inner InCore
-            # scope, and the Spmd scope then takes the "<hint>_spmd" name (ast_parser.py:4525)
-            inline = name == "spmd" and (any(k == "optimizations" for k, _ in item.kwargs) or not all(
-                type(b) in (ir.Assign, ir.EvalStmt) and type(getattr(b, "value", getattr(b, "expr", None))) is ir.Call
-                and getattr(b, "value", getattr(b, "expr", None)).func.startswith("self.") for b in s.body))
-            kws = self._scope_kwargs(name, item, loop=inline)
-            new_item = ir.Call(f"pl.{name}", args, tuple(kws), item.line, item.col)
+            kws = self._scope_kwargs(name, item)
+            if name == "at":
+                kws = self._with_dumps(kws, _SCOPE_KWARGS["at"])
+            new_item = ir.Call(f"pl.{name}", (), tuple(kws), item.line, item.col)
         else:
             raise DslError("Unsupported context manager in with statement", s)
         inner = name in ("at", "spmd")
@@ -1257,13 +1259,107 @@ class FunctionReader(ExprReader, OpCaller):
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         body = self.blocks.pop()
         self.incore_depth -= inner
-        if name == "spmd" and any(k == "optimizations" for k, _ in new_item.kwargs):
-            # the optimizations belong to the InCore scope the Spmd scope wraps
-            opt = [(k, v) for k, v in new_item.kwargs if k == "optimizations"]
-            new_item = replace(new_item, kwargs=tuple((k, v) for k, v in new_item.kwargs if k != "optimizations"))
-            body = [ir.With(ir.Call("pl.at", (), (("level", dotted("pl", "Level", "CORE_GROUP")),) + tuple(opt)),
-                            None, body, line=s.line, col=s.col)]
         self.emit(ir.With(new_item, as_key if name in _SCOPE_KWARGS else None, body, line=s.line, col=s.col))
+
+    def _with_dumps(self, kws: list, order: tuple) -> list:
+        """``kws`` with the tensors marked by ``pl.dump_tag`` so far merged into ``dumps``
+        (forward-sticky: every scope that becomes a dispatch, ast_parser.py:5097-5147)."""
+        tagged = [v for v in self.dump_tagged if isinstance(v.type, ir.TensorType)]
+        if not tagged:
+            return kws
+        kws = list(kws)
+        for i, (k, v) in enumerate(kws):
+            if k == "dumps" and type(v) is ir.ListExpr:
+                have = {x.id for x in v.items if type(x) is ir.Name}
+                kws[i] = (k, ir.ListExpr(tuple(v.items) + tuple(ir.Name(t.key) for t in tagged
+                                                                if t.key not in have)))
+                return kws
+        kws.append(("dumps", ir.ListExpr(tuple(ir.Name(t.key) for t in tagged))))
+        pos = {k: i for i, k in enumerate(order)}
+        return sorted(kws, key=lambda kv: pos.get(kv[0], len(order)))
+
+    def _spmd_with(self, s: ir.With, item: ir.Call):
+        """``with pl.spmd(n, ...) [as tid]:`` (ast_parser.py:4418-4580), built as PyPTO builds
+        it -- an Spmd scope, around an InCore scope when the body does the per-block work
+        itself (reads ``get_block_idx()``) or carries optimizations -- and in the shape
+        PyPTO's printer gives it back (python_printer.cpp:2080-2190): ``for i in pl.spmd``
+        when the InCore body starts with ``i = pl.tile.get_block_idx()``, the InCore
+        statements inline under ``with pl.spmd(...) as tid:``, else the scopes as built."""
+        item = _spmd_core_num(item)
+        n = self.expr(item.args[0]).expr
+        raw_opt = dict(item.kwargs).get("optimizations")
+        has_opt = type(raw_opt) is ir.ListExpr and bool(raw_opt.items)
+        carrier = _incore_carrier(s.body)
+        if carrier is not None:
+            if has_opt:
+                twice = any(k == "optimizations" and type(v) is ir.ListExpr and v.items
+                            for k, v in carrier.item.kwargs)
+                where = ("is specified twice: on `pl.spmd(...)` and on the inner" if twice else
+                         "belongs on the InCore scope, but the body already provides one as the inner")
+                raise DslError(f"`optimizations=` {where} `pl.at(level=pl.Level.CORE_GROUP, ...)`", s)
+            needs_incore = False
+        else:
+            inline = _reads_block_idx(s.body)
+            ndisp = 0 if inline else _dispatch_count(s.body)
+            if not inline and ndisp == 0:
+                raise DslError("`with pl.spmd(...)` body neither reads the per-block index via "
+                               "`pl.tile.get_block_idx()` nor dispatches a `self.<kernel>(...)` call, "
+                               "so every block would run identical work.", s)
+            if ndisp > 1:
+                raise DslError(f"`with pl.spmd(...)` dispatch body launches {ndisp} kernels; only one "
+                               "kernel dispatch per SPMD scope is supported.", s)
+            needs_incore = inline or has_opt
+        # an InCore scope built here takes the hint, the Spmd scope "<hint>_spmd" (ast_parser.py:586)
+        kws = self._scope_kwargs("spmd", item, loop=needs_incore)
+        opt = [kv for kv in kws if kv[0] == "optimizations"]
+        hint = next((v.value for k, v in kws if k == "name_hint"), "")
+        plain = [kv for kv in kws if kv[0] != "optimizations"]
+        as_key = None
+        if s.as_name is not None:
+            tid = self.new_var(s.as_name, scalar("TASK_ID"))
+            self.define(s.as_name, tid, s)
+            as_key = tid.key
+        self.incore_depth += 1
+        self.blocks.append([])
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        body = self.blocks.pop()
+        self.incore_depth -= 1
+        if needs_incore:
+            at_kws = [("level", dotted("pl", "Level", "CORE_GROUP"))] + opt
+            if hint:
+                at_kws.append(("name_hint", ir.StrConst(hint[:-len("_spmd")], '"')))
+            at_kws = self._with_dumps(at_kws, _SCOPE_KWARGS["at"])
+            incore = ir.With(ir.Call("pl.at", (), tuple(at_kws)), None, body, line=s.line, col=s.col)
+        elif len(body) == 1 and type(body[0]) is ir.With and body[0].item.func == "pl.at" and \
+                _is_core_group(body[0].item):
+            incore = body[0]
+        else:
+            incore = None
+        line, col = s.line, s.col
+        if incore is not None:
+            inc_opt = [kv for kv in incore.item.kwargs if kv[0] == "optimizations"]
+            ib = incore.body
+            first = ib[0] if ib else None
+            if as_key is None and type(first) is ir.Assign and type(first.value) is ir.Call and \
+                    first.value.func == "pl.tile.get_block_idx" and len(first.targets) == 1:
+                # the for-form: the leading block-index read is the loop var
+                order = {k: i for i, k in enumerate(_SCOPE_KWARGS["spmd"])}
+                fkws = sorted(plain + inc_opt, key=lambda kv: order[kv[0]])
+                call = ir.Call(item.func.rsplit(".", 1)[0] + ".spmd", (n,), tuple(fkws), item.line, item.col)
+                rest = ib[1:] or [ir.Pass(line=line, col=col)]
+                self.emit(ir.For(first.targets[0], None, call, rest, line=line, col=col))
+                return
+            if as_key is not None and (inc_opt or _reads_block_idx_ir(ib)):
+                order = {k: i for i, k in enumerate(_SCOPE_KWARGS["spmd"])}
+                tkws = sorted(plain + inc_opt, key=lambda kv: order[kv[0]])
+                self.emit(ir.With(ir.Call("pl.spmd", (n,), tuple(tkws), item.line, item.col), as_key,
+                                  ib, line=line, col=col))
+                return
+            body = [incore] if needs_incore else body
+        self.emit(ir.With(ir.Call("pl.spmd", (n,), tuple(plain), item.line, item.col), as_key, body,
+                          line=line, col=col))
 
     # -- the function ------------------------------------------------------------------------------
     first_return = None
@@ -1299,16 +1395,166 @@ _SCOPE_KWARGS = {
 }
 
 
-def _optimization(r, e):
-    """``pl.split(pl.SplitMode.X)`` / ``pl.cross_core_slot(slot_num=N)`` in optimizations=[...]."""
-    if type(e) is not ir.Call or e.func.rsplit(".", 1)[-1] not in ("split", "cross_core_slot"):
-        raise DslError(f"Unsupported optimization: {r.source_of(e)}", e)
-    name = e.func.rsplit(".", 1)[-1]
-    if name == "split":
-        if len(e.args) != 1 or type(e.args[0]) is not ir.Dotted:
-            raise DslError("pl.split() takes one pl.SplitMode value", e)
-        return ir.Call("pl.split", (dotted("pl", "SplitMode", e.args[0].parts[-1]),), ())
-    return ir.Call("pl.cross_core_slot", (), tuple((k, v) for k, v in e.kwargs))
+_SPLIT_MODES = ("NONE", "UP_DOWN", "LEFT_RIGHT")
+
+
+def _at_positional(item: ir.Call) -> ir.Call:
+    """``pl.at(level[, role])``: the positional form as keywords (ast_parser.py:3530-3541)."""
+    if not item.args:
+        return item
+    if len(item.args) > 2:
+        raise DslError(f"pl.at() takes at most 2 positional arguments, got {len(item.args)}", item)
+    given = [k for k, _ in item.kwargs]
+    for k in ("level", "role")[:len(item.args)]:
+        if k in given:
+            raise DslError(f"pl.at() got multiple values for argument '{k}'", item)
+    kws = tuple(zip(("level", "role"), item.args)) + tuple(item.kwargs)
+    return ir.Call(item.func, (), kws, item.line, item.col)
+
+
+def _spmd_core_num(item: ir.Call) -> ir.Call:
+    """``pl.spmd(core_num=n, ...)`` as ``pl.spmd(n, ...)`` (ast_parser.py:4186-4230)."""
+    if len(item.args) > 1:
+        raise DslError("pl.spmd() accepts at most one positional argument (core_num)", item.args[1])
+    given = [v for k, v in item.kwargs if k == "core_num"]
+    if item.args and given:
+        raise DslError("pl.spmd() got multiple values for argument 'core_num'", given[0])
+    if given:
+        item = ir.Call(item.func, (given[0],), tuple(kv for kv in item.kwargs if kv[0] != "core_num"),
+                       item.line, item.col)
+    if not item.args:
+        raise DslError("pl.spmd() requires core_num (first positional argument)", item)
+    return item
+
+
+def _is_core_group(item: ir.Call) -> bool:
+    lv = dict(item.kwargs).get("level")
+    return type(lv) is ir.Dotted and lv.parts[-1] == "CORE_GROUP"
+
+
+def _incore_carrier(body):
+    """The lone ``with pl.at(<CORE_GROUP>, ...):`` of a ``with pl.spmd`` body, if it is one
+    (ast_parser.py:4362-4390)."""
+    if len(body) != 1 or type(body[0]) is not ir.With:
+        return None
+    it = body[0].item
+    if type(it) is not ir.Call or it.func.count(".") != 1 or not it.func.endswith(".at"):
+        return None
+    return body[0] if _is_core_group(_at_positional(it)) else None
+
+
+def _slot_num(r, v, api: str) -> int:
+    if type(v) is not ir.IntConst or v.value <= 0:
+        raise DslError(f"{api} must be a positive integer literal", v)
+    return v.value
+
+
+def _optimizations(r, lst: ir.ListExpr, owner: str) -> tuple:
+    """``optimizations=[...]`` as PyPTO keeps it (a split mode and a slot count,
+    ast_parser.py:3633-3720) and prints it back (python_printer.cpp:1943-1956):
+    ``pl.split(MODE)`` for a mode other than NONE, then ``pl.cross_core_slot(slot_num=N)``."""
+    mode = slot = None
+    seen_split = seen_slot = from_split = False
+    for e in lst.items:
+        fn = e.func if type(e) is ir.Call else ""
+        name = fn.rsplit(".", 1)[-1]
+        if type(e) is not ir.Call or name not in ("split", "cross_core_slot") or \
+                fn.split(".")[1:-1] not in ([], ["optimizations"]):
+            raise DslError(f"Unsupported entry in {owner}(optimizations=[...])", e)
+        if name == "split":
+            if seen_split:
+                raise DslError("Duplicate 'pl.split(...)' in optimizations=[...]", e)
+            seen_split = True
+            for k, v in e.kwargs:
+                if k != "slot_num":
+                    raise DslError(f"Unknown keyword argument '{k}' in pl.split()", e)
+                if seen_slot:
+                    raise DslError("optimizations=[...] sets the cross-core slot count twice: via the "
+                                   "deprecated pl.split(slot_num=...) and via pl.cross_core_slot(...)", e)
+                slot, from_split = _slot_num(r, v, "pl.split(slot_num=...)"), True
+            if len(e.args) != 1:
+                raise DslError(f"pl.split() takes exactly 1 positional argument, got {len(e.args)}", e)
+            a = e.args[0]
+            if type(a) is not ir.Dotted or len(a.parts) < 2 or a.parts[-2] != "SplitMode" \
+                    or a.parts[-1] not in _SPLIT_MODES:
+                raise DslError(f"Unknown SplitMode value: {r.source_of(a)}", a)
+            mode = a.parts[-1]
+        else:
+            if seen_slot:
+                raise DslError("Duplicate 'pl.cross_core_slot(...)' in optimizations=[...]", e)
+            if from_split:
+                raise DslError("optimizations=[...] sets the cross-core slot count twice: via the "
+                               "deprecated pl.split(slot_num=...) and via pl.cross_core_slot(...)", e)
+            if e.args:
+                raise DslError(f"pl.cross_core_slot() takes no positional arguments, got {len(e.args)}", e)
+            for k, v in e.kwargs:
+                if k != "slot_num":
+                    raise DslError(f"Unknown keyword argument '{k}' in pl.cross_core_slot()", e)
+                slot = _slot_num(r, v, "pl.cross_core_slot(slot_num=...)")
+            if slot is None:
+                raise DslError("pl.cross_core_slot() requires the slot_num= keyword argument", e)
+            seen_slot = True
+    out = []
+    if mode is not None and mode != "NONE":
+        out.append(ir.Call("pl.split", (dotted("pl", "SplitMode", mode),), ()))
+    if slot is not None:
+        out.append(ir.Call("pl.cross_core_slot", (), (("slot_num", ir.IntConst(slot)),)))
+    return tuple(out)
+
+
+def _raw_calls(stmts):
+    """Every call in raw statements, at any depth (ast.walk over the body)."""
+    import dataclasses
+    stack = list(stmts)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if not dataclasses.is_dataclass(x) or isinstance(x, type):
+            continue
+        if type(x) is ir.Call:
+            yield x
+        for f in dataclasses.fields(x):
+            if f.name not in ("line", "col", "comments"):
+                v = getattr(x, f.name, None)
+                if isinstance(v, (list, tuple)) or dataclasses.is_dataclass(v):
+                    stack.append(v)
+
+
+def _opaque_texts(stmts):
+    import dataclasses
+    stack = list(stmts)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+            continue
+        if type(x) in (ir.Opaque, ir.OpaqueStmt):
+            yield x.text
+            continue
+        if dataclasses.is_dataclass(x) and not isinstance(x, type):
+            for f in dataclasses.fields(x):
+                if f.name not in ("line", "col", "comments"):
+                    stack.append(getattr(x, f.name, None))
+
+
+def _reads_block_idx(stmts) -> bool:
+    """Whether a ``with pl.spmd`` body calls ``get_block_idx()`` anywhere, matched by name
+    as PyPTO matches it (ast_parser.py:4339-4360)."""
+    if any(c.func == "get_block_idx" or c.func.endswith(".get_block_idx") for c in _raw_calls(stmts)):
+        return True
+    return any(re.search(r"\bget_block_idx\s*\(", t) for t in _opaque_texts(stmts))
+
+
+def _dispatch_count(stmts) -> int:
+    """``self.<kernel>(...)`` calls in a body (ast_parser.py:4391-4418)."""
+    return sum(1 for c in _raw_calls(stmts) if c.func.startswith("self.") and c.func.count(".") == 1)
+
+
+def _reads_block_idx_ir(stmts) -> bool:
+    """Whether built statements read ``tile.get_block_idx`` (python_printer.cpp:78-90)."""
+    return any(c.func == "pl.tile.get_block_idx" for c in _raw_calls(stmts))
 
 
 def _extent(lo, hi):
