@@ -8,6 +8,7 @@ several programs) are pairs under tests/data/solve/dsl/.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,8 @@ from tilemem.frontend.reading import input_form, read_program, read_programs
 from tilemem.ir.printer import print_program
 
 from cli_helpers import run_in_process
+
+DATA = Path(__file__).parent / "data" / "solve" / "dsl"
 
 
 def fmt(src: str, **kw) -> str:
@@ -331,3 +334,10 @@ def test_spmd_with_form_rejections(kw, body, message):
         read_program(ORCH.format(kw=kw, body=body), "k.py")
     assert e.value.message == message
     assert e.value.line is not None and e.value.line >= 9
+
+
+def test_predicate_prints_parenthesised_in_both_readings():
+    # PyPTO prints a dispatch predicate as `predicate=(<e>)`; the printed reading keeps it
+    canon = (DATA / "submit_predicate.fmt.pto").read_text()
+    assert "predicate=(pl.cast(" in canon
+    assert print_program(tilemem.parse(canon)) + "\n" == canon
