@@ -237,6 +237,15 @@ def _is_scalar_like(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
+def _static_product(dims):
+    p = 1
+    for d in dims:
+        if type(d) is not ir.IntConst:
+            return None
+        p *= d.value
+    return p
+
+
 def _registered(ns: str, name: str) -> bool:
     """Whether PyPTO registers the op (the shipped op table): ``pl.NAME`` may be its tile or
     tensor op."""
@@ -900,24 +909,87 @@ class OpCaller:
         return ir.TensorType(tuple(call.args[1].items), a.dtype)
 
     def _rt_tensor_slice(self, call, arg, spec, b):
+        """tensor.slice (tensor_ops/memory.cpp:150-280): a window of the source, valid where
+        the source is (typerules.window_read) when window, offsets and source share a rank;
+        the source's pad carries through."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.ir.symbolic import finalize_dims
         a = self._tensor_of(call, 0, spec)
         dims = list(call.args[1].items)
+        offs = list(call.args[2].items)
         valid = list(call.args[3].items) if len(call.args) > 3 else []
         drop = [x.value for x in call.args[4].items] if len(call.args) > 4 else []
+        src_valid, _, _, pad = view_parts(a.view)
+        if len(dims) == len(a.shape) == len(offs) and src_valid and \
+                not views.expr_lists_equal(src_valid, a.shape):
+            valid = list(finalize_dims(typerules.window_read(a.shape, src_valid, offs, dims,
+                                                             valid or None)))
         if drop:
             keep = [i for i in range(len(dims)) if i not in drop]
             dims = [dims[i] for i in keep]
             valid = [valid[i] for i in keep] if valid else []
         view = None
-        from tilemem.frontend.dsl.types import tensor_view_expr
-        if valid and not views.expr_lists_equal(valid, dims):
-            view = tensor_view_expr(valid, (), "ND", "null", dims)
+        if (valid and not views.expr_lists_equal(valid, dims)) or pad != "null":
+            view = tensor_view_expr(valid, (), "ND", pad, dims)
         return ir.TensorType(tuple(dims), a.dtype, view)
 
     def _rt_tensor_view(self, call, arg, spec, b):
+        """tensor.view (DeduceTensorViewType, tensor_ops/transform.cpp:457-640): the result
+        always carries a view -- the source's strides for a layout-only view, else the
+        canonical strides of the new shape and layout."""
+        from tilemem.frontend.dsl.types import logical_strides, tensor_view_expr, view_parts
         a = self._tensor_of(call, 0, spec)
-        dims = list(call.args[1].items) if len(call.args) > 1 else list(a.shape)
-        return ir.TensorType(tuple(dims), a.dtype)
+        valid, stride, src_layout, pad = view_parts(a.view)
+        lay = b.get("layout")
+        new_layout = lay.name if isinstance(lay, Enum) else src_layout
+        if "NZ" in (new_layout, src_layout):
+            raise DslError("tensor.view: NZ layout is not allowed on TensorType (NZ is tile-only)")
+        if src_layout.startswith("MX") or new_layout.startswith("MX"):
+            raise DslError("tensor.view does not support MX layouts")
+        has_shape = len(call.args) >= 2
+        explicit_valid = len(call.args) == 3
+        if not has_shape and lay is None:
+            raise DslError("tensor.view requires at least one of shape or layout")
+        if has_shape:
+            dims = list(call.args[1].items)
+            for i, d in enumerate(dims):
+                if type(d) is ir.IntConst and d.value <= 0:
+                    raise DslError(f"tensor.view shape dimension {i} must be positive, got {d.value}")
+            old, new = _static_product(a.shape), _static_product(dims)
+            if old is not None and new is not None and old != new:
+                raise DslError(f"tensor.view: cannot reinterpret tensor of size {old} as shape with "
+                               f"size {new}")
+            if stride and list(stride) != logical_strides(a.shape, src_layout) and not all(
+                    type(x) is ir.IntConst and type(y) is ir.IntConst and x.value == y.value
+                    for x, y in zip(stride, logical_strides(a.shape, src_layout))):
+                raise DslError("tensor.view: shape reinterpret requires a packed source when the source "
+                               "has explicit stride")
+        else:
+            dims = list(a.shape)
+            if src_layout != new_layout:
+                if len(dims) < 2:
+                    raise DslError(f"tensor.view: cross-layout reinterpret requires rank >= 2, got {len(dims)}")
+                dims[-2], dims[-1] = dims[-1], dims[-2]
+        if new_layout == "DN" and len(dims) < 2:
+            raise DslError(f"tensor.view: DN layout requires rank >= 2, got {len(dims)}")
+        if not has_shape and stride:
+            new_stride = list(stride)
+            if src_layout != new_layout:
+                new_stride[-2], new_stride[-1] = new_stride[-1], new_stride[-2]
+        else:
+            new_stride = logical_strides(dims, new_layout)
+        new_valid, new_pad = (), "null"
+        if a.view is not None:
+            if not has_shape and valid:
+                new_valid = list(valid)
+                if src_layout != new_layout and len(new_valid) >= 2:
+                    new_valid[-2], new_valid[-1] = new_valid[-1], new_valid[-2]
+            if not has_shape or explicit_valid:
+                new_pad = pad
+        if explicit_valid:
+            new_valid = tuple(call.args[2].items)
+        return ir.TensorType(tuple(dims), a.dtype,
+                             tensor_view_expr(tuple(new_valid), tuple(new_stride), new_layout, new_pad, dims))
 
     def _rt_tensor_matmul(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
@@ -937,13 +1009,41 @@ class OpCaller:
         return ir.TensorType(tuple(a.shape), a.dtype, tensor_view_expr(valid, (), "ND", "null", a.shape))
 
     def _rt_tensor_transpose(self, call, arg, spec, b):
+        """tensor.transpose (DeduceTensorTransposeType, tensor_ops/transform.cpp:312-455): the
+        shape swapped, the layout tag flipped for the trailing pair, and the source's
+        strides (row-major when it has none) swapped, kept when not row-major."""
+        from tilemem.frontend.dsl.types import row_major_strides, same_index, tensor_view_expr, view_parts
         a = self._tensor_of(call, 0, spec)
-        shape = list(a.shape)
+        in_shape = list(a.shape)
+        n = len(in_shape)
+        if n < 2:
+            raise DslError(f"tensor.transpose requires at least 2 dimensions, but got {n}")
         i, j = (const_value(x) for x in call.args[1:3])
         if i is None or j is None:
             raise DslError(f"{spec.qualified}: the axes must be constants")
-        i, j = i[1] % len(shape), j[1] % len(shape)
+        i, j = i[1], j[1]
+        if not (-n <= i < n and -n <= j < n):
+            raise DslError(f"{spec.qualified}: axis out of range for a rank {n} tensor")
+        i, j = i % n, j % n
+        if i == j:
+            raise DslError(f"tensor.transpose: axis1 and axis2 must be different, but got axis1={i}, axis2={j}")
+        shape = list(in_shape)
         shape[i], shape[j] = shape[j], shape[i]
+        valid, in_stride, in_layout, pad = view_parts(a.view)
+        out_layout = in_layout
+        if {i, j} == {n - 1, n - 2}:
+            out_layout = "DN" if in_layout == "ND" else "ND"
+        stride = list(in_stride) if in_stride else row_major_strides(in_shape)
+        stride[i], stride[j] = stride[j], stride[i]
+        valid = list(valid)
+        if valid:
+            valid[i], valid[j] = valid[j], valid[i]
+        canonical = row_major_strides(shape)
+        row_major = out_layout == "ND" and all(same_index(x, y) for x, y in zip(canonical, stride))
+        record = bool(stride) and not row_major
+        if record or out_layout != "ND" or valid or pad != "null":
+            return ir.TensorType(tuple(shape), a.dtype, tensor_view_expr(
+                tuple(valid), tuple(stride) if record else (), out_layout, pad, shape))
         return ir.TensorType(tuple(shape), a.dtype)
 
     def _rt_tensor_gather(self, call, arg, spec, b):

@@ -297,6 +297,68 @@ def tensor_view_expr(valid, stride, layout, pad, shape) -> Optional[ir.Expr]:
     return ir.Call("pl.TensorView", (), tuple(kws))
 
 
+def view_parts(view) -> tuple:
+    """``(valid_shape, stride, layout, pad)`` of a stored TensorView (``None``: no view)."""
+    valid, stride, layout, pad = (), (), "ND", "null"
+    if type(view) is ir.Call:
+        for k, v in view.kwargs:
+            if k == "valid_shape":
+                valid = tuple(v.items)
+            elif k == "stride":
+                stride = tuple(v.items)
+            elif k == "layout":
+                layout = v.parts[-1]
+            elif k == "pad":
+                pad = v.parts[-1]
+    return valid, stride, layout, pad
+
+
+def index_mul(a, b):
+    """An INDEX multiply folding constants and ``x 1`` (tensor_view_semantics.h:54-67); a
+    product it builds is a new node (compared by identity, as PyPTO compares ExprPtrs)."""
+    if type(a) is ir.IntConst and type(b) is ir.IntConst:
+        return ir.IntConst(a.value * b.value)
+    if type(b) is ir.IntConst and b.value == 1:
+        return a
+    if type(a) is ir.IntConst and a.value == 1:
+        return b
+    return ir.BinOp("*", a, b)
+
+
+def row_major_strides(shape) -> list:
+    """ND-packed strides (tensor_view_semantics.h:72-82)."""
+    n = len(shape)
+    if not n:
+        return []
+    st = [None] * n
+    st[n - 1] = ir.IntConst(1)
+    for i in range(n - 2, -1, -1):
+        st[i] = index_mul(st[i + 1], shape[i + 1])
+    return st
+
+
+def logical_strides(shape, layout: str) -> list:
+    """Packed canonical strides of (shape, layout) (tensor_view_semantics.h:94-130)."""
+    n = len(shape)
+    if not n or layout != "DN":
+        return row_major_strides(shape)
+    st = [None] * n
+    st[n - 2] = ir.IntConst(1)
+    st[n - 1] = shape[n - 2]
+    if n >= 3:
+        st[n - 3] = index_mul(shape[n - 2], shape[n - 1])
+        for i in range(n - 4, -1, -1):
+            st[i] = index_mul(st[i + 1], shape[i + 1])
+    return st
+
+
+def same_index(a, b) -> bool:
+    """Two stride entries equal as PyPTO compares them: equal constants, or one node."""
+    if type(a) is ir.IntConst and type(b) is ir.IntConst:
+        return a.value == b.value
+    return a is b
+
+
 # ----------------------------------------------------------------------------- equality
 
 def _norm(t):
