@@ -237,6 +237,23 @@ def _is_scalar_like(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
+def _printed_dims(t):
+    """A deduced tensor type with its dims in printed form: constants folded, the integer
+    leaves of a composite dim ``pl.const(v, pl.INDEX)`` (printer.md §3, as typerules does
+    for tiles)."""
+    from tilemem.ir.symbolic import finalize_dims
+    if isinstance(t, ir.TensorType):
+        view = t.view
+        if type(view) is ir.Call:
+            view = ir.replace(view, kwargs=tuple(
+                (k, ir.ListExpr(finalize_dims(v.items)) if k in ("stride", "valid_shape") else v)
+                for k, v in view.kwargs))
+        return ir.replace(t, shape=finalize_dims(t.shape), view=view)
+    if isinstance(t, ir.TupleType):
+        return ir.replace(t, items=tuple(_printed_dims(x) for x in t.items))
+    return t
+
+
 def _static_product(dims):
     p = 1
     for d in dims:
@@ -811,7 +828,7 @@ class OpCaller:
         m = re.match(r"(\w+)(?:\((.*)\))?$", rule)
         name, arg = m.group(1), m.group(2)
         f = getattr(self, f"_rt_{name}")
-        return f(call, arg, spec, b)
+        return _printed_dims(f(call, arg, spec, b))
 
     def type_of_key(self, key: str):
         return self.key_types.get(key)

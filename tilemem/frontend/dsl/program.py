@@ -735,12 +735,85 @@ class FunctionReader(ExprReader, OpCaller):
                     kws.append((key, v))
             elif key == "attrs":
                 kws.append((key, self.attrs_dict(v)))
+            elif key == "deps":
+                deps = self.deps_list(v, f"pl.{construct}")
+                if deps is not None:
+                    kws.append((key, deps))
+            elif key == "dumps":
+                if type(v) not in (ir.ListExpr, ir.TupleExpr):
+                    raise DslError(f"'pl.{construct}' dumps= must be a list / tuple of tensor arguments", v)
+                seen, items = set(), []
+                for x in v.items:
+                    d = self.expr(x)
+                    if d.var is None or not isinstance(d.type, ir.TensorType):
+                        raise DslError(f"'pl.{construct}' dumps= entries must be tensor variables — got "
+                                       f"'{self.source_of(x)}'", x)
+                    if not any(a.var is d.var for a in args):
+                        raise DslError(f"'pl.{construct}' dumps= entry '{self.source_of(x)}' is not an "
+                                       "argument of this submit", x)
+                    if id(d.var) not in seen:          # dedup by identity
+                        seen.add(id(d.var))
+                        items.append(d.expr)
+                if items:
+                    kws.append((key, ir.ListExpr(tuple(items))))
             else:
                 kws.append((key, self.expr(v).expr))
         t = ir.TupleType(tuple(rts) + (scalar("TASK_ID"),))
         return Val(ir.Call(call.func.rsplit(".", 1)[0] + "." + construct,
                            (ir.Dotted(("self", fname)),) + tuple(a.expr for a in args), tuple(kws),
                            call.line, call.col), t)
+
+    def deps_list(self, v, method: str):
+        """``deps=[...]`` of a submit or a scope (ast_parser.py:6856-6977): ``None`` entries
+        dropped; TaskId / TASK_ID-array vars kept as written; when an entry reads one slot
+        of a TASK_ID array (``arr[i]``) every entry goes into a fresh
+        ``_submit_deps_buf`` array, built right before.  None: nothing to print."""
+        if type(v) not in (ir.ListExpr, ir.TupleExpr):
+            raise DslError(f"'{method}' deps= must be a list / tuple / comprehension of TaskId values", v)
+        from tilemem.frontend.dsl.ops import array_dtype, array_type
+        entries, desugar, whole = [], False, False
+        for x in v.items:
+            if type(x) is ir.NoneConst:
+                continue
+            d = self.expr(x)
+            t = d.type
+            if d.var is not None and (isinstance(t, ir.ScalarType) and t.dtype == "TASK_ID"
+                                      or array_dtype(t) == "TASK_ID"):
+                is_array = array_dtype(t) == "TASK_ID"
+                if is_array and desugar:
+                    raise DslError(f"'{method}' deps= cannot mix a whole TASK_ID array with per-element "
+                                   f"entries (got array entry '{self.source_of(x)}' after a per-element / "
+                                   "comprehension entry)", x)
+                whole = whole or is_array
+                entries.append(d.expr)
+                continue
+            if type(d.expr) is ir.Call and d.expr.func == "pl.array.get_element" and \
+                    isinstance(t, ir.ScalarType) and t.dtype == "TASK_ID":
+                if whole:
+                    raise DslError(f"'{method}' deps= cannot mix a whole TASK_ID array with per-element "
+                                   f"entries (got per-element entry '{self.source_of(x)}' after a "
+                                   "whole-array entry)", x)
+                entries.append(d.expr)
+                desugar = True
+                continue
+            raise DslError(f"'{method}' deps= entries must be a TaskId variable, a TASK_ID array element "
+                           f"(e.g. `arr[i]`), or None — got '{self.source_of(x)}'", x)
+        if not entries:
+            return None
+        if not desugar:
+            return ir.ListExpr(tuple(entries))
+        n = len(entries)
+        t = array_type(ir.IntConst(n), "TASK_ID")
+        line, col = v.line, v.col
+        buf = self.new_var("_submit_deps_buf", t)
+        self.emit(ir.Assign([buf.key], t, ir.Call("pl.array.create", (ir.IntConst(n),),
+                                                  (("dtype", dotted("pl", "TASK_ID")),)), line=line, col=col))
+        for i, e in enumerate(entries):
+            prev = buf
+            buf = self.new_var("_submit_deps_buf", t)
+            self.emit(ir.Assign([buf.key], t, ir.Call("pl.array.update_element",
+                                                      (ir.Name(prev.key), ir.IntConst(i), e)), line=line, col=col))
+        return ir.ListExpr((ir.Name(buf.key),))
 
     def _submit_assign(self, s: ir.Assign):
         """``out, tid = pl.submit(...)``: ``_submit_tmp`` then one binding per element."""
@@ -1063,7 +1136,11 @@ class FunctionReader(ExprReader, OpCaller):
                 entries = _optimizations(self, v, f"pl.{name}")
                 if entries:             # nothing to print: no optimization (or SplitMode.NONE alone)
                     kws.append((k, ir.ListExpr(entries)))
-            elif k in ("deps", "no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
+            elif k == "deps":
+                deps = self.deps_list(v, f"pl.{name}()")
+                if deps is not None:
+                    kws.append((k, deps))
+            elif k in ("no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
                 continue                # an empty var list is not printed (python_printer.cpp:1912-1933)
             else:                       # deps / no_dep_args / dumps / predicate: expressions
                 kws.append((k, self.expr(v).expr))

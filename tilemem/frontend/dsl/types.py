@@ -287,6 +287,8 @@ class TypeReader:
 def tensor_view_expr(valid, stride, layout, pad, shape) -> Optional[ir.Expr]:
     """The printed ``pl.TensorView(...)`` of a stored TensorView (None: no view)."""
     from tilemem.ir.views import expr_lists_equal
+    if not stride and layout == "ND" and pad in (None, "null") and (not valid or expr_lists_equal(valid, shape)):
+        return None             # all defaults: the TensorType keeps no view
     kws = []
     if valid and not expr_lists_equal(valid, shape):
         kws.append(("valid_shape", ir.ListExpr(tuple(valid))))
