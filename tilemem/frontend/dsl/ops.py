@@ -575,13 +575,15 @@ class OpCaller:
                     raise DslError(f"{p.name} for {spec.irop or spec.ns + '.' + spec.name} must be {names}, "
                                    f"got {kind}.{v.name}")
                 return self._enum_expr(v)
-            if k == "pad" and isinstance(v, Py) and isinstance(v.value, (int, float)):
+            num = v.value if isinstance(v, Py) else (const_value(v.expr) or (None, None))[1] \
+                if isinstance(v, Val) and type(v.expr) in (ir.IntConst, ir.FloatConst, ir.UnaryOp) else None
+            if k == "pad" and isinstance(num, (int, float)) and not isinstance(num, bool):
                 import math
-                if v.value == 0:
+                if num == 0:
                     return dotted("pl", "PadValue", "zero")
-                if v.value == math.inf:
+                if num == math.inf:
                     return dotted("pl", "PadValue", "max")
-                if v.value == -math.inf:
+                if num == -math.inf:
                     return dotted("pl", "PadValue", "min")
             if k == "atomic" and isinstance(v, Enum) and v.kind == "AtomicType":
                 return self._enum_expr(v)
@@ -1062,6 +1064,43 @@ class OpCaller:
             return ir.TensorType(tuple(shape), a.dtype, tensor_view_expr(
                 tuple(valid), tuple(stride) if record else (), out_layout, pad, shape))
         return ir.TensorType(tuple(shape), a.dtype)
+
+    def _pad_kw(self, call, op):
+        pad = dict(call.kwargs).get("pad_value")
+        name = pad.parts[-1] if type(pad) is ir.Dotted else "zero"
+        if name == "null":
+            raise DslError(f"{op} requires pad_value to be zero/max/min, not null")
+        return name
+
+    def _rt_tensor_fillpad(self, call, arg, spec, b):
+        """tensor.fillpad (tensor_ops/memory.cpp): the whole shape valid again."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        a = self._tensor_of(call, 0, spec)
+        self._pad_kw(call, "tensor.fillpad")
+        if a.view is None:
+            return ir.TensorType(tuple(a.shape), a.dtype)
+        _, stride, layout, pad = view_parts(a.view)
+        return ir.TensorType(tuple(a.shape), a.dtype, tensor_view_expr((), stride, layout, pad, a.shape))
+
+    def _rt_tensor_fillpad_expand(self, call, arg, spec, b):
+        """tensor.fillpad_expand: the larger shape, valid everywhere, padded with pad_value."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        a = self._tensor_of(call, 0, spec)
+        dims = list(call.args[1].items)
+        if len(dims) != len(a.shape):
+            raise DslError(f"tensor.fillpad_expand shape rank ({len(dims)}) must match source rank "
+                           f"({len(a.shape)})")
+        for i, (d, s) in enumerate(zip(dims, a.shape)):
+            if type(d) is not ir.IntConst:
+                raise DslError(f"tensor.fillpad_expand shape dimension {i} must be a constant integer")
+            if d.value <= 0:
+                raise DslError(f"tensor.fillpad_expand shape dimension {i} must be positive, got {d.value}")
+            if type(s) is ir.IntConst and d.value < s.value:
+                raise DslError(f"tensor.fillpad_expand destination dimension {i} ({d.value}) must be >= "
+                               f"source dimension ({s.value})")
+        pad = self._pad_kw(call, "tensor.fillpad_expand")
+        _, stride, layout, _ = view_parts(a.view)
+        return ir.TensorType(tuple(dims), a.dtype, tensor_view_expr((), stride, layout, pad, dims))
 
     def _rt_tensor_gather(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)

@@ -12,4 +12,6 @@ class TensorViews:
         back = pl.transpose(t, 1, 2)                  # row-major again: no view
         outer = pl.transpose(data, 0, 1)              # not trailing: ND with strides
         lower = part[16:32, 0:32]                     # valid where the source is: 4 rows
-        return lower
+        filled = pl.fillpad(lower, 0)                 # valid everywhere again
+        wide = pl.fillpad_expand(lower, [16, 64], pad_value=pl.PadValue.max)
+        return filled
