@@ -137,7 +137,13 @@ def statement_of(s: ir.OpaqueStmt):
         if isinstance(target, ast.Name):
             return ir.Assign([target.id], None, c.expr(node.value), line=line, col=col)
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
-            return ir.Assign([e.id for e in target.elts], None, c.expr(node.value), line=line, col=col)
+            names = [e.id for e in target.elts]
+            v = node.value
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "yield_" \
+                    and isinstance(v.func.value, ast.Name) and not v.keywords:
+                # `(a,) = pl.yield_(x)`: the yield binding its targets, as `a = pl.yield_(x)`
+                return ir.Yield([c.expr(a) for a in v.args], names, [None] * len(names), line=line, col=col)
+            return ir.Assign(names, None, c.expr(v), line=line, col=col)
         return None
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
         ann = c.expr(node.annotation)
