@@ -47,10 +47,6 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-READINGS = {"ir": "printed IR (PyPTO's printer header '# pypto.program:' comes first)",
-            "dsl": "hand-written DSL, as PyPTO's front end reads it"}
-
-
 def _space_name(s: str) -> str:
     from tilemem.errors import UsageError
     name = s.split(".")[-1]
@@ -105,7 +101,6 @@ def run(args) -> int:
                                             if title.startswith("residency")]
         except ExplainError as e:
             raise UsageError(str(e)) from None
-    rendered = rendered.rstrip("\n") + f"\nreading: {READINGS[ses.pipeline.program.reading]}\n"
     if args.json:
         sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     else:
