@@ -166,6 +166,11 @@ class OpTable:
     def get(self, ns: str, name: str) -> Optional[OpSpec]:
         return self.specs.get((ns, name))
 
+    @functools.cached_property
+    def region_ops(self) -> frozenset:
+        """The stored ops (``pl.tile.load``) whose result is a `tile_region`."""
+        return frozenset(f"pl.{s.irop}" for s in self.specs.values() if s.result == "tile_region" and s.irop)
+
 
 @functools.lru_cache(maxsize=1)
 def op_table() -> OpTable:
@@ -810,7 +815,7 @@ class OpCaller:
 
     # -- result types -------------------------------------------------------------------------
     def result_type(self, call: ir.Call, rule: str, spec: OpSpec, b: dict):
-        if rule == "tile" or rule == "declared":
+        if rule in ("tile", "tile_region", "declared"):
             args = [typerules.ArgInfo(a, self.type_of_expr(a)) for a in call.args]
             try:
                 t = typerules.derive_result_type(call.op, args, dict(call.kwargs)) if call.op else None
@@ -1014,12 +1019,44 @@ class OpCaller:
         a = self._tensor_of(call, 0, spec)
         c = self._tensor_of(call, 1, spec)
         odt = b.get("out_dtype")
-        dt = self._dtype_arg(odt) if odt is not None else a.dtype
+        # no out_dtype: the operands' promoted dtype (matmul.cpp:93-99)
+        dt = self._dtype_arg(odt) if odt is not None else views.promote_dtype(a.dtype, c.dtype)
         ta = bool(getattr(b.get("a_trans"), "value", False))
         tb = bool(getattr(b.get("b_trans"), "value", False))
-        m = a.shape[-1] if ta else a.shape[-2]
-        n = c.shape[-2] if tb else c.shape[-1]
-        return ir.TensorType(tuple(a.shape[:-2]) + (m, n), dt)
+        ls, rs = list(a.shape), list(c.shape)
+        if ta and len(ls) < 2:
+            raise DslError("tensor.matmul: a_trans does not apply to a 1D lhs (a vector has no axes to swap); "
+                           "drop a_trans or pass a 2D lhs")
+        if tb and len(rs) < 2:
+            raise DslError("tensor.matmul: b_trans does not apply to a 1D rhs (a vector has no axes to swap); "
+                           "drop b_trans or pass a 2D rhs")
+
+        def check_k(kl, kr, context):
+            if type(kl) is ir.IntConst and type(kr) is ir.IntConst and kl.value != kr.value:
+                raise DslError(f"{context}, but got lhs K={kl.value} and rhs K={kr.value}")
+        # DeduceTensorMatMulType (tensor_ops/matmul.cpp:71-190)
+        if len(ls) == 1 and len(rs) == 1:
+            check_k(ls[0], rs[0], "tensor.matmul dot product requires matching dimensions")
+            out = []
+        elif len(ls) == 2 and len(rs) == 1:
+            check_k(ls[0] if ta else ls[1], rs[0], "tensor.matmul requires matching inner dimensions")
+            out = [ls[1] if ta else ls[0]]
+        elif len(ls) == 1 and len(rs) == 2:
+            check_k(ls[0], rs[1] if tb else rs[0], "tensor.matmul requires matching inner dimensions")
+            out = [rs[0] if tb else rs[1]]
+        else:
+            if len(ls) < 2 or len(rs) < 2:
+                raise DslError("tensor.matmul requires both tensors to have at least 2 dimensions for batched "
+                               f"matmul, but got lhs shape size {len(ls)} and rhs shape size {len(rs)}")
+            ctx = "tensor.matmul requires matching inner dimensions" + \
+                ("" if len(ls) == len(rs) == 2 else " for batched matmul")
+            check_k(ls[-2] if ta else ls[-1], rs[-1] if tb else rs[-2], ctx)
+            try:
+                out = list(typerules.bcast(ls[:-2], rs[:-2]))
+            except typerules.DeductionError:
+                raise DslError("Cannot broadcast batch dimensions for tensor.matmul") from None
+            out += [ls[-1] if ta else ls[-2], rs[-2] if tb else rs[-1]]
+        return ir.TensorType(tuple(out), dt)
 
     def _rt_tensor_validshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)

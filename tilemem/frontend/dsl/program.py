@@ -31,7 +31,7 @@ from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.exprs import ExprReader, const_value, make_binop
-from tilemem.frontend.dsl.ops import OpCaller
+from tilemem.frontend.dsl.ops import OpCaller, op_table
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
     DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, pos_of, scalar,
@@ -642,7 +642,8 @@ class FunctionReader(ExprReader, OpCaller):
         if ann is not None:
             resolved = self._annotation(ann, s)
             if resolved is not None:
-                override = merge_annotation(resolved, val, name, s)
+                region = type(val.expr) is ir.Call and val.expr.func in op_table().region_ops
+                override = merge_annotation(resolved, val, name, s, region)
         if isinstance(override, ir.ScalarType) and type(val.expr) is ir.IntConst:
             val = const_int(val.expr.value, override.dtype, val.expr)
         self.assign_or_let(name, val, s, override)

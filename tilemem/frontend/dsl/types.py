@@ -435,14 +435,20 @@ def _kind(t) -> str:
     return "Unknown"
 
 
-def merge_annotation(ann, value: Val, name: str, node):
+def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
     """The type of ``name: ann = value`` (dsl.md §2.3): returns the override type, or
-    None when the var simply takes the value's type."""
+    None when the var simply takes the value's type.  ``region``: the value is a call
+    whose result is a `tile_region` (ops.txt)."""
     if ann is None or isinstance(ann, list):
         return None
     if isinstance(ann, ir.OpaqueType):          # pl.UnknownType / pl.Ptr / pl.MemRefType
         return None
     inferred = value.type
+    if region and isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType) \
+            and len(ann.shape) <= 2 < len(inferred.shape):
+        # an ND load / create under a 2D annotation (FlattenTileNdTo2D's output): the
+        # annotation's shape is trusted (ast_parser.py:450-485)
+        inferred = ir.replace(inferred, shape=tuple(ann.shape))
     validate_annotation(ann, inferred, name, node)
     if is_unknown(inferred):
         return ann
