@@ -52,18 +52,19 @@ class PredicateInfo(Located):
     ``is_derived``: some rule (with a body) derives it.
 
     A plain class: the rule set of a solve read from the disk cache has no syntax tree
-    until something asks for ``rules``, ``facts``, ``loc``, ``doc`` or ``columns``
-    (then its RuleSet loads the tree; see the module docstring).
+    until something asks for ``rules``, ``facts`` or ``doc`` (then its RuleSet loads the
+    tree; see the module docstring); ``columns`` and ``loc`` are in the program.
     """
     __slots__ = ("name", "arity", "is_input", "is_derived", "stratum", "recursive",
-                 "fact_file", "_detail", "_owner")
-    _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive", "fact_file")
+                 "fact_file", "columns", "loc", "_detail", "_owner")
+    _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive", "fact_file",
+               "columns", "loc")
 
     def __init__(self, name: str, arity: int, columns: Optional[tuple[str, ...]], doc: str,
                  is_input: bool, rules: tuple, facts: tuple, loc: Optional[Loc],
                  stratum: int = -1, recursive: bool = False, fact_file: Optional[str] = None):
         self._set(name, arity, is_input, bool(rules), stratum, recursive, fact_file,
-                  (columns, doc, tuple(rules), tuple(facts), loc), None)
+                  columns, loc, (doc, tuple(rules), tuple(facts)), None)
 
     def _set(self, *values) -> None:
         for k, v in zip(self.__slots__, values):
@@ -72,10 +73,13 @@ class PredicateInfo(Located):
     @classmethod
     def _summary(cls, owner: "RuleSet", name: str, arity: int, is_input: bool,
                  is_derived: bool, stratum: int, recursive: bool,
-                 fact_file: Optional[str]) -> "PredicateInfo":
+                 fact_file: Optional[str], columns: Optional[list],
+                 loc: Optional[list]) -> "PredicateInfo":
         """The info without the syntax-tree parts, which ``owner`` loads when asked."""
         info = cls.__new__(cls)
-        info._set(name, arity, is_input, is_derived, stratum, recursive, fact_file, None, owner)
+        info._set(name, arity, is_input, is_derived, stratum, recursive, fact_file,
+                  tuple(columns) if columns is not None else None,
+                  Loc(*loc) if loc is not None else None, None, owner)
         return info
 
     def _details(self) -> tuple:
@@ -83,11 +87,9 @@ class PredicateInfo(Located):
             self._owner._load_tree()
         return self._detail
 
-    columns = property(lambda self: self._details()[0])
-    doc = property(lambda self: self._details()[1])
-    rules = property(lambda self: self._details()[2])
-    facts = property(lambda self: self._details()[3])
-    loc = property(lambda self: self._details()[4])
+    doc = property(lambda self: self._details()[0])
+    rules = property(lambda self: self._details()[1])
+    facts = property(lambda self: self._details()[2])
 
     @property
     def from_program(self) -> bool:
@@ -296,7 +298,7 @@ def _read_fact_file(decl: Optional[Decl], inp: Input, base, err) -> list[Rule]:
 # pickle is code; the JSON program decides what the engine runs); the files themselves
 # must be this user's private regular files.  TILEMEM_NO_CACHE=1 turns the cache off.
 # Any failure just means no cache.
-_DISK_FORMAT = "3"
+_DISK_FORMAT = "4"
 _code_digest_value: Optional[str] = None
 
 
@@ -830,7 +832,9 @@ class RuleSet:
             "edges": [[q, p, neg] for (q, p), neg in self.edges.items()],
             "strata": [list(c) for c in self.strata],
             "predicates": [[i.name, i.arity, i.is_input, i.is_derived, i.stratum, i.recursive,
-                            i.fact_file] for i in self.predicates.values()],
+                            i.fact_file, list(i.columns) if i.columns is not None else None,
+                            [i.loc.file, i.loc.line, i.loc.col] if i.loc is not None else None]
+                           for i in self.predicates.values()],
             "fact_rows": {k: [list(r) for r in v] for k, v in self.fact_rows.items()},
             "warnings": [[w.file, w.line, w.col, w.message, w.severity] for w in self.warnings],
             "compiled": self._compiled,

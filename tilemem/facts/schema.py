@@ -36,8 +36,7 @@ def _schema():
     found = []
     for name, info in rules.predicates.items():
         if info.from_program:
-            decl = rules.decls.get(name)
-            loc = decl.loc if decl is not None else info.loc
+            loc = info.loc          # its .decl (in the JSON program: no syntax tree needed)
             found.append((file_phase(loc.file), loc.file, loc.line, name, info))
     found.sort(key=lambda t: t[:3])
     relations = {name: info.columns or tuple(f"c{i}" for i in range(info.arity))
