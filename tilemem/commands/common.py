@@ -247,9 +247,11 @@ def reading_form(args):
 def read_programs(args, text: str, path: str) -> list:
     """The programs of an input as the command line asks for them."""
     from tilemem.api import declared_ops
+    from tilemem.datalog.engine import gc_paused
     from tilemem.frontend.reading import read_programs as _read
-    return _read(text, path, reading_form(args), getattr(args, "program", None),
-                 declared_ops(getattr(args, "rules", None) or ()))
+    with gc_paused():       # the IR holds no cycles (see tilemem.api.solve)
+        return _read(text, path, reading_form(args), getattr(args, "program", None),
+                     declared_ops(getattr(args, "rules", None) or ()))
 
 
 def read_one_program(args, text: str, path: str):
