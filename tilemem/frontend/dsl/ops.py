@@ -54,7 +54,12 @@ class OpSpec:
 
     @property
     def qualified(self) -> str:
-        return f"pl.{self.name}" if self.ns == "pl" else f"pl.{self.ns}.{self.name}"
+        return f"{self.module}.{self.name}"
+
+    @property
+    def module(self) -> str:
+        """``pl``, ``pl.tile``, ..., ``pld``, ``pld.system`` (a pld namespace is spelled in full)."""
+        return "pl" if self.ns == "pl" else self.ns if self.ns.split(".")[0] == "pld" else f"pl.{self.ns}"
 
 
 # ----------------------------------------------------------------------------- the table
@@ -99,8 +104,8 @@ def _kind(ann) -> tuple[str, tuple]:
     raise ValueError(ast.unparse(ann))
 
 
-_LINE = re.compile(r"^(\w+)\.(\w+)\((.*)\)\s*=>\s*(.*?)\s*(?::\s*(\w+(?:\([^)]*\))?))?$")
-_ALIAS = re.compile(r"^(\w+)\.(\w+)\s*=\s*(\w+)\.(\w+)$")
+_LINE = re.compile(r"^([\w.]+)\.(\w+)\((.*)\)\s*=>\s*(.*?)\s*(?::\s*(\w+(?:\([^)]*\))?))?$")
+_ALIAS = re.compile(r"^([\w.]+)\.(\w+)\s*=\s*([\w.]+)\.(\w+)$")
 _STORE = re.compile(r"^([\w.]+)\((.*?)\)\s*(?:\{(.*)\})?$")
 
 
@@ -348,7 +353,8 @@ class OpCaller:
             if kind in ("Mem", "MemorySpace"):
                 return Enum("MemorySpace", parts[-1])
             if kind in ("TileLayout", "TensorLayout", "PadValue", "AtomicType", "PipeType", "CompactMode",
-                        "SplitMode", "ScopeMode", "Level", "Role", "FunctionType"):
+                        "SplitMode", "ScopeMode", "Level", "Role", "FunctionType", "NotifyOp", "WaitCmp",
+                        "ReduceOp"):
                 return Enum(kind, parts[-1])
             if kind in ("pl",) and parts[-1] in ("ND", "NZ", "DN", "MX_A_ZZ", "MX_B_NN"):
                 return Enum("TensorLayout", parts[-1])
@@ -357,7 +363,7 @@ class OpCaller:
     # -- entry ----------------------------------------------------------------------
     def op_call(self, ns: str, name: str, call: ir.Call) -> Val:
         spec = op_table().get(ns, name)
-        module = "pl" if ns == "pl" else f"pl.{ns}"
+        module = OpSpec(ns, name).module
         if spec is None:
             spec = self.extra_op(ns, name)
         if spec is None:
@@ -366,6 +372,8 @@ class OpCaller:
                                f"read yet", call)
             if ns == "pl":
                 raise DslError(f"Unknown operation 'pl.{name}'", call)
+            if module.split(".")[0] == "pld":
+                raise DslError(f"Unknown distributed operation '{module}.{name}'", call)
             raise DslError(f"Unknown {module} operation: {name}", call)
         args = [self.op_positional(a) for a in call.args]
         kwargs = []
@@ -593,6 +601,13 @@ class OpCaller:
             if k == "atomic" and isinstance(v, Enum) and v.kind == "AtomicType":
                 return self._enum_expr(v)
             raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
+        if k == "enumint":
+            # an enum stored as its integer value (`op=pld.NotifyOp.Set` -> `op=1`):
+            # allowed = (the enum, its members in value order)
+            kind, members = p.allowed[0], p.allowed[1:]
+            if isinstance(v, Enum) and v.kind == kind and v.name in members:
+                return ir.IntConst(members.index(v.name))
+            raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
         if k in ("int", "bool", "float", "num", "str"):
             if isinstance(v, Py):
                 val = v.value
@@ -748,6 +763,10 @@ class OpCaller:
                 retype = None
                 if "@" in item:
                     item, retype = item.split("@", 1)
+                elif "#" in item:
+                    item, retype = item.split("#", 1)
+                    if not isinstance(b.get(item), Py):
+                        retype = None           # an IR expression (a positional literal) stays as read
                 names = item.split("|")
                 value = None
                 for n in names:
@@ -875,6 +894,13 @@ class OpCaller:
     def _rt_ptr(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pl", "Ptr"))
 
+    def _rt_comm_ctx(self, call, arg, spec, b):
+        return ir.OpaqueType(dotted("pld", "CommCtxType"))
+
+    def _rt_window(self, call, arg, spec, b):
+        # DeduceWindowType (distributed/memory.cpp): a DistributedTensor of the shape and dtype
+        return ir.TensorType(tuple(call.args[1].items), self._dtype_arg(b["dtype"]), kind="pld.DistributedTensor")
+
     def _rt_element_scalar(self, call, arg, spec, b):
         t = self._arg_type(call, int(arg))
         if not isinstance(t, (ir.TileType, ir.TensorType)):
@@ -955,7 +981,7 @@ class OpCaller:
         view = None
         if (valid and not views.expr_lists_equal(valid, dims)) or pad != "null":
             view = tensor_view_expr(valid, (), "ND", pad, dims)
-        return ir.TensorType(tuple(dims), a.dtype, view)
+        return ir.TensorType(tuple(dims), a.dtype, view, kind=a.kind)     # a DistributedTensor stays one
 
     def _rt_tensor_view(self, call, arg, spec, b):
         """tensor.view (DeduceTensorViewType, tensor_ops/transform.cpp:457-640): the result
@@ -1013,7 +1039,8 @@ class OpCaller:
         if explicit_valid:
             new_valid = tuple(call.args[2].items)
         return ir.TensorType(tuple(dims), a.dtype,
-                             tensor_view_expr(tuple(new_valid), tuple(new_stride), new_layout, new_pad, dims))
+                             tensor_view_expr(tuple(new_valid), tuple(new_stride), new_layout, new_pad, dims),
+                             kind=a.kind)
 
     def _rt_tensor_matmul(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
@@ -1173,7 +1200,10 @@ def _promote_tensor_dtype(a: str, b: str) -> str:
 
 
 def _printed_op(op: str) -> str:
-    """``tile.and`` prints ``pl.tile.and_`` (a Python keyword gets an underscore)."""
+    """``tile.and`` prints ``pl.tile.and_`` (a Python keyword gets an underscore); a
+    distributed op (``pld.system.wait``) prints as it is named."""
+    if op.split(".")[0] == "pld":
+        return op
     ns, _, name = op.rpartition(".")
     if name in ("and", "or", "not", "in", "is"):
         name += "_"

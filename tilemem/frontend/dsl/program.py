@@ -72,6 +72,7 @@ class ProgramContext:
         self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
         self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
         self.function_names: set[str] = set()
+        self.roles: dict[str, Optional[str]] = {}       # function read so far -> its role
         self.declared_ops = declared_ops
 
 
@@ -305,6 +306,11 @@ class FunctionReader(ExprReader, OpCaller):
         parts = e.func.split(".")
         if parts[0] == "self" and len(parts) == 2:
             return self.kernel_call(parts[1], e)
+        if parts[0] == "pld" and len(parts) in (2, 3):
+            # the distributed DSL, matched on the literal `pld.` prefix (AP:140-165, 8605-8649)
+            if len(parts) == 3 and parts[1] not in ("system", "tensor", "tile"):
+                raise DslError(f"Unknown distributed category 'pld.{parts[1]}'", e)
+            return self.op_call(".".join(parts[:-1]), parts[-1], e)
         if parts[0] in self.ctx.scope.aliases and len(parts) >= 2:
             if parts[-1] == "yield_" and len(parts) == 2:
                 raise DslError("pl.yield_() must be a statement (`x = pl.yield_(...)`)", e)
@@ -364,8 +370,11 @@ class FunctionReader(ExprReader, OpCaller):
     def kernel_call(self, fname: str, e: ir.Call) -> Val:
         if fname not in self.ctx.function_names:
             raise DslError(f"Function '{fname}' not defined in program", e)
+        # device= picks the device of an Orchestrator dispatch, known once the callee is read
+        # (AP:6406-6440, 7287-7313); it is stored as attrs['device'] and printed `device=`
+        allowed = ("attrs", "device") if self.ctx.roles.get(fname) == "Orchestrator" else ("attrs",)
         for k, _ in e.kwargs:
-            if k not in ("attrs",):
+            if k not in allowed:
                 raise DslError(f"Function '{fname}' does not accept keyword argument '{k}'", e)
         no_dep = [i for i, a in enumerate(e.args) if _pl_call(a, "no_dep")]
         args = [self.expr(a.args[0] if i in no_dep else a) for i, a in enumerate(e.args)]
@@ -389,9 +398,11 @@ class FunctionReader(ExprReader, OpCaller):
         if no_dep:
             attrs.append((ir.StrConst("arg_direction_overrides", '"'),
                           ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep))))
+        device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
         for k, v in e.kwargs:
-            attrs.extend(self.attrs_dict(v).items)
-        kws = (("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ()
+            if k == "attrs":
+                attrs.extend(self.attrs_dict(v).items)
+        kws = tuple(device) + ((("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ())
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
 
     def read_or_slice(self, base: Val, e: ir.Subscript) -> Val:
@@ -1836,6 +1847,7 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     effective = rts if rts else (r.first_return or [])
     n_in = sum(1 for p in plist if p.direction == "In")
     ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
+    ctx.roles[fname] = role
     keep = frozenset(ctx.dynamics)
     return assign_names(fn, r.hints, keep)
 

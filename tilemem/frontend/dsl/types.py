@@ -85,6 +85,9 @@ class TypeReader:
             return self._subscript(e, param)
         if type(e) is ir.Dotted and e.parts[-1] in ("UnknownType", "Ptr", "MemRefType"):
             return ir.OpaqueType(e)
+        if type(e) is ir.Dotted and e.parts[-1] in ("CommCtx", "CommCtxType"):
+            # TR:113-131: a marker type; the printer spells it pld.CommCtxType
+            return ir.OpaqueType(ir.Dotted(("pld", "CommCtxType")))
         raise DslError(f"Unsupported type annotation: {self.reader.source_of(e)}", e)
 
     def _single(self, e, param):
@@ -117,14 +120,18 @@ class TypeReader:
                                f"{', '.join(self.reader.source_of(i) for i in items)}", e)
             from tilemem.frontend.dsl.ops import array_type
             return array_type(ir.IntConst(items[0].value), self.dtype(items[1]))
-        if kind == "DistributedTensor":
-            raise DslError(f"pl.{kind} annotations are not supported by tilemem's DSL reader", e)
-        is_tensor = kind == "Tensor"
+        is_tensor = kind in ("Tensor", "DistributedTensor")
+        # TR:448-: a DistributedTensor reads as a Tensor, only the IR kind differs; an
+        # EXPLICIT pass dump's trailing "window_buffer=NAME" marker is dropped
+        tkind = "pld.DistributedTensor" if kind == "DistributedTensor" else "pl.Tensor"
+        if kind == "DistributedTensor" and items and type(items[-1]) is ir.StrConst \
+                and items[-1].value.startswith("window_buffer="):
+            items = items[:-1]
         counts = (2, 3, 4) if is_tensor else (2, 3, 4, 5)
         if len(items) not in counts:
             src = ", ".join(self.reader.source_of(i) for i in items)
             if is_tensor:
-                raise DslError("Tensor subscript requires [shape, dtype], [shape, dtype, layout_or_memref], "
+                raise DslError(f"{kind} subscript requires [shape, dtype], [shape, dtype, layout_or_memref], "
                                f"or [shape, dtype, layout, memref], got: {src}", e)
             raise DslError("Tile subscript requires [shape, dtype], [shape, dtype, tileview_or_memory_space], "
                            "[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, "
@@ -134,18 +141,18 @@ class TypeReader:
         if not is_tensor:
             return self._tile(shape, dtype, items[2:], param)
         if len(items) == 2:
-            return ir.TensorType(shape, dtype)
+            return ir.TensorType(shape, dtype, kind=tkind)
         third = items[2]
         if self._is_memref(third):
             if len(items) == 3:
-                return ir.TensorType(shape, dtype, None, self.reader.memref(third))
+                return ir.TensorType(shape, dtype, None, self.reader.memref(third), tkind)
         view = self._tensor_view_slot(third, shape)
         memref = None
         if len(items) == 4:
             if not self._is_memref(items[3]):
-                raise DslError("Tensor 4th argument must be pl.MemRef(...)", items[3])
+                raise DslError(f"{kind} 4th argument must be pl.MemRef(...)", items[3])
             memref = self.reader.memref(items[3])
-        return ir.TensorType(shape, dtype, view, memref)
+        return ir.TensorType(shape, dtype, view, memref, tkind)
 
     @staticmethod
     def _is_memref(e) -> bool:
