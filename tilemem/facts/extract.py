@@ -29,7 +29,8 @@ from tilemem.ir.walk import last_yield, run_nested, statements
 # (tilemem.facts.schema): this module only fills them.
 
 # A printed name ``<base>_<k>``: possibly the printer's de-duplication suffix (printer.md §6).
-_SUFFIXED = re.compile(r"^(.+)_([0-9]+)$")
+# The printer counts from 1 and writes plain decimals: ``x_0`` or ``x_01`` is never one.
+_SUFFIXED = re.compile(r"^(.+)_([1-9][0-9]*)$")
 
 BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
 
@@ -129,7 +130,7 @@ class _Extractor:
             self.f.add("var_kind", v, kind, line=line)
             m = _SUFFIXED.match(name)
             if m:
-                self.f.add("name_suffix", v, m.group(1), line=line)
+                self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
             hint = self.fn.name_hints.get(name)
             if hint is not None:
                 self.f.add("given_hint", v, hint, line=line)

@@ -181,6 +181,9 @@ class PtoIndenter(Indenter):
                 self.line_first = tok
             line_start = False
             started = True
+            if t == "XOR" and last is not None and last.type == "DOT":
+                # `xor` is no Python keyword: after a dot it is an attribute (`pl.tile.xor`)
+                tok.type = t = "NAME"
             if t in _OPERATOR_TYPES:
                 kind = _OPERATOR_TYPES[t]
                 if kind is None:

@@ -363,16 +363,17 @@ class _FunctionRewriter:
     def run(self) -> ir.Function:
         body = self.rewrite_body(self.fn.body, {})
         fn = replace(self.fn, body=body)
-        if self.fn.name_hints:
-            fn = self.split_redefinitions(fn)
+        fn = self.split_redefinitions(fn)
         return self.printed_names(fn)
 
     def split_redefinitions(self, fn: ir.Function) -> ir.Function:
-        """A tile var assigned again (hand-written DSL is not SSA: the reader knows it is one
-        Var) is a new Var after the pass: PyPTO rebuilds every ``AssignStmt`` whose target
-        has a memory space with a fresh Var of the same hint, and later reads see the
-        newest (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints
-        ``t``, ``t_1``.  Printed text says nothing about Var identity: only for DSL."""
+        """A tile var assigned again is a new Var after the pass: PyPTO rebuilds every
+        ``AssignStmt`` of a tile var from a call with a fresh Var of the same hint, and
+        later reads (in visit order, whatever the scope) see the newest
+        (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints ``t``,
+        ``t_1``.  A name assigned twice is one Var in both readings: the DSL reader knows
+        it, and the printer gives distinct Vars distinct names.  A plain alias
+        (``t = u``) is no call: it keeps the current Var."""
         defined: set[str] = {p.name for p in fn.params}
         current: dict[str, str] = {}
         serial = 0
