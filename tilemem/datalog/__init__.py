@@ -20,10 +20,12 @@ from tilemem.datalog.errors import (
     RuleError,
 )
 from tilemem.datalog.program import PredicateInfo, RuleSet, plan_body
-from tilemem.datalog.syntax import (
-    Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Loc, Negation, Rule, Var, format_value,
-    parse_program, parse_query,
-)
+from tilemem.datalog.location import Loc
+
+# the rule language's AST and parser, loaded when first named (a solve reads its rule
+# program as JSON and never needs them)
+_SYNTAX = frozenset(("Aggregate", "Arith", "Atom", "Comparison", "Const", "Decl", "Input",
+                     "Negation", "Rule", "Var", "format_value", "parse_program", "parse_query"))
 
 __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
@@ -34,6 +36,9 @@ __all__ = [
 
 
 def __getattr__(name):
+    if name in _SYNTAX:
+        from tilemem.datalog import syntax
+        return getattr(syntax, name)
     # the engine classes load their Datalog package (pyDatalog, clingo) when first named
     if name == "PyDatalogEngine":
         return engine_class("pydatalog")

@@ -43,7 +43,6 @@ from tilemem.datalog.engine import Engine, PatternTerm, gc_paused
 from tilemem.datalog.budget import BudgetExceeded, user_rule_indices
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.program import RuleSet
-from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Var
 
 __all__ = ["ClingoEngine"]
 
@@ -235,7 +234,19 @@ def _make_memory_release():
     return lambda: trim(0)
 
 
-_release_free_memory = _make_memory_release()
+_trim = None
+
+
+def _release_free_memory() -> None:
+    global _trim
+    if _trim is None:
+        _trim = _make_memory_release()       # ctypes (~3 ms to import) only when needed
+    _trim()
+
+
+# Below this many ground atoms the freed grounder tables are too small to matter (a corpus
+# kernel grounds a few thousand; the 21,000-line MTP kernel millions).
+_TRIM_ATOMS = 200_000
 
 _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 _PREFIX = "t_"
@@ -318,8 +329,17 @@ def _aggregate_text(agg: Aggregate) -> str:
     return text
 
 
+def _import_syntax() -> None:
+    """The AST classes the translation below tests literals against, imported on first
+    translation: a solve reads the translated program from the rule set's JSON program
+    and never builds the rule language's AST (see :mod:`.location`)."""
+    global Aggregate, Arith, Atom, Comparison, Const, Negation, Var
+    from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const, Negation, Var
+
+
 def rule_text(rule) -> str:
     """One rule of the rule language in clingo's syntax (body as written)."""
+    _import_syntax()
     return f"{_atom_text(rule.head)} :- {', '.join(_literal_text(l) for l in rule.body)}."
 
 
@@ -342,6 +362,7 @@ def rule_texts(rule, planned, tag: str, tick: Optional[str] = None) -> list[str]
     each keeping only the variables still needed (``tag``, the rule's index, makes
     their names unique).  Every segment then joins two relations, whose cost no join
     order can make worse than linear in its inputs and output."""
+    _import_syntax()
     positives = [i for i, lit in enumerate(planned) if isinstance(lit, Atom)]
     ticks = [tick] if tick else []
     if len(positives) <= 2:
@@ -383,6 +404,7 @@ def compile_rules(rules: RuleSet) -> dict[str, list]:
     """The rules in clingo's syntax: predicate -> [its rules' lines (see
     :func:`rule_texts`), the predicates their bodies read].  Computed once per rule set
     (and kept in its disk cache: see :meth:`RuleSet.compiled`)."""
+    _import_syntax()
     out: dict[str, list] = {}
     counted = user_rule_indices(rules)           # user rules count their derivations
     for idx, (rule, planned) in enumerate(zip(rules.rules, rules.planned)):
@@ -556,6 +578,7 @@ class ClingoEngine(Engine):
 
     def close(self) -> None:
         with _CLINGO_LOCK, self._lock:
+            large = self._ctl is not None and len(self._ctl.symbolic_atoms) >= _TRIM_ATOMS
             self._closed = True
             self._ctl = None
             self._facts = {}
@@ -563,4 +586,5 @@ class ClingoEngine(Engine):
             self._read_values = {}
             self._rows = {}
             self._symbols = {}
-            _release_free_memory()
+            if large:
+                _release_free_memory()

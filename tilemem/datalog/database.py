@@ -8,10 +8,9 @@ from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
 from tilemem.datalog.budget import Budget, user_rule_indices
 from tilemem.datalog.engine import Engine
-from tilemem.datalog.syntax import value_key
+from tilemem.datalog.location import value_key
 from tilemem.datalog.errors import EngineUnavailable, FactError, QueryError
 from tilemem.datalog.program import RuleSet
-from tilemem.datalog.syntax import Atom, Const, parse_query
 
 __all__ = ["Database", "QueryResult", "ENGINES", "DEFAULT_ENGINE", "engine_class"]
 
@@ -343,11 +342,13 @@ class Database:
         bindings.  A pattern without variables answers ``[()]`` if it holds, else
         ``[]``.  Raises :class:`QueryError` for a bad pattern.
         """
+        from tilemem.datalog.syntax import parse_query   # the rule parser: only for queries
         atom = parse_query(pattern)
         return self.query_atom(atom)
 
     def query_atom(self, atom: Atom) -> QueryResult:
         """Like :meth:`query` for an already-built :class:`Atom`."""
+        from tilemem.datalog.syntax import Const
         with self._lock:
             self._check_open()
             info = self.rules.predicates.get(atom.pred)

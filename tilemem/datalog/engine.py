@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from typing import Optional, Sequence, Union
 
 from tilemem.datalog.program import RuleSet
-from tilemem.datalog.syntax import value_key
+from tilemem.datalog.location import value_key
 
 __all__ = ["Engine", "PatternTerm", "gc_paused", "aggregate_table",
            "aggregate_value"]

@@ -25,10 +25,9 @@ from typing import Iterable, Optional, Sequence, Union
 from tilemem.cache import cache_dir, read_private, write_private
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
-from tilemem.datalog.syntax import (
-    COLUMN_TYPES, Aggregate, Arith, Atom, Comparison, Const, Decl, Input, Literal, Loc, Located,
-    Negation, ParsedFile, Rule, Var, parse_program,
-)
+from tilemem.datalog.location import Loc, Located
+# the rule language's AST and parser (tilemem.datalog.syntax) are imported by the functions
+# that build or read the syntax tree: a solve reads the JSON program and never needs them
 
 __all__ = ["RuleSet", "PredicateInfo", "Source", "plan_body"]
 
@@ -224,6 +223,7 @@ def _fact_file(base, filename: str):
 
 
 def _parse_source(src: Source, index: int) -> ParsedFile:
+    from tilemem.datalog.syntax import parse_program
     key, name, text = _resolve_source(src, index)
     cached = _cache_get(_file_cache, key)
     if cached is not None:
@@ -239,12 +239,14 @@ def _parse_source(src: Source, index: int) -> ParsedFile:
 
 
 def _with_base(parsed: ParsedFile, base) -> ParsedFile:
+    from tilemem.datalog.syntax import ParsedFile
     return ParsedFile(parsed.name, parsed.items, parsed.errors, base)
 
 
 def _read_fact_file(decl: Optional[Decl], inp: Input, base, err) -> list[Rule]:
     """The rows of a Soufflé .facts file (tab-separated, one row a line) as fact Rules:
     a number column's values are integers, a symbol column's the text as it is."""
+    from tilemem.datalog.syntax import Atom, Const, Rule
     filename = inp.param("filename")
     if decl is None or not decl.types or None in decl.types:
         err(inp.loc, f".input {inp.name} reads '{filename}': its .decl must give every "
@@ -393,6 +395,7 @@ def _package_rule_files() -> list["Traversable"]:
 def _literal_terms(body: Sequence[Literal]) -> list:
     """Every term written in the literals, aggregates' bodies included (for the singleton
     check)."""
+    from tilemem.datalog.syntax import Arith, Atom, Comparison, Negation
     out: list = []
     for lit in body:
         if isinstance(lit, Atom):
@@ -419,6 +422,7 @@ def _check_types(rule: Rule, decls: dict, err) -> None:
     """Every constant in a typed column has that column's type, and every variable has
     one type throughout the rule (from the typed columns it appears in, constants it is
     compared with, arithmetic, aggregates).  Untyped columns accept anything."""
+    from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const
     seen: dict[str, tuple[str, str]] = {}          # var -> (type, where it got it)
 
     def give(t, typ: str, where: str, loc):
@@ -507,6 +511,7 @@ def order_body(body: Sequence[Literal], bound: Iterable[str] = (),
     * ``"selective"`` (proof search): a ready test first, else the positive atom with
       the most bound arguments (a fully bound one first), written order among equals.
     """
+    from tilemem.datalog.syntax import Atom, Const, Var
     bound = set(bound)
     order: list[int] = []
     if policy == "eager":
@@ -604,6 +609,8 @@ class RuleSet:
     """
 
     def __init__(self, parsed: Sequence[ParsedFile]):
+        from tilemem.datalog.syntax import (
+            Aggregate, Atom, COLUMN_TYPES, Decl, Input, Literal, Negation, Rule, Var)
         self.sources: tuple[str, ...] = tuple(p.name for p in parsed)
         errors: list[Diagnostic] = [e for p in parsed for e in p.errors]
         warnings: list[Diagnostic] = []
@@ -804,6 +811,7 @@ class RuleSet:
     def _load_tree(self) -> None:
         """Give a rule set read from its JSON program its syntax tree: from the pickle
         cache, else by parsing the sources again."""
+        from tilemem.datalog.syntax import parse_program
         with _cache_lock:
             if "rules" in self.__dict__:
                 return
@@ -946,6 +954,7 @@ class RuleSet:
 
     @staticmethod
     def _check_safety(r: Rule, err, warn) -> tuple[Literal, ...]:
+        from tilemem.datalog.syntax import Aggregate, Arith, Comparison, Negation, Var
         def anon_error(term, where):
             if isinstance(term, Var) and term.is_anonymous:
                 err(term.loc, f"anonymous variable '_' is not allowed {where}")
@@ -1006,6 +1015,7 @@ class RuleSet:
         body is safe on its own (every variable of a test, of a negation and the target
         occurs in a positive atom of the body), and its result is not one of its body's
         variables."""
+        from tilemem.datalog.syntax import Atom, Comparison, Var
         anon_error(agg.result, "as the result of an aggregate")
         if agg.target is not None:
             anon_error(agg.target, "as the value of an aggregate")

@@ -41,6 +41,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic
+from tilemem.datalog.location import Loc, Located, value_key
 
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
@@ -55,17 +56,6 @@ AGGREGATE_FUNCTIONS = ("count", "min", "max", "sum")
 
 
 # ----------------------------------------------------------------------------- AST
-
-
-@dataclass(frozen=True)
-class Loc:
-    """A source position (1-based line and column)."""
-    file: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True)
@@ -109,19 +99,6 @@ class _Literal:
 
     def atoms(self) -> tuple["Atom", ...]:
         return ()
-
-
-class Located:
-    """Something with a source location ``loc``: its file and line."""
-    __slots__ = ()
-
-    @property
-    def file(self) -> Optional[str]:
-        return self.loc.file if self.loc else None
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.loc.line if self.loc else None
 
 
 @dataclass(frozen=True)
@@ -358,12 +335,6 @@ class ParsedFile:
     #: the folder the file is in (a Path or Traversable), where the .facts files its
     #: ``.input name(filename=...)`` lines name are read from; None: unknown
     base: object = None
-
-
-def value_key(v: Union[int, str]):
-    """The language's total order on constants: every integer before every string;
-    integers numerically, strings by code point."""
-    return (1, v) if isinstance(v, str) else (0, v)
 
 
 def same_value(a, b) -> bool:

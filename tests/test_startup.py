@@ -1,0 +1,61 @@
+"""What a plain solve loads: nothing it does not use (issue #16's start-up budget).
+
+A solve of printed IR reads its rule program as JSON; it must not build the rule
+language's AST or parser, the DSL reading, the explanations, networkx or pyDatalog.
+Each check runs a fresh interpreter (modules already imported by pytest would hide a
+regression) and looks at ``sys.modules`` after the solve: no timing is asserted.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "matmul_bias_relu.pto"
+
+NOT_ON_THE_SOLVE_PATH = (
+    "tilemem.datalog.syntax",       # the rule parser and AST: the JSON program is enough
+    "tilemem.frontend.dsl",         # the hand-written DSL reading
+    "tilemem.explain",
+    "tilemem.tools.console",
+    "networkx",
+    "pyDatalog",
+)
+
+_PROBE = r"""
+import contextlib, io, json, sys
+from tilemem.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        status = main(sys.argv[1:])
+    except SystemExit as e:
+        status = e.code
+from tilemem.datalog.program import RuleSet
+trees = [rs for rs in __import__("gc").get_objects()
+         if isinstance(rs, RuleSet) and "rules" in rs.__dict__]
+print(json.dumps({"status": status, "out": out.getvalue(), "modules": sorted(sys.modules),
+                  "trees": len(trees)}))
+"""
+
+
+def _solve_in_fresh_process(*args):
+    # twice: the first run may build the caches (rule program, parser tables)
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", _PROBE, "solve", *map(str, args)],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("backend", [None, "910B"])
+def test_a_printed_solve_loads_only_what_it_uses(backend):
+    got = _solve_in_fresh_process(EXAMPLE, *(["--backend", backend] if backend else []))
+    assert got["status"] == 0
+    assert "pl.tile" in got["out"]                     # it did solve the program
+    loaded = set(got["modules"])
+    for mod in NOT_ON_THE_SOLVE_PATH:
+        assert not {m for m in loaded if m == mod or m.startswith(mod + ".")}, mod
+    assert got["trees"] == 0, "the rule set's syntax tree was loaded"
