@@ -67,6 +67,7 @@ class OpSpec:
 _ENUM_DEFAULTS = {
     "Vec": Enum("MemorySpace", "Vec"), "Mat": Enum("MemorySpace", "Mat"),
     "zero": Enum("PadValue", "zero"), "ND": Enum("TensorLayout", "ND"), "None_": Enum("AtomicType", "None_"),
+    "Sum": Enum("ReduceOp", "Sum"),
 }
 
 
@@ -427,7 +428,7 @@ class OpCaller:
         table = op_table()
 
         def call_wrapper(target: str, pass_args=None, pass_kwargs=None):
-            tns, tname = target.split(".", 1)
+            tns, tname = target.rsplit(".", 1)
             tspec = table.get(tns, tname)
             return self.invoke(tspec, args if pass_args is None else pass_args,
                                kwargs if pass_kwargs is None else pass_kwargs, node)
@@ -896,6 +897,50 @@ class OpCaller:
 
     def _rt_comm_ctx(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pld", "CommCtxType"))
+
+    def _rt_remote_load(self, call, arg, spec, b):
+        # DeduceRemoteLoadType (distributed/remote_load.cpp:94-208): a tile of the window's
+        # dtype and no memory space; valid shape = the window read of InferWindowReadValidShape
+        # with an exact (materialised) min against a requested valid shape; blayout from the
+        # shape, row_major / col_major under an ND / DN TensorView
+        t = self._tensor_of(call, 0, spec)
+        offs, shape = call.args[2].items, call.args[3].items
+        req = None
+        if len(call.args) > 4:
+            # NormalizeRemoteValidShape (remote_load.cpp:67-92): each extent as an INDEX
+            req = []
+            for i, x in enumerate(call.args[4].items):
+                cv = const_value(x)
+                xt = self.type_of_expr(x) if cv is None else None
+                if cv is not None and cv[0] != "BOOL":
+                    req.append(ir.IntConst(int(cv[1])))
+                elif isinstance(xt, ir.ScalarType) and xt.dtype in INT_DTYPES:
+                    req.append(x if xt.dtype == "INDEX" else ir.Call("pl.cast", (x, dotted("pl", "INDEX")), ()))
+                else:
+                    raise DslError(f"pld.tile.remote_load valid_shape {i} must be an integer scalar")
+        for what, n in (("offsets", len(offs)), ("shape", len(shape)), ("valid_shape", len(req or t.shape))):
+            if n != len(t.shape):
+                raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
+                               f"({len(t.shape)})")
+        from tilemem.frontend.dsl.types import view_parts
+        from tilemem.ir import symbolic as sym
+        tvalid, _, layout, _ = view_parts(t.view)
+        src_valid = tuple(tvalid) if tvalid else tuple(t.shape)
+        valid = []
+        for i, w in enumerate(shape):
+            if i < len(t.shape) and not (views.exprs_equal(src_valid[i], t.shape[i])
+                                         and const_value(src_valid[i]) is not None):
+                o = offs[i]
+                rem = src_valid[i] if sym.prove_zero(o) else sym.s_sub(sym.s_max(src_valid[i], o), o)
+                avail = sym.s_min(rem, w)
+            else:
+                avail = w
+            valid.append(avail if req is None else sym.s_min(req[i], avail))
+        blayout = views.shape_layout(shape)
+        if t.view is not None and layout in ("ND", "DN"):
+            blayout = "row_major" if layout == "ND" else "col_major"
+        view = views.fresh_view(sym.finalize_dims(valid), blayout=blayout)
+        return tile_type(tuple(shape), t.dtype, None, view)
 
     def _rt_window(self, call, arg, spec, b):
         # DeduceWindowType (distributed/memory.cpp): a DistributedTensor of the shape and dtype
