@@ -64,7 +64,7 @@ from tilemem.ir.views import (
 
 __all__ = [
     "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
-    "move_result_type", "UNDERIVED_OPS", "NON_TILE_OPS", "normalize_op",
+    "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid",
 ]
@@ -279,15 +279,6 @@ _COL_EXPAND = {"col_expand", "col_expand_mul", "col_expand_add", "col_expand_div
 _ROW_RED = {"row_sum", "row_max", "row_min", "row_prod", "row_argmax", "row_argmin"}
 _COL_RED = {"col_sum", "col_max", "col_min", "col_prod", "col_argmax", "col_argmin"}
 
-#: ops whose result is not a TileType (the caller keeps the written annotation)
-NON_TILE_OPS = frozenset({"tile.store", "tile.mscatter", "tile.read", "tile.alloc", "tile.get_block_idx",
-                          "tile.get_subblock_idx", "tile.get_block_num", "tile.tpush_to_aiv",
-                          "tile.tpush_to_aic", "tile.tpop_from_aic", "tile.tpop_from_aiv"})
-
-#: tile-result ops this module does not derive (None is returned)
-UNDERIVED_OPS = frozenset()
-
-
 def normalize_op(op: str) -> str:
     """``pl.tile.and_`` / ``tile.and`` / ``and`` -> ``tile.and``."""
     if op.startswith("pl."):
@@ -434,9 +425,9 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
     op = normalize_op(op)
     args = [_wrap(a) for a in args]
     kwargs = {k: v for k, v in (kwargs or {}).items() if k != "attrs"}
-    if scope_split is not None and op in _SCOPE_SPLIT_OPS and kwargs.get("split") is None:
-        kwargs["split"] = scope_split
-    if op in NON_TILE_OPS or not op.startswith("tile."):
+    if scope_split is not None and kwargs.get("split") is None:
+        kwargs["split"] = scope_split          # read by the rules of the ops that take split=
+    if not op.startswith("tile."):
         return None
     fn = _RULES.get(op[5:])
     if fn is None:
@@ -790,7 +781,7 @@ def _r_move(op, args, kwargs):
     src = _need_tile(args, 0, op)
     tm = kwargs.get("target_memory")
     if tm is None:
-        raise DeductionError("tile.move requires target_memory")
+        raise DeductionError(f"{op} requires target_memory")
     target = norm_space(tm)
     shape, dtype, view = move_result_type(src, target, kwargs.get("blayout"), kwargs.get("slayout"))
     return _Res(shape, dtype, view, space=target)
@@ -1222,11 +1213,6 @@ def _split_mode(kwargs) -> int:
     if name in _SPLIT:
         return _SPLIT[name]
     raise _Unknown(f"split mode {v!r}")
-
-
-#: the shard ops, whose split= the printer leaves out inside pl.split_aiv (the scope's
-#: mode applies: see ``scope_split``)
-_SCOPE_SPLIT_OPS = ("tile.aiv_shard", "tile.aic_gather")
 
 
 @_rule("aiv_shard", "aic_gather")
