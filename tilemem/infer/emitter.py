@@ -19,6 +19,7 @@ from tilemem.facts.extract import BRIDGE_ATTR, Facts
 from tilemem.ir.walk import last_yield
 from tilemem.ir import names, typerules
 from tilemem.ir.views import respace, retype
+from tilemem.ir.optable import op_table
 from tilemem.ir.walk import run_nested
 from tilemem.frontend.wellformed import names_in
 
@@ -236,7 +237,7 @@ class _FunctionRewriter:
             kwargs.append(("blayout", ir.Dotted(("pl", "TileLayout", self.sol.blayout[(p, v, t)]))))
         if (p, v, t) in self.sol.slayout:
             kwargs.append(("slayout", ir.Dotted(("pl", "TileLayout", self.sol.slayout[(p, v, t)]))))
-        call = ir.Call("pl.tile.move", (ir.Name(src),), tuple(kwargs))
+        call = ir.Call("pl." + op_table().inserted_move, (ir.Name(src),), tuple(kwargs))
         mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t)
         self.env[name] = mtype
         local[(v, t)] = name

@@ -12,7 +12,8 @@ __all__ = ["OpTable", "op_table"]
 
 
 class OpTable:
-    """The output-memory rule of each op (ops.json "output"), from the op table's rows."""
+    """The output-memory rule of each op (ops.json "output"), and the op the pass inserts
+    as a move (``op_inserted_move``), from the op table's rows."""
 
     def __init__(self, rows: dict):
         get = lambda rel: rows.get(rel, ())
@@ -21,6 +22,7 @@ class OpTable:
         self.default = {op: space for op, space in get("op_output_default")}
         self.inherits = frozenset(op for (op,) in get("op_inherits_input"))
         self.no_rule = frozenset(op for (op,) in get("op_no_output_rule"))
+        self.inserted_move = min(op for (op,) in get("op_inserted_move"))
 
     def output_rule(self, op: str) -> tuple:
         """``("fixed", S)`` | ``("kwarg", K, default or None)`` | ``("inherit",)`` |
