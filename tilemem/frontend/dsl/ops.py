@@ -579,6 +579,11 @@ class OpCaller:
             return self._as_val(v).expr
         if k == "list":
             return self._list_arg(v, p.name)
+        if k == "seq":
+            # _normalize_intlike (distributed/op/_utils.py): iterated as a Python sequence
+            if isinstance(v, Py) and not isinstance(v.value, (list, tuple)):
+                raise DslError(f"'{type(v.value).__name__}' object is not iterable")
+            return self._list_arg(v, p.name)
         if k in _ENUM_KINDS:
             kind = _ENUM_KINDS[k]
             if isinstance(v, Enum) and v.kind == kind:
@@ -895,15 +900,29 @@ class OpCaller:
     def _rt_ptr(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pl", "Ptr"))
 
-    def _rt_comm_ctx(self, call, arg, spec, b):
-        return ir.OpaqueType(dotted("pld", "CommCtxType"))
+    def _rt_window_buffer(self, call, arg, spec, b):
+        # only `buf = ...` reads it (program.py alloc_window_buffer; AP:8573-8589)
+        if not getattr(self, "alloc_rhs", False):
+            raise DslError(f"{spec.irop} must appear as the RHS of a simple assignment (its result must be bound "
+                           "to a named variable)", call)
+        return self._rt_ptr(call, arg, spec, b)
+
+    def _rt_host_scalar(self, call, arg, spec, b):
+        # HOST-only (AP:8591-8603): outside any InCore / SPMD scope of a level=HOST function
+        level = getattr(self, "explicit_level", None)
+        if level != "HOST" or getattr(self, "incore_depth", 0):
+            shown = f"Level.{level}" if level else "None"
+            raise DslError(f"{spec.irop}() can only be called in HOST orchestration context (not inside InCore / "
+                           f"SPMD scopes); current function level: {shown}", call)
+        return scalar(arg)
+
 
     def _rt_remote_load(self, call, arg, spec, b):
         # DeduceRemoteLoadType (distributed/remote_load.cpp:94-208): a tile of the window's
         # dtype and no memory space; valid shape = the window read of InferWindowReadValidShape
         # with an exact (materialised) min against a requested valid shape; blayout from the
         # shape, row_major / col_major under an ND / DN TensorView
-        t = self._tensor_of(call, 0, spec)
+        t = self._dist_arg(call, 0, spec, "target ")
         offs, shape = call.args[2].items, call.args[3].items
         req = None
         if len(call.args) > 4:
@@ -942,8 +961,111 @@ class OpCaller:
         view = views.fresh_view(sym.finalize_dims(valid), blayout=blayout)
         return tile_type(tuple(shape), t.dtype, None, view)
 
+    # -- the distributed ops (src/ir/op/distributed/*.cpp; language/distributed/op/*.py) --------
+    def _dist_arg(self, call, i, spec, role: str = "", printed: bool = True) -> ir.TensorType:
+        """Argument ``i``, a DistributedTensor (window-bound); PyPTO's message names the
+        operand by its printed type (the DSL wrapper's check) or its IR type name (the
+        deducer's)."""
+        t = self._arg_type(call, i)
+        if _is_dist(t):
+            return t
+        if printed:
+            raise DslError(f"{spec.irop} expects a DistributedTensor {role}(window-bound); got {_printed_type(t)}")
+        raise DslError(f"{spec.irop} expects a DistributedTensor {role}(window-bound), got {_type_name(t)}")
+
+    def _rt_comm_ctx(self, call, arg, spec, b):
+        self._dist_arg(call, 0, spec, printed=False)
+        return ir.OpaqueType(dotted("pld", "CommCtxType"))
+
+    def _rt_comm_scalar(self, call, arg, spec, b):
+        # DeduceCommCtxScalarType (get_comm_ctx.cpp:76-85): rank / nranks of a CommCtx
+        t = self._arg_type(call, 0)
+        if not (isinstance(t, ir.OpaqueType) and t.expr == dotted("pld", "CommCtxType")):
+            raise DslError(f"{spec.irop} expects a CommCtx (output of pld.system.get_comm_ctx), got {_type_name(t)}")
+        return scalar("INT32")
+
+    def _scalar_kind(self, e):
+        cv = const_value(e)
+        return scalar(cv[0]) if cv is not None else self.type_of_expr(e)
+
+    def _rt_defer_wait(self, call, arg, spec, b):
+        # DeduceDeferWaitType (system.cpp:136-183)
+        t = self._dist_arg(call, 0, spec, "signal ", printed=False)
+        if t.dtype != "INT32":
+            raise DslError(f"{spec.irop} signal dtype must be INT32, got {DT_NAME.get(t.dtype, t.dtype)}")
+        for i, o in enumerate(call.args[1].items):
+            ot = self._scalar_kind(o)
+            if not (isinstance(ot, ir.ScalarType) and ot.dtype in INT_DTYPES):
+                raise DslError(f"{spec.irop} offset {i} must be an integer or index scalar, got {_dtype_or_name(ot)}")
+        et = self._scalar_kind(call.args[2])
+        if not (isinstance(et, ir.ScalarType) and et.dtype in INT_DTYPES):
+            raise DslError(f"{spec.irop} expected must be an integer or index scalar, got {_dtype_or_name(et)}")
+        cmp = const_value(call.kwarg("cmp"))[1]
+        if cmp != 1:
+            raise DslError(f"{spec.irop} only supports WaitCmp.Ge (got int {cmp})")
+        return UNKNOWN
+
+    def _rt_collective(self, call, arg, spec, b):
+        # a collective returns the window it writes (allreduce.cpp, collective.cpp); allreduce
+        # (the one with a mode) reduces FP16 / FP32 only (allreduce.cpp:78-117)
+        for i, p in enumerate(spec.params[:len(call.args)]):     # _unwrap_distributed_tensors
+            if p.name in ("target", "signal", "recv_counts"):
+                self._dist_arg(call, i, spec, p.name + " ")
+        t = self._arg_type(call, int(arg))
+        if call.kwarg("mode") is not None and t.dtype not in ("FP16", "FP32"):
+            raise DslError(f"{spec.irop} target dtype must be FP16 or FP32, got {DT_NAME.get(t.dtype, t.dtype)}")
+        return t
+
+    def _rt_remote_store(self, call, arg, spec, b):
+        # the wrapper's type checks, then ValidateRemoteStoreContract (remote_store.cpp:96-125)
+        src = self._arg_type(call, 0)
+        if arg == "tensor":
+            target = self._dist_arg(call, 1, spec, "target ")
+            if not (isinstance(src, ir.TensorType) and not _is_dist(src)):
+                raise DslError(f"{spec.irop} expects a Tensor src (a tensor-level value); got {_printed_type(src)}. "
+                               "In a tile-level kernel use pld.tile.remote_store; to push one window buffer into "
+                               "another use pld.tensor.put.")
+        else:
+            target = self._dist_arg(call, 1, spec, "target ")
+            if not isinstance(src, ir.TileType):
+                raise DslError(f"{spec.irop} src_tile must be a TileType, got {_type_name(src)}. In a tensor-level "
+                               "kernel (@pl.jit) call pld.tensor.remote_store instead (pld.remote_store dispatches "
+                               "between the two).")
+        offs = call.args[3].items
+        if len(offs) != len(target.shape):
+            raise DslError(f"{spec.irop} offsets rank ({len(offs)}) must match target tensor rank "
+                           f"({len(target.shape)})")
+        if src.dtype != target.dtype:
+            raise DslError(f"{spec.irop} src dtype ({DT_NAME.get(src.dtype, src.dtype)}) must match target dtype "
+                           f"({DT_NAME.get(target.dtype, target.dtype)})")
+        extent = list(views.valid_shape_of(src) if isinstance(src, ir.TileType) else src.shape)
+        if len(extent) < 2:
+            raise DslError(f"{spec.irop} src must be at least 2-D (it is pushed as a 2-D region), got rank "
+                           f"{len(extent)}")
+        rank = len(target.shape)
+        if rank < 2:
+            raise DslError(f"{spec.irop} target rank must be >= 2 to hold a 2-D push, got {rank}")
+        for i in range(rank):           # comm_op::ValidatePushFitsTarget
+            o, d = const_value(offs[i]), const_value(target.shape[i])
+            if o is None or d is None:
+                continue
+            n = 1
+            if i + 2 >= rank:
+                e = const_value(extent[len(extent) - rank + i])
+                if e is None:
+                    continue
+                n = e[1]
+            if o[1] + n > d[1]:
+                raise DslError(f"{spec.irop} push exceeds the peer's target region in dimension {i} "
+                               f"(offset={o[1]}, extent={n}, target_dim={d[1]})")
+        return UNKNOWN
+
     def _rt_window(self, call, arg, spec, b):
         # DeduceWindowType (distributed/memory.cpp): a DistributedTensor of the shape and dtype
+        t = self._arg_type(call, 0)
+        if not (isinstance(t, ir.OpaqueType) and t.expr == dotted("pl", "Ptr")):
+            raise DslError(f"{spec.irop} expects a Ptr handle (output of pld.tensor.alloc_window_buffer); "
+                           f"got {_printed_type(t)}")
         return ir.TensorType(tuple(call.args[1].items), self._dtype_arg(b["dtype"]), kind="pld.DistributedTensor")
 
     def _rt_element_scalar(self, call, arg, spec, b):
@@ -1242,6 +1364,32 @@ def _promote_tensor_dtype(a: str, b: str) -> str:
         return b
     from tilemem.frontend.dsl.values import dtype_bits
     return b if dtype_bits(b) > dtype_bits(a) else a
+
+
+def _is_dist(t) -> bool:
+    return isinstance(t, ir.TensorType) and t.kind == "pld.DistributedTensor"
+
+
+def _printed_type(t) -> str:
+    """``python_print_type``: how a DSL wrapper's message shows an operand's type."""
+    from tilemem.frontend.dsl.types import print_type_text
+    return print_type_text(t) if t is not None else "UnknownType"
+
+
+def _type_name(t) -> str:
+    """``Type::TypeName()``: how a deducer's message names an operand's type."""
+    if _is_dist(t):
+        return "DistributedTensorType"
+    if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Dotted:
+        last = t.expr.parts[-1]
+        return {"Ptr": "PtrType"}.get(last, last)
+    names = {ir.TensorType: "TensorType", ir.TileType: "TileType", ir.ScalarType: "ScalarType",
+             ir.TupleType: "TupleType"}
+    return names.get(type(t), "UnknownType")
+
+
+def _dtype_or_name(t) -> str:
+    return DT_NAME.get(t.dtype, t.dtype) if isinstance(t, ir.ScalarType) else _type_name(t)
 
 
 def _printed_op(op: str) -> str:

@@ -72,6 +72,7 @@ class ProgramContext:
         self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
         self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
         self.function_names: set[str] = set()
+        self.window_buffers: set[str] = set()          # pld.alloc_window_buffer names (unique per program)
         self.roles: dict[str, Optional[str]] = {}       # function read so far -> its role
         self.declared_ops = declared_ops
 
@@ -86,6 +87,15 @@ def _is_yield_call(e) -> bool:
 
 def _pl_call(e, name: str) -> bool:
     return type(e) is ir.Call and e.func.count(".") == 1 and e.func.rsplit(".", 1)[-1] == name
+
+
+def _pld_call(e, name: str) -> bool:
+    """``pld.NAME(...)`` or ``pld.<category>.NAME(...)``, on the literal ``pld.`` prefix
+    (AP:140-165)."""
+    if type(e) is not ir.Call:
+        return False
+    parts = e.func.split(".")
+    return parts[0] == "pld" and parts[-1] == name and len(parts) in (2, 3)
 
 
 def _str_stmt(s) -> bool:
@@ -116,6 +126,9 @@ class FunctionReader(ExprReader, OpCaller):
         self.in_for = self.in_while = self.in_if = False
         self.split_modes: list = []               # enclosing pl.split_aiv modes
         self.incore_depth = 0                     # inside pl.at(...) / pl.spmd scopes
+        self.alloc_rhs = False                    # reading `buf = pld.alloc_window_buffer(...)`
+        self.explicit_level: Optional[str] = None
+        self.fname = ""
         self.dump_tagged: list = []               # vars marked with pl.dump_tag
         self.func_type = "Opaque"
 
@@ -645,6 +658,9 @@ class FunctionReader(ExprReader, OpCaller):
         name = s.targets[0]
         ann = s.annotation
         value = s.value
+        if _pld_call(value, "alloc_window_buffer") and (ann is None or (
+                type(ann) is ir.Dotted and ann.parts[-1] == "Ptr")):
+            return self.assign_or_let(name, self.alloc_window_buffer(name, value), s, None)
         if _pl_call(value, "submit") or _pl_call(value, "spmd_submit"):
             val = self.submit(value)
         else:
@@ -658,6 +674,69 @@ class FunctionReader(ExprReader, OpCaller):
         if isinstance(override, ir.ScalarType) and type(val.expr) is ir.IntConst:
             val = const_int(val.expr.value, override.dtype, val.expr)
         self.assign_or_let(name, val, s, override)
+
+    def alloc_window_buffer(self, name: str, call: ir.Call) -> Val:
+        """``buf = pld.alloc_window_buffer(size)`` (AP:2157-2224; language/distributed/op/
+        tensor_ops.py): a HOST-orchestration resource named by its LHS, unique in the program;
+        the shape form ``([dims], dtype=T)`` allocates dims x the dtype's bytes."""
+        if self.explicit_level != "HOST" or self.incore_depth:
+            level = f"Level.{self.explicit_level}" if self.explicit_level else "None"
+            raise DslError("pld.tensor.alloc_window_buffer() can only be called in HOST orchestration context "
+                           f"(not inside InCore / SPMD scopes); current function level: {level}", call)
+        if name in self.ctx.window_buffers:
+            raise DslError(f"pld.tensor.alloc_window_buffer name '{name}' is already declared in this program", call)
+        if any(k == "name" for k, _ in call.kwargs):
+            raise DslError("pld.tensor.alloc_window_buffer 'name' kwarg cannot be passed explicitly — it is "
+                           f"auto-derived from the assignment LHS ('{name}')", call)
+        fail = f"Failed to parse function '{self.fname}': pld.tensor.alloc_window_buffer"
+        dtype = next((v for k, v in call.kwargs if k == "dtype"), None)
+        first = call.args[0] if call.args else None
+        if type(first) in (ir.ListExpr, ir.TupleExpr):
+            if dtype is None:
+                raise DslError(f"{fail} requires dtype= when the first argument is a shape (list / tuple of "
+                               "per-rank dimensions)", call)
+            call = ir.replace(call, args=(self._window_bytes(first, self.types.dtype(dtype), fail, call),)
+                              + tuple(call.args[1:]), kwargs=tuple(kv for kv in call.kwargs if kv[0] != "dtype"))
+        elif dtype is not None:
+            raise DslError(f"{fail} dtype= is only valid when the first argument is a shape (list / tuple), not a "
+                           "scalar byte size", call)
+        self.alloc_rhs = True
+        try:
+            val = self.expr(call)
+        finally:
+            self.alloc_rhs = False
+        self.ctx.window_buffers.add(name)
+        return val
+
+    def _window_bytes(self, shape, dtype: str, fail: str, node):
+        """_compute_window_buffer_bytes: a static total as one INT64 constant, else the
+        product of the dims (INT64 constants for the static ones) and the dtype's bytes."""
+        from tilemem.frontend.dsl.values import DTYPE_BITS
+        if not shape.items:
+            raise DslError(f"{fail} shape must be non-empty", node)
+        dims = []
+        for i, d in enumerate(shape.items):
+            c = d.value if type(d) is ir.IntConst else self.closure(d.id) if type(d) is ir.Name and \
+                self.lookup(d.id) is None else None
+            if isinstance(c, int) and not isinstance(c, bool):
+                if c <= 0:
+                    raise DslError(f"{fail} shape dimension[{i}] is {c}; all dimensions must be positive", node)
+                dims.append(c)
+            else:
+                dims.append(d)
+        nbytes = (DTYPE_BITS[dtype] + 7) // 8
+
+        def i64(v):
+            return ir.Call("pl.const", (ir.IntConst(v), ir.Dotted(("pl", "INT64"))), ())
+        if all(isinstance(d, int) for d in dims):
+            total = nbytes
+            for d in dims:
+                total *= d
+            return i64(total)
+        out = i64(dims[0]) if isinstance(dims[0], int) else dims[0]
+        for d in dims[1:]:
+            out = ir.BinOp("*", out, i64(d) if isinstance(d, int) else d)
+        return ir.BinOp("*", out, i64(nbytes))
 
     def _annotation(self, e, node):
         """The resolved annotation type, or None when PyPTO ignores it (pl.UnknownType,
@@ -1778,6 +1857,10 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     func_type, level, role, extra = _decorator(dec, fname)
     r = FunctionReader(ctx, rf, comments, line_ends)
     r.func_type = func_type
+    r.fname = fname
+    # the decorator's own level= (PyPTO's _func_level; None when only derived from type=)
+    r.explicit_level = next((_enum_kw(v, "Level", LEVELS, fname) for k, v in dec.kwargs if k == "level"), None) \
+        if type(dec) is ir.Call else None
     r.auto_scope = not any(k == "auto_scope" for k, _ in extra)
     attr_items = []
     for k, v in extra:
