@@ -688,18 +688,18 @@ class FunctionReader(ExprReader, OpCaller):
         if any(k == "name" for k, _ in call.kwargs):
             raise DslError("pld.tensor.alloc_window_buffer 'name' kwarg cannot be passed explicitly — it is "
                            f"auto-derived from the assignment LHS ('{name}')", call)
-        fail = f"Failed to parse function '{self.fname}': pld.tensor.alloc_window_buffer"
+        fail = f"Failed to parse function '{self.fname}': "
         dtype = next((v for k, v in call.kwargs if k == "dtype"), None)
         first = call.args[0] if call.args else None
         if type(first) in (ir.ListExpr, ir.TupleExpr):
             if dtype is None:
-                raise DslError(f"{fail} requires dtype= when the first argument is a shape (list / tuple of "
-                               "per-rank dimensions)", call)
+                raise DslError(f"{fail}pld.tensor.alloc_window_buffer requires dtype= when the first argument is a "
+                               "shape (list / tuple of per-rank dimensions)", call)
             call = ir.replace(call, args=(self._window_bytes(first, self.types.dtype(dtype), fail, call),)
                               + tuple(call.args[1:]), kwargs=tuple(kv for kv in call.kwargs if kv[0] != "dtype"))
         elif dtype is not None:
-            raise DslError(f"{fail} dtype= is only valid when the first argument is a shape (list / tuple), not a "
-                           "scalar byte size", call)
+            raise DslError(f"{fail}pld.tensor.alloc_window_buffer dtype= is only valid when the first argument is a "
+                           "shape (list / tuple), not a scalar byte size", call)
         self.alloc_rhs = True
         try:
             val = self.expr(call)
@@ -713,14 +713,15 @@ class FunctionReader(ExprReader, OpCaller):
         product of the dims (INT64 constants for the static ones) and the dtype's bytes."""
         from tilemem.frontend.dsl.values import DTYPE_BITS
         if not shape.items:
-            raise DslError(f"{fail} shape must be non-empty", node)
+            raise DslError(f"{fail}pld.tensor.alloc_window_buffer shape must be non-empty", node)
         dims = []
         for i, d in enumerate(shape.items):
             c = d.value if type(d) is ir.IntConst else self.closure(d.id) if type(d) is ir.Name and \
                 self.lookup(d.id) is None else None
             if isinstance(c, int) and not isinstance(c, bool):
                 if c <= 0:
-                    raise DslError(f"{fail} shape dimension[{i}] is {c}; all dimensions must be positive", node)
+                    raise DslError(f"{fail}pld.tensor.alloc_window_buffer shape dimension[{i}] is {c}; all dimensions "
+                                   "must be positive", node)
                 dims.append(c)
             else:
                 dims.append(d)
