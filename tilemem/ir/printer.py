@@ -204,25 +204,24 @@ _EXPR = {
 
 # ----------------------------------------------------------------------------- types
 
+# TileView's fields in PyPTO's fixed order (tileview.md section 10), each with how its
+# value prints (``p``: the program's module prefix)
+_TILEVIEW_FIELDS = (
+    ("valid_shape", lambda x, p: f"[{_join(x)}]"),
+    ("stride", lambda x, p: f"[{_join(x)}]"),
+    ("start_offset", lambda x, p: print_expr(x)),
+    ("blayout", lambda x, p: f"{p}.TileLayout.{x}"),
+    ("slayout", lambda x, p: f"{p}.TileLayout.{x}"),
+    ("fractal", lambda x, p: f"{x}"),
+    ("pad", lambda x, p: f"{p}.PadValue.{x}"),
+    ("compact", lambda x, p: f"{p}.CompactMode.{x}"),
+)
+
+
 def print_tileview(v: ir.TileView, prefix: str = "pl") -> str:
-    """``pl.TileView(...)`` with the set fields in PyPTO's fixed order (tileview.md section 10)."""
-    parts = []
-    if v.valid_shape is not None:
-        parts.append(f"valid_shape=[{_join(v.valid_shape)}]")
-    if v.stride is not None:
-        parts.append(f"stride=[{_join(v.stride)}]")
-    if v.start_offset is not None:
-        parts.append(f"start_offset={print_expr(v.start_offset)}")
-    if v.blayout is not None:
-        parts.append(f"blayout={prefix}.TileLayout.{v.blayout}")
-    if v.slayout is not None:
-        parts.append(f"slayout={prefix}.TileLayout.{v.slayout}")
-    if v.fractal is not None:
-        parts.append(f"fractal={v.fractal}")
-    if v.pad is not None:
-        parts.append(f"pad={prefix}.PadValue.{v.pad}")
-    if v.compact is not None:
-        parts.append(f"compact={prefix}.CompactMode.{v.compact}")
+    """``pl.TileView(...)`` with the set fields in PyPTO's fixed order."""
+    parts = [f"{name}={show(x, prefix)}" for name, show in _TILEVIEW_FIELDS
+             if (x := getattr(v, name)) is not None]
     return f"{prefix}.TileView({', '.join(parts)})"
 
 
@@ -289,15 +288,15 @@ def _stmt_slow(s):
     raise TypeError(f"cannot print {type(s).__name__} as a statement")
 
 
+def _binding(ind, targets, ty, rhs: str, pfx) -> str:
+    """``targets = rhs``; a single target with a type ``ty`` is annotated."""
+    if len(targets) == 1 and ty is not None:
+        return f"{ind}{targets[0]}: {print_type(ty, pfx)} = {rhs}"
+    return f"{ind}{', '.join(targets)} = {rhs}"
+
+
 def _s_assign(s, ind, out, pfx):
-    targets = s.targets
-    if len(targets) == 1:
-        if s.type is not None:
-            out.append(f"{ind}{targets[0]}: {print_type(s.type, pfx)} = {print_expr(s.value)}")
-        else:
-            out.append(f"{ind}{targets[0]} = {print_expr(s.value)}")
-    else:
-        out.append(f"{ind}{', '.join(targets)} = {print_expr(s.value)}")
+    out.append(_binding(ind, s.targets, s.type, print_expr(s.value), pfx))
 
 
 def _s_eval(s, ind, out, pfx):
@@ -313,17 +312,11 @@ def _s_return(s, ind, out, pfx):
 
 def _s_yield(s, ind, out, pfx):
     call = f"{pfx}.yield_({_join(s.values)})"
-    targets = s.targets
-    if not targets:
+    if not s.targets:
         out.append(ind + call)
-    elif len(targets) == 1:
-        ty = s.target_types[0] if s.target_types else None
-        if ty is not None:
-            out.append(f"{ind}{targets[0]}: {print_type(ty, pfx)} = {call}")
-        else:
-            out.append(f"{ind}{targets[0]} = {call}")
     else:
-        out.append(f"{ind}{', '.join(targets)} = {call}")
+        ty = s.target_types[0] if s.target_types else None
+        out.append(_binding(ind, s.targets, ty, call, pfx))
 
 
 def _s_for(s, ind, out, pfx):
