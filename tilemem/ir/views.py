@@ -77,23 +77,24 @@ def norm_layout(s) -> Optional[str]:
     return v
 
 
-def norm_pad(s) -> str:
-    """Pad value name; None -> "null"."""
+def _name_or_null(s, names, what: str) -> str:
+    """The enum member's name, checked against ``names``; None -> "null"."""
     v = _last(s)
     if v is None:
         return "null"
-    if v not in PAD_VALUES:
-        raise ValueError(f"unknown pad value {s!r}")
+    if v not in names:
+        raise ValueError(f"unknown {what} {s!r}")
     return v
+
+
+def norm_pad(s) -> str:
+    """Pad value name; None -> "null"."""
+    return _name_or_null(s, PAD_VALUES, "pad value")
 
 
 def norm_compact(s) -> str:
-    v = _last(s)
-    if v is None:
-        return "null"
-    if v not in COMPACT_MODES:
-        raise ValueError(f"unknown compact mode {s!r}")
-    return v
+    """Compact mode name; None -> "null"."""
+    return _name_or_null(s, COMPACT_MODES, "compact mode")
 
 
 # ----------------------------------------------------------------------------- dtypes (backend.md §5)
