@@ -369,6 +369,14 @@ def _scalar_dtype(a: ArgInfo) -> Optional[str]:
     return None
 
 
+def _need_scalar_dtype(args, i) -> str:
+    """The dtype of scalar operand ``i``; an unknown one leaves the result underived."""
+    sd = _scalar_dtype(args[i]) if len(args) > i else None
+    if sd is None:
+        raise _Unknown("scalar dtype unknown")
+    return sd
+
+
 def _need_tile(args, i, op) -> ir.TileType:
     if i >= len(args) or args[i].tile is None:
         raise _Unknown(f"{op}: argument {i} is not a tile with a known type")
@@ -560,9 +568,7 @@ def _r_tile_scalar(op, args, kwargs):
 def _r_addsc(op, args, kwargs):
     t1 = _need_tile(args, 0, op)
     t2 = _need_tile(args, 2, op)
-    sd = _scalar_dtype(args[1]) if len(args) > 1 else None
-    if sd is None:
-        raise _Unknown("scalar dtype unknown")
+    sd = _need_scalar_dtype(args, 1)
     dtype = promote_dtype(promote_dtype(t1.dtype, sd), t2.dtype)
     return _Res(bcast(t1.shape, t2.shape), dtype, _lay(t1))
 
@@ -576,10 +582,7 @@ def _r_sels(op, args, kwargs):
 @_rule("expands")
 def _r_expands(op, args, kwargs):
     t = _need_tile(args, 0, op)
-    sd = _scalar_dtype(args[1]) if len(args) > 1 else None
-    if sd is None:
-        raise _Unknown("scalar dtype unknown")
-    return _Res(tuple(t.shape), promote_dtype(t.dtype, sd), _lay(t))
+    return _Res(tuple(t.shape), promote_dtype(t.dtype, _need_scalar_dtype(args, 1)), _lay(t))
 
 
 # ---------------------------------------------------------------- 3.3 compare (packed predicate, 2.5)
