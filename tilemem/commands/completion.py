@@ -81,15 +81,17 @@ def _short(text: str, n: int = 70) -> str:
 # ----------------------------------------------------------------------------- bash
 
 
-def _bash_value(action: argparse.Action) -> str:
+def _completion(action: argparse.Action, choices, none: str, dir: str, file: str) -> str:
+    """A shell's words for completing the value of ``action``: ``choices(values)`` for a
+    fixed list, else the words for no completion, a directory or a file."""
     kind, values = _kind(action)
-    if kind == "choices":
-        return f'COMPREPLY=( $(compgen -W "{_words(values)}" -- "$cur") )'
-    if kind == "none":
-        return "COMPREPLY=()"
-    if kind == "dir":
-        return 'COMPREPLY=( $(compgen -d -- "$cur") )'
-    return 'COMPREPLY=( $(compgen -f -- "$cur") )'
+    return choices(values) if kind == "choices" else {"none": none, "dir": dir, "file": file}[kind]
+
+
+def _bash_value(action: argparse.Action) -> str:
+    return _completion(action, lambda values: f'COMPREPLY=( $(compgen -W "{_words(values)}" -- "$cur") )',
+                       none="COMPREPLY=()", dir='COMPREPLY=( $(compgen -d -- "$cur") )',
+                       file='COMPREPLY=( $(compgen -f -- "$cur") )')
 
 
 def bash_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
@@ -153,14 +155,8 @@ def _zq(text: str) -> str:
 
 
 def _zsh_action(action: argparse.Action) -> str:
-    kind, values = _kind(action)
-    if kind == "choices":
-        return "(" + " ".join(values) + ")"
-    if kind == "dir":
-        return "_files -/"
-    if kind == "file":
-        return "_files"
-    return " "
+    return _completion(action, lambda values: "(" + " ".join(values) + ")",
+                       none=" ", dir="_files -/", file="_files")
 
 
 def zsh_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
@@ -248,15 +244,9 @@ def fish_script(parser: argparse.ArgumentParser, prog: str = "tilemem") -> str:
             for o in a.option_strings:
                 parts.append(f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}")
             if a.nargs != 0:
-                kind, values = _kind(a)
-                if kind == "choices":
-                    parts.append(f"-x -a {_fq(' '.join(values))}")
-                elif kind == "dir":
-                    parts.append("-x -a '(__fish_complete_directories)'")
-                elif kind == "file":
-                    parts.append("-r -F")
-                else:
-                    parts.append("-x")
+                parts.append(_completion(a, lambda values: f"-x -a {_fq(' '.join(values))}",
+                                         none="-x", dir="-x -a '(__fish_complete_directories)'",
+                                         file="-r -F"))
             parts.append(f"-d {_fq(_short(a.help or ''))}")
             lines.append(" ".join(parts))
         if pos:
