@@ -514,7 +514,7 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
     if len(fns) > 1:
         return None                 # ambiguous: resolve_var says so
     f, n, t, line = hits[0]
-    from tilemem.facts.extract import type_kind
+    from tilemem.ir import type_kind
     kind = type_kind(t)
     where = f"`{n}` ({f}, line {line})" if line else f"`{n}` ({f})"
     if kind in ("tensor", "scalar"):

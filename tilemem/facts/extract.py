@@ -45,20 +45,6 @@ def space_of_expr(e: ir.Expr) -> Optional[str]:
     return None
 
 
-def type_kind(t: Optional[ir.Type]) -> Optional[str]:
-    if t is None:
-        return None
-    if isinstance(t, ir.TileType):
-        return "tile"
-    if isinstance(t, ir.TensorType):
-        return "tensor"
-    if isinstance(t, ir.ScalarType):
-        return "scalar"
-    if isinstance(t, ir.TupleType):
-        return "tuple"
-    return "other"
-
-
 
 def pypto_statement_count(body: list[ir.Stmt], owner: Optional[ir.Stmt]) -> int:
     """How many statements the body holds in PyPTO's IR, which the printed text shows
@@ -134,7 +120,7 @@ class _Extractor:
             hint = self.fn.name_hints.get(name)
             if hint is not None:
                 self.f.add("given_hint", v, hint, line=line)
-        tk = type_kind(typ)
+        tk = ir.type_kind(typ)
         if tk is not None and (v, tk) not in self._declared:
             self._declared.add((v, tk))
             self.f.add("declared", v, tk, line=line)

@@ -22,6 +22,7 @@ __all__ = [
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "pos", "subexpressions",
+    "type_kind",
 ]
 
 
@@ -507,6 +508,17 @@ class OpaqueType(Type):
         self.expr = expr
         self.line = line
         self.col = col
+
+
+_TYPE_KINDS = ((TileType, "tile"), (TensorType, "tensor"), (ScalarType, "scalar"),
+               (TupleType, "tuple"))
+
+
+def type_kind(t: Optional[Type]) -> Optional[str]:
+    """What a type is: "tile", "tensor", "scalar", "tuple" or "other"; None for no type."""
+    if t is None:
+        return None
+    return next((kind for cls, kind in _TYPE_KINDS if isinstance(t, cls)), "other")
 
 
 # ----------------------------------------------------------------------------- statements
