@@ -430,16 +430,12 @@ def _dtname(d: str) -> str:
     return _DT_NAMES.get(d, d.lower())
 
 
+_KIND_WORDS = {"tile": "Tile", "tensor": "Tensor", "scalar": "Scalar", "tuple": "Tuple"}
+
+
 def _kind(t) -> str:
-    if isinstance(t, ir.TileType):
-        return "Tile"
-    if isinstance(t, ir.TensorType):
-        return "Tensor"
-    if isinstance(t, ir.ScalarType):
-        return "Scalar"
-    if isinstance(t, ir.TupleType):
-        return "Tuple"
-    return "Unknown"
+    """PyPTO's word for what a type is (in its annotation-mismatch messages)."""
+    return _KIND_WORDS.get(ir.type_kind(t), "Unknown")
 
 
 def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
