@@ -499,13 +499,19 @@ def _fin_view(v: Optional[EffectiveView]) -> Optional[EffectiveView]:
 
 def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None,
                      lhs_memref=None, scope_split: Optional[ir.Expr] = None) -> Optional[ir.Type]:
-    """``derive_result_type`` for an ``ir.Call``: Name args are typed by ``type_of(name)``."""
+    """``derive_result_type`` for an ``ir.Call``: Name args are typed by ``type_of(name)``,
+    a nested call by its own deduced type (the printed text gives it no annotation)."""
     op = call.op
     if op is None:
         return None
     args = []
     for a in call.args:
-        t = type_of(a.id) if isinstance(a, ir.Name) else None
+        if isinstance(a, ir.Name):
+            t = type_of(a.id)
+        elif isinstance(a, ir.Call) and a.op is not None:
+            t = derive_call_type(a, type_of)
+        else:
+            t = None
         args.append(ArgInfo(a, t))
     return derive_result_type(op, args, dict(call.kwargs), lhs_space=lhs_space, lhs_memref=lhs_memref,
                               scope_split=scope_split)
