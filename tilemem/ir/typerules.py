@@ -929,9 +929,11 @@ def _r_mgather(op, args, kwargs):
     if not args or args[0].type is None:
         raise _Unknown("mgather source type unknown")
     mem = args[0].type
-    idx = _need_tile(args, 1, op)
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None else "Vec"
+    # the Mat form gathers with a GM idx tensor (memory.cpp:1300-1302), the Vec form a tile
+    idx = args[1].type if target == "Mat" and len(args) > 1 and isinstance(args[1].type, ir.TensorType) \
+        else _need_tile(args, 1, op)
     elem = _kw_int(kwargs, "coalesce", 0) != 0
     mem_last = mem.shape[-1]
     if target == "Mat":

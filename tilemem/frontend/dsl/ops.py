@@ -231,6 +231,7 @@ def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str)
 
 _ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layout": "TensorLayout",
                "pad": "PadValue", "atomic": "AtomicType", "pipe": "PipeType", "dtype": "DataType"}
+_MIN_FFTS_WORKSPACE = 256       # ir/op/system_ops.py _MIN_FFTS_WORKSPACE_ELEMENTS
 _CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 
 
@@ -579,6 +580,25 @@ class OpCaller:
             return self._as_val(v).expr
         if k == "list":
             return self._list_arg(v, p.name)
+        if k in ("coalesce", "gather_oob"):
+            names = ("row", "elem") if k == "coalesce" else ("undefined", "clamp", "wrap", "zero")
+            # a Python value (a keyword, the default); a positional literal is already an IR
+            # constant, which the builder rejects
+            x = v.value if isinstance(v, Py) else v if isinstance(v, (str, int)) else None
+            if x is None:
+                x = self._shown(v)
+            if isinstance(x, str) and x in names:
+                return ir.IntConst(names.index(x))
+            if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(names):
+                return ir.IntConst(x)
+            allowed = ", ".join(f"'{n}'" for n in names)
+            ints = "0, or 1" if k == "coalesce" else "or int 0-3"
+            raise DslError(f"mgather {k} must be {allowed}, {ints}, got {x!r}" if isinstance(x, (str, int))
+                           else f"mgather {k} must be {allowed}, {ints}, got {x}")
+        if k == "vec_or_mat":
+            if isinstance(v, Enum) and v.kind == "MemorySpace" and v.name in ("Vec", "Mat"):
+                return None if v.name == "Vec" else self._enum_expr(v)
+            raise DslError(f"mgather target_memory must be MemorySpace.Vec or MemorySpace.Mat, got {self._shown(v)}")
         if k == "seq":
             # _normalize_intlike (distributed/op/_utils.py): iterated as a Python sequence
             if isinstance(v, Py) and not isinstance(v.value, (list, tuple)):
@@ -899,6 +919,45 @@ class OpCaller:
 
     def _rt_ptr(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pl", "Ptr"))
+
+    def _rt_cacheinvalid(self, call, arg, spec, b):
+        # ir/op/system_ops.py cacheinvalid: the whole-GM form (no arguments) or a tensor region
+        name = spec.irop
+        if b.get("tensor") is None:
+            if b.get("shapes") is not None or b.get("offsets") is not None:
+                raise DslError(f"{name} whole-GM form takes no shapes/offsets; pass (tensor, shapes, offsets) for "
+                               "the region form")
+            return UNKNOWN
+        if b.get("shapes") is None or b.get("offsets") is None:
+            raise DslError(f"{name} region form requires both shapes and offsets (or pass no arguments for the "
+                           "whole-GM form)")
+        t = self._arg_type(call, 0)
+        if not isinstance(t, ir.TensorType):
+            raise DslError(f"{name} tensor must have TensorType, got {_printed_type(t)}")
+        for what, lst in (("shapes", call.args[1].items), ("offsets", call.args[2].items)):
+            if len(lst) != len(t.shape):
+                raise DslError(f"{name} {what} must match tensor rank {len(t.shape)}, got {len(lst)}")
+        for what, lst in (("shapes", call.args[1].items), ("offsets", call.args[2].items)):
+            for x in lst:
+                xt = self._scalar_kind(x)
+                if isinstance(xt, ir.ScalarType) and xt.dtype in FLOAT_DTYPES:
+                    raise DslError(f"{name} {what} must be integers, got dtype {DT_NAME.get(xt.dtype, xt.dtype)}")
+        return UNKNOWN
+
+    def _rt_set_ffts(self, call, arg, spec, b):
+        # ir/op/system_ops.py set_ffts: a static 1-D INT64 workspace of at least 256 elements
+        name, t = spec.irop, self._arg_type(call, 0)
+        if not isinstance(t, ir.TensorType):
+            raise DslError(f"set_ffts workspace must be a Tensor, got {_type_name(t)}")
+        if t.dtype != "INT64":
+            raise DslError(f"{name} workspace must have INT64 dtype, got {DT_NAME.get(t.dtype, t.dtype)}")
+        if len(t.shape) != 1:
+            raise DslError(f"{name} workspace must be 1-D, got rank {len(t.shape)}")
+        n = const_value(t.shape[0])
+        if n is None or n[1] < _MIN_FFTS_WORKSPACE:
+            raise DslError(f"{name} workspace must have a static length of at least {_MIN_FFTS_WORKSPACE} INT64 "
+                           "elements")
+        return UNKNOWN
 
     def _rt_window_buffer(self, call, arg, spec, b):
         # only `buf = ...` reads it (program.py alloc_window_buffer; AP:8573-8589)
