@@ -1442,9 +1442,8 @@ def _type_name(t) -> str:
     if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Dotted:
         last = t.expr.parts[-1]
         return {"Ptr": "PtrType"}.get(last, last)
-    names = {ir.TensorType: "TensorType", ir.TileType: "TileType", ir.ScalarType: "ScalarType",
-             ir.TupleType: "TupleType"}
-    return names.get(type(t), "UnknownType")
+    return {"tile": "TileType", "tensor": "TensorType", "scalar": "ScalarType",
+            "tuple": "TupleType"}.get(ir.type_kind(t), "UnknownType")
 
 
 def _dtype_or_name(t) -> str:
