@@ -324,3 +324,69 @@ def test_out_dir_that_is_a_file_is_a_clean_error(tmp_path):
     assert "Traceback" not in r.stderr
     assert all("error" in line for line in r.stderr.strip().splitlines()), r.stderr
     assert blocker.read_text() == OLD
+
+
+# ----------------------------------------------------------------------------- an interrupt at any step
+
+
+def _sigint_at(step: int):
+    """A trace function that sends this thread a real SIGINT at the ``step``-th event (a
+    call or a line, in write_atomic or anything it calls in Python): Ctrl-C arriving
+    then, handled wherever the signal machinery handles it (held signals wait)."""
+    import signal
+    state = {"events": 0, "sent": False}
+
+    def trace(frame, event, arg):
+        if event in ("call", "line"):
+            state["events"] += 1
+            if state["events"] == step:
+                state["sent"] = True
+                signal.raise_signal(signal.SIGINT)
+        return trace
+    return trace, state
+
+
+@pytest.mark.parametrize("case", ["new", "existing", "hard-linked"])
+def test_sigint_at_any_step_of_a_write_leaves_no_temp_file(tmp_path, case, monkeypatch):
+    """A SIGINT in a `-j 1` batch left `out/.tilemem-<...>.tmp` behind: the signal came
+    after tempfile.mkstemp had created the file but before its name reached
+    write_atomic's cleanup.  Here Ctrl-C comes at every step of a write in turn: each
+    time the write ends in KeyboardInterrupt and the directory holds the target only,
+    old or new and never half of one (hard links agree), and no temp file."""
+    import signal
+    import sys
+    from tilemem.files import write_atomic
+    monkeypatch.setattr(signal, "_saved_int", signal.signal(signal.SIGINT, signal.default_int_handler),
+                        raising=False)
+    steps = 0
+    try:
+        for step in range(1, 10_000):
+            d = tmp_path / str(step)
+            d.mkdir()
+            target = d / "out.pto"
+            if case != "new":
+                target.write_text(OLD)
+            if case == "hard-linked":
+                os.link(target, d / "link.pto")
+            trace, state = _sigint_at(step)
+            sys.settrace(trace)
+            try:
+                write_atomic(str(target), "new\n")
+                interrupted = False
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                sys.settrace(None)
+            assert interrupted == state["sent"], step       # a signal is never lost
+            assert _leftovers(d) == [], (step, _leftovers(d))
+            got = target.read_text() if target.exists() else None
+            assert got in ({None, "new\n"} if case == "new" else {OLD, "new\n"}), (step, got)
+            if case == "hard-linked":
+                assert (d / "link.pto").read_text() == got, step
+            shutil.rmtree(d)
+            if not state["sent"]:
+                steps = step
+                break
+    finally:
+        signal.signal(signal.SIGINT, signal._saved_int)
+    assert steps > 20, steps            # the trace did reach the write's steps

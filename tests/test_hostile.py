@@ -587,12 +587,15 @@ def test_no_temp_file_left_on_a_handled_signal(tmp_path, capsys, monkeypatch, si
     src = _unsolved(tmp_path)
     target = tmp_path / "out.pto"
     target.write_text("old\n")
-    real_replace = os.replace
+    real_fchmod = os.fchmod
 
-    def signalled(a, b):
-        os.kill(os.getpid(), getattr(signal, signame))      # arrives in the write window
-        real_replace(a, b)
-    monkeypatch.setattr(os, "replace", signalled)
+    def signalled(fd, mode):
+        # arrives while the temp file is being written, before the rename: the signal is
+        # handled before the rename, so the old file stays (tests/test_files.py sends one
+        # at every step of a write)
+        os.kill(os.getpid(), getattr(signal, signame))
+        real_fchmod(fd, mode)
+    monkeypatch.setattr(os, "fchmod", signalled)
 
     def unhandled(signum, frame):          # if the command does not handle it: fail, not die
         raise RuntimeError(f"signal {signum} not handled by tilemem")

@@ -14,19 +14,21 @@
   the content is written (and checked) in a temp file first, then copied into the
   target in place with the handled signals (SIGINT, SIGTERM, SIGHUP) blocked, so only
   a SIGKILL or a crash during that copy can leave it half-written;
-* temp files are named ``.tilemem-<host>-<pid>-<random>.tmp``; any handled signal or
-  error removes them, and the first write into a directory removes the ones a dead
-  tilemem process of this user and host left there (a SIGKILL during a write); temp
-  files of the older ``.tilemem-<random>.tmp`` form are removed once an hour old.
+* temp files are named ``.tilemem-<host>-<pid>-<random>.tmp`` (named before they are
+  created, not by ``tempfile``, whose name reaches its caller only after the file
+  exists); the handled signals are held from the temp file's creation to its rename or
+  removal, and any error removes it; the first write into a directory removes the ones
+  a dead tilemem process of this user and host left there (a SIGKILL during a write);
+  temp files of the older ``.tilemem-<random>.tmp`` form are removed once an hour old.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import re
+import secrets
 import signal
 import socket
-import tempfile
 import time
 from typing import Union
 
@@ -40,6 +42,8 @@ _OURS = re.compile(r"\.tilemem-([0-9a-f]{8})-(\d+)-[^/]*\.tmp\Z")
 _OLD_FORM = re.compile(r"\.tilemem-[A-Za-z0-9_]{8}\.tmp\Z")     # tempfile's 8 random chars
 _OLD_AGE = 3600.0
 _HANDLED = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 _cleaned: set[str] = set()          # directories cleaned by this process
 
@@ -117,12 +121,28 @@ def _keep_owner(fd: int, st) -> None:
             continue
 
 
+def _hold_signals():
+    """Block the handled signals in this thread; returns the mask to restore (None where
+    the platform cannot block signals)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
+
+
+def _release_signals(mask) -> None:
+    """Unblock: a signal that came while held is handled now (its handler may raise)."""
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _signal_pending() -> bool:
+    return hasattr(signal, "sigpending") and bool(signal.sigpending() & _HANDLED)
+
+
 def _copy_in_place(target: str, data: bytes) -> None:
     """Overwrite ``target`` with ``data`` in place (keeps its inode: every hard link),
     with the handled signals held off until it is done."""
-    blocked = hasattr(signal, "pthread_sigmask")
-    if blocked:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
+    mask = _hold_signals()
     try:
         fd = os.open(target, os.O_WRONLY)
         try:
@@ -133,13 +153,24 @@ def _copy_in_place(target: str, data: bytes) -> None:
         finally:
             os.close(fd)
     finally:
-        if blocked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        _release_signals(mask)
+
+
+def _temp_name(directory: str) -> str:
+    """A fresh temp file name in ``directory``, known before the file exists (so that
+    whatever interrupts its creation, the cleanup knows what to remove)."""
+    return os.path.join(directory, f"{TEMP_PREFIX}{_HOST}-{os.getpid()}-{secrets.token_hex(6)}.tmp")
 
 
 def write_atomic(path: str, data: Union[str, bytes]) -> None:
     """Write ``data`` (text is written as UTF-8 with ``\\n`` line ends) to ``path`` as the
-    module docstring says; raises UsageError saying why it cannot."""
+    module docstring says; raises UsageError saying why it cannot.
+
+    The handled signals are held from the temp file's creation to its rename: a Ctrl-C
+    that comes while the data is written is handled before the rename (the old file
+    stays, the temp file is removed); one that comes during the rename after it (the new
+    file stays).  Where signals cannot be held (another thread takes them), the temp
+    file is named before it is created, so any exception removes it."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     target = os.path.realpath(path)           # through symlinks, to the real file
@@ -153,33 +184,42 @@ def write_atomic(path: str, data: Union[str, bytes]) -> None:
     except OSError as e:
         raise UsageError(f"cannot write '{path}': {e.strerror}") from None
     remove_stale_temps(directory)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{_HOST}-{os.getpid()}-", suffix=".tmp",
-                                   dir=directory)
-    except OSError as e:
-        raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-    try:
+    for _attempt in range(100):
+        tmp = _temp_name(directory)
+        mask = _hold_signals()
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            if st is not None:
-                _keep_owner(fd, st)
-                os.fchmod(fd, st.st_mode & 0o7777)
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC, 0o600)
+            except FileExistsError:
+                continue                      # (finally: released; never ours to remove)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                if st is not None:
+                    _keep_owner(fd, st)
+                    os.fchmod(fd, st.st_mode & 0o7777)
+                else:
+                    os.fchmod(fd, _new_file_mode())
+            finally:
+                os.close(fd)
+            if _signal_pending():             # interrupted while writing: handle it now
+                _release_signals(mask)        # (its handler raises: the old file stays)
+                mask = None
+            if st is not None and st.st_nlink > 1 and os.path.isfile(target):
+                _copy_in_place(target, data)
+                os.unlink(tmp)
             else:
-                os.fchmod(fd, _new_file_mode())
+                os.replace(tmp, target)
+            return
+        except BaseException as e:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if isinstance(e, OSError):
+                raise UsageError(f"cannot write '{path}': {e.strerror}") from None
+            raise
         finally:
-            os.close(fd)
-        if st is not None and st.st_nlink > 1 and os.path.isfile(target):
-            _copy_in_place(target, data)
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, target)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise UsageError(f"cannot write '{path}': {e.strerror}") from None
-        raise
+            _release_signals(mask)
+    raise UsageError(f"cannot write '{path}': no free temp file name in {directory}")
