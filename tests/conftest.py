@@ -8,7 +8,24 @@ every run checks the same inputs.
 from __future__ import annotations
 
 import os
+import signal
 
+import pytest
+
+
+@pytest.fixture(autouse=True, scope="session")
+def ctrl_c_as_a_terminal_sends_it():
+    """Tests of Ctrl-C (SIGINT to tilemem in-process, to a batch, in a pty) need SIGINT
+    handled.  A suite started in the background of a non-interactive shell (``pytest &``,
+    ``nohup``) has it ignored, and every process it starts inherits that: tilemem then
+    rightly ignores Ctrl-C too, and those tests failed.  Python's own handler is put back
+    for the session (a handler, unlike SIG_IGN, is reset to the default by exec)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        yield
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    else:
+        yield
 
 
 def pytest_addoption(parser):

@@ -381,7 +381,9 @@ def test_sigint_mid_batch_is_quiet(tmp_path, jobs, delay):
     try:
         workers = _wait_children(proc.pid, int(jobs)) if jobs != "1" else []
         end = time.monotonic() + 120
-        while not (out.exists() and any(out.iterdir())) and time.monotonic() < end:
+        while not (out.exists() and any(out.iterdir())):      # mid-batch: writing outputs
+            if time.monotonic() > end or proc.poll() is not None:
+                raise AssertionError(f"no output after 120 s: {proc.communicate()}")
             time.sleep(0.01)
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGINT)
@@ -394,8 +396,45 @@ def test_sigint_mid_batch_is_quiet(tmp_path, jobs, delay):
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
     assert stderr.strip().splitlines()[-1] == "tilemem: interrupted", stderr
     assert not list(out.glob(".tilemem-*")), list(out.iterdir())
-    time.sleep(0.2)
+    assert len(list(out.iterdir())) < 30, "the batch ended before the signal"
+    end = time.monotonic() + 30                 # killed; reaped by the batch or by init
+    while [w for w in workers if _alive(w)] and time.monotonic() < end:
+        time.sleep(0.05)
     assert not [w for w in workers if _alive(w)], "workers left running"
+
+
+class _CtrlCAtFork:
+    """Registered with multiprocessing's after-fork hooks: a worker gets a SIGINT right
+    after fork, before its own code has run (a Ctrl-C to the process group while the
+    batch starts or replaces a worker)."""
+
+    def __call__(self):
+        import os
+        import signal
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def test_ctrl_c_while_a_worker_starts_is_not_its_traceback(capfd, monkeypatch):
+    """A worker forked with the parent's KeyboardInterrupt handler and hit by Ctrl-C
+    before it ignored SIGINT died with a `KeyboardInterrupt` traceback; it starts with
+    the signals held, so the Ctrl-C is the parent's alone."""
+    import signal
+    from multiprocessing import util
+    from tilemem.tools.workers import _context
+    if _context().get_start_method() != "fork":
+        pytest.skip("after-fork hooks run in forked workers only")
+    monkeypatch.setattr(signal, "_saved_int", signal.signal(signal.SIGINT, signal.default_int_handler),
+                        raising=False)
+    hook = _CtrlCAtFork()
+    util.register_after_fork(hook, lambda h: h())
+    try:
+        got = _tasks([("ok", i) for i in range(4)], 2)
+    finally:
+        del hook                         # (the registry holds it weakly)
+        signal.signal(signal.SIGINT, signal._saved_int)
+    err = capfd.readouterr().err
+    assert got == [0, 1, 2, 3], got
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 # ----------------------------------------------------------------------------- 3. runaway rules

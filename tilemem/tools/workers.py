@@ -64,10 +64,20 @@ def _limit_memory(budget: int) -> None:
         pass
 
 
+_STARTUP_HELD = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP} \
+    if hasattr(signal, "pthread_sigmask") else set()
+
+
 def _worker(conn, run, init, memory) -> None:
+    # started with these signals blocked (_Slot): a Ctrl-C to the process group that
+    # comes while the worker starts waits until it ignores SIGINT, instead of raising
+    # KeyboardInterrupt (and printing a traceback) in a worker still running the
+    # parent's handler
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # Ctrl-C is the parent's to handle
     for sig in (signal.SIGTERM, signal.SIGHUP):      # the parent's handlers are not ours
         signal.signal(sig, signal.SIG_DFL)
+    if _STARTUP_HELD:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STARTUP_HELD)
     try:
         if init is not None:
             init()
@@ -96,7 +106,12 @@ class _Slot:
     def __init__(self, ctx, run, init, memory):
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_worker, args=(child, run, init, memory), daemon=True)
-        self.proc.start()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STARTUP_HELD) if _STARTUP_HELD else None
+        try:                      # the worker inherits the mask (see _worker)
+            self.proc.start()
+        finally:                  # a signal that came meanwhile is the parent's now
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
         child.close()
         self.index: Optional[int] = None
         self.started = 0.0
