@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tilemem.cli import main
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "matmul_bias_relu.pto"
 
@@ -59,3 +61,32 @@ def test_a_printed_solve_loads_only_what_it_uses(backend):
     for mod in NOT_ON_THE_SOLVE_PATH:
         assert not {m for m in loaded if m == mod or m.startswith(mod + ".")}, mod
     assert got["trees"] == 0, "the rule set's syntax tree was loaded"
+
+
+def test_the_command_exits_quickly_with_its_output_and_status(tmp_path):
+    """``python -m tilemem`` ends with os._exit after main (console_main): what it printed
+    and its exit status are those of main; atexit handlers still run."""
+    import contextlib
+    import io
+    want = io.StringIO()
+    with contextlib.redirect_stdout(want):
+        assert main(["solve", str(EXAMPLE)]) == 0
+    proc = subprocess.run([sys.executable, "-m", "tilemem", "solve", str(EXAMPLE)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == want.getvalue()
+
+    bad = tmp_path / "bad.pto"
+    bad.write_text("# pypto.program: P\nimport pypto.language as pl\n@pl.program\nclass P:\n  x = (\n")
+    proc = subprocess.run([sys.executable, "-m", "tilemem", "solve", str(bad)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and f"{bad}:" in proc.stderr and proc.stdout == ""
+
+    # an atexit handler registered during the run still runs (its output reaches stderr)
+    probe = ("import atexit, sys; atexit.register(lambda: print('bye', file=sys.stderr)); "
+             "sys.argv = ['tilemem', 'solve', sys.argv[1]]; "
+             "from tilemem.cli import console_main; console_main()")
+    proc = subprocess.run([sys.executable, "-c", probe, str(EXAMPLE)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stderr.strip().endswith("bye")
+    assert proc.stdout == want.getvalue()

@@ -1,6 +1,4 @@
 """``python -m tilemem`` works like the ``tilemem`` command."""
-import sys
+from tilemem.cli import console_main
 
-from tilemem.cli import main
-
-sys.exit(main())
+console_main()

@@ -258,5 +258,32 @@ def _run(args, argv) -> int:
                      "(set TILEMEM_DEBUG=1 to see the traceback).", args, argv, EXIT_INTERNAL)
 
 
+def console_main() -> None:
+    """The ``tilemem`` command (and ``python -m tilemem``): :func:`main`, then a quick exit.
+
+    A solve leaves the IR, the facts and ~200 modules behind; the interpreter's teardown
+    frees them one by one (a final collection, every object, every module): ~15 ms of a
+    corpus kernel's 0.15 s, ~0.5 s after the 21,000-line MTP kernel, for a process that is
+    ending anyway.  So once ``main`` returns, this does what a normal exit does that
+    matters -- run the ``atexit`` handlers, flush stdout and stderr -- and ends the
+    process (``os._exit``).  Every file tilemem writes is closed before ``main`` returns.
+    Anything unusual (another thread still running, a flush that fails, a status that is
+    not an int) takes the normal exit instead."""
+    import atexit
+    import threading
+    status = main()
+    status = 0 if status is None else status
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
+    if type(status) is not int or threading.active_count() != 1 or run_exit_handlers is None:
+        sys.exit(status)
+    run_exit_handlers()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(status)             # the normal exit reports it as it always has
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()
