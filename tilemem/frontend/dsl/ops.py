@@ -20,7 +20,7 @@ from tilemem import ir
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
-    DTYPES, FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float, const_int, dotted,
+    DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float, const_int, dotted,
     is_unknown, scalar,
 )
 from tilemem.ir import typerules, views
@@ -231,6 +231,7 @@ def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str)
 
 _ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layout": "TensorLayout",
                "pad": "PadValue", "atomic": "AtomicType", "pipe": "PipeType", "dtype": "DataType"}
+_MASK_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")   # MaskPattern: 1..7
 _MIN_FFTS_WORKSPACE = 256       # ir/op/system_ops.py _MIN_FFTS_WORKSPACE_ELEMENTS
 _CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 
@@ -332,6 +333,8 @@ class OpCaller:
         if t is ir.Dotted:
             if e.parts[-1] in DTYPES:
                 return Enum("DataType", e.parts[-1])
+            if len(e.parts) >= 2 and e.parts[-2] == "MaskPattern" and e.parts[-1] in _MASK_PATTERNS:
+                return Py(_MASK_PATTERNS.index(e.parts[-1]) + 1)    # plain ints (language/op/tile_ops.py)
             en = self.enum_value(e)
             if en is not None:
                 return en
@@ -451,6 +454,10 @@ class OpCaller:
                     raise DslError("pl.div: high_precision is only supported for Tensor or Tile division")
                 return make_binop(ra[3], self._as_val(lhs), self._as_val(rhs), node)
             self._dispatch_error(spec.name, [lhs, rhs])
+        if rule == "form":
+            # one wrapper with two stored forms: the first when parameter ra[0] is given
+            # (mrgsort's block_len, scatter's mask_pattern), else the second
+            return call_wrapper(ra[1] if b.get(ra[0]) is not None else ra[2])
         if rule in ("unary", "reduce", "matmul"):
             tile_op = ra[0] if ra else None
             tensor_op = ra[1] if len(ra) > 1 else None
@@ -1310,6 +1317,58 @@ class OpCaller:
                 raise DslError("Cannot broadcast batch dimensions for tensor.matmul") from None
             out += [ls[-1] if ta else ls[-2], rs[-2] if tb else rs[-1]]
         return ir.TensorType(tuple(out), dt)
+
+    def _rt_tensor_plain(self, call, arg, spec, b):
+        # a deducer that returns TensorType(shape, dtype) of operand `arg` (no view)
+        t = self._tensor_of(call, int(arg), spec)
+        return ir.TensorType(tuple(t.shape), t.dtype)
+
+    def _rt_tensor_gather_mask(self, call, arg, spec, b):
+        # DeduceTensorGatherMaskType (tensor_ops/gather.cpp:130-205): the columns a mask pattern
+        # keeps (1-2: every 2nd, 3-6: every 4th, 7: all); output_dtype of the same width
+        t = self._tensor_of(call, 0, spec)
+        name = spec.irop
+        if len(t.shape) != 2:
+            raise DslError(f"The operator {name} requires 2D input, but got rank {len(t.shape)}")
+        pattern = const_value(call.kwarg("mask_pattern"))[1]
+        if not 1 <= pattern <= 7:
+            raise DslError(f"The operator {name} requires mask_pattern in range [1, 7], but got {pattern}")
+        cols = t.shape[1]
+        if pattern != 7:
+            div = 2 if pattern <= 2 else 4
+            cv = const_value(cols)
+            if cv is not None and cv[1] % div:
+                raise DslError(f"The operator {name} with mask_pattern={pattern} requires src columns divisible "
+                               f"by {div}, got {cv[1]}")
+            cols = ir.IntConst(cv[1] // div) if cv is not None else ir.BinOp("//", cols, ir.IntConst(div))
+        dt = t.dtype
+        if b.get("output_dtype") is not None:
+            dt = self._dtype_arg(b["output_dtype"])
+            if DTYPE_BITS[dt] != DTYPE_BITS[t.dtype]:
+                raise DslError(f"The operator {name} output_dtype must have the same bit width as input dtype "
+                               f"({DT_NAME[t.dtype]} = {DTYPE_BITS[t.dtype]} bits), but got {DT_NAME[dt]} = "
+                               f"{DTYPE_BITS[dt]} bits")
+        return ir.TensorType((t.shape[0], cols), dt)
+
+    def _rt_tensor_sort32(self, call, arg, spec, b):
+        # DeduceTensorSort32Type (tensor_ops/sort.cpp:45-91): the last dim doubled
+        t = self._tensor_of(call, 0, spec)
+        last = t.shape[-1]
+        cv = const_value(last)
+        dim = ir.IntConst(cv[1] * 2) if cv is not None else ir.BinOp("*", last, ir.IntConst(2))
+        return ir.TensorType(tuple(t.shape[:-1]) + (dim,), t.dtype)
+
+    def _rt_tensor_mrgsort(self, call, arg, spec, b):
+        # DeduceTensorMrgSortType (sort.cpp:112-174): the sources' last dims summed
+        srcs = [self._tensor_of(call, i, spec) for i in range(len(call.args))]
+        lasts = [s.shape[-1] for s in srcs]
+        if all(const_value(x) is not None for x in lasts):
+            dim = ir.IntConst(sum(const_value(x)[1] for x in lasts))
+        else:
+            dim = lasts[0]
+            for x in lasts[1:]:
+                dim = ir.BinOp("+", dim, x)
+        return ir.TensorType(tuple(srcs[0].shape[:-1]) + (dim,), srcs[0].dtype)
 
     def _rt_tensor_validshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
