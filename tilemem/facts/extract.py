@@ -23,6 +23,7 @@ from typing import Iterable, Optional
 
 from tilemem import ir
 from tilemem.facts.schema import program_relations
+from tilemem.ir import names
 from tilemem.ir.walk import last_yield, run_nested, statements
 
 # The relations and their columns are the rule files' typed .input declarations
@@ -117,6 +118,7 @@ class _Extractor:
             m = _SUFFIXED.match(name)
             if m:
                 self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
+                self._suffixed.append(name)
             hint = self.fn.name_hints.get(name)
             if hint is not None:
                 self.f.add("given_hint", v, hint, line=line)
@@ -131,6 +133,7 @@ class _Extractor:
     # -- functions ----------------------------------------------------------
     def function(self, fn: ir.Function):
         self._declared: set = set()
+        self._suffixed: list[str] = []      # names of this function printed "<base>_<k>"
         self.fn = fn
         self.names: dict[str, str] = {}     # plain name -> kind (for classifying uses)
         name = fn.name
@@ -142,6 +145,18 @@ class _Extractor:
             self.names[p.name] = "param"
         self._collect_kinds(fn.body)
         run_nested(self.body(fn.body, owner=None))
+        if self._suffixed:
+            self._definition_ranks(fn)
+
+    def _definition_ranks(self, fn: ir.Function):
+        """def_rank for each var printed "<base>_<k>" and its base: its place in the
+        printer's collection order (tilemem.ir.names.definitions), which decides who
+        takes the bare name among vars sharing a hint."""
+        wanted = set(self._suffixed)
+        wanted.update(_SUFFIXED.match(n).group(1) for n in self._suffixed)
+        for rank, n in enumerate(names.definitions(fn)):
+            if n in wanted:
+                self.f.add("def_rank", self.vid(fn.name, n), rank)
 
     def _collect_kinds(self, body: list[ir.Stmt]):
         """Which names are loop iter-args (the rules treat them differently from plain vars)."""
