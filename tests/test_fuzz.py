@@ -6,15 +6,18 @@ clean ``path:line:col: error:`` message — never a traceback, a hang or a Recur
   ops, undefined names, wrong arity, broken indentation, ...), through the library and
   through the real ``tilemem`` command.
 * ``test_mutation_fuzz_library``: byte-, line- and token-level mutations of the golden
-  corpus and of generated programs, through the library in-process (a fixed seed set:
-  5,000 inputs in the normal suite; ``--fuzz-long`` / ``TILEMEM_FUZZ_LONG=1``: 100,000).
+  corpus, of generated programs and of hand-written DSL programs and ``.py`` modules
+  (``../shared/corpus-random/*/before_dsl.pto``, ``tests/data/solve/dsl/*.py``), through
+  the library (a fixed seed set: 5,000 inputs in the normal suite; ``--fuzz-long`` /
+  ``TILEMEM_FUZZ_LONG=1``: 100,000).
 * ``test_mutation_fuzz_cli_in_process``: a sample through ``tilemem.cli.main`` (exit 0 or
   2, the message format); ``test_mutation_fuzz_cli_subprocess``: a smaller sample through
   the installed command.
 
 The library may only raise ``TilememError`` (input problems, located) or ``UsageError``.
-``TILEMEM_FUZZ_SEED`` overrides the base seed; ``TILEMEM_FUZZ_REPORT=FILE`` appends the
-run's figures as JSON to FILE.
+``TILEMEM_FUZZ_SEED`` overrides the base seed, ``TILEMEM_FUZZ_COUNT`` the number of
+mutated inputs (to run the long run in chunks of other seeds); ``TILEMEM_FUZZ_REPORT=FILE``
+appends the run's figures as JSON to FILE.
 """
 from __future__ import annotations
 
@@ -720,6 +723,13 @@ def _seed_programs() -> list[tuple[str, bytes]]:
         opts = GenOptions(max_stmts=6, strict=k % 4 != 3)
         seeds.append((f"gen_{k}", generate(RandomChoices(1000 + k), opts).encode()))
     seeds.append(("base", BASE.encode()))
+    # the hand-written reading (tilemem.frontend.dsl): DSL programs and .py modules
+    random_corpus = SHARED / "corpus-random"
+    if random_corpus.is_dir():
+        for p in sorted(random_corpus.glob("*/before_dsl.pto"))[::8]:      # 50 of 400
+            seeds.append((f"dsl_{p.parent.name}", p.read_bytes()))
+    for p in sorted((Path(__file__).resolve().parent / "data" / "solve" / "dsl").glob("*.py")):
+        seeds.append((f"py_{p.stem}", p.read_bytes()))
     return seeds
 
 
@@ -816,7 +826,7 @@ FUZZ_SEED = int(os.environ.get("TILEMEM_FUZZ_SEED", "20250701"))
 
 def test_mutation_fuzz_library():
     """Thousands of mutated programs through parse + solve, in-process."""
-    n = 100_000 if LONG else 5_000
+    n = int(os.environ.get("TILEMEM_FUZZ_COUNT") or (100_000 if LONG else 5_000))
     figures = fuzz(n, FUZZ_SEED if not LONG else FUZZ_SEED + 1, "library")
     # the mix exercises both the error paths and the solver
     assert figures["outcomes"].get("error", 0) > n // 4

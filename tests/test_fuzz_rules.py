@@ -277,7 +277,7 @@ def _report(figures: dict) -> None:
 def test_rule_file_fuzz():
     import time
     from tilemem.tools.workers import run_tasks
-    n = 5_000 if LONG else 80
+    n = int(os.environ.get("TILEMEM_FUZZ_RULE_COUNT") or (5_000 if LONG else 80))
     rng = random.Random(SEED + 17)
     mut = RuleMutator(rng)
     cases = []
