@@ -57,6 +57,28 @@ def test_deep_loop_nest_solves(depth, backend):
     assert tilemem.parse(sol.text, "out.pto")
 
 
+def _dsl_nest(header: str, depth: int) -> str:
+    base = (Path(__file__).resolve().parent / "data" / "solve" / "dsl" / "pass_doc_example.py").read_text()
+    anchor = "        z_tile: pl.Tile[[16, 128], pl.FP32] = pl.matmul(x_tile, y_tile)\n"
+    nest = "".join("        " + "    " * k + header.format(k=k) + "\n" for k in range(depth))
+    return base.replace(anchor, anchor + nest + "        " + "    " * depth + "pl.system.bar_v()\n")
+
+
+@pytest.mark.parametrize("backend", [None, "910B"])
+@pytest.mark.parametrize("header", ["for i{k} in pl.range(2):", "if {k} < 1:"])
+def test_deep_dsl_nest(header, backend):
+    """The hand-written reading: Python's tokenizer allows 100 levels of indentation, so
+    a DSL nest of 97 blocks (in a class, a method) solves, and one of 101 is Python's
+    located error, as PyPTO (which runs Python) would give it."""
+    sol = tilemem.solve(_dsl_nest(header, 97), backend=backend, path="deep.py")
+    assert sol.text.count(header.split()[0] + " ") == 97
+    assert tilemem.parse(sol.text, "out.pto")
+    with pytest.raises(TilememError) as e:
+        tilemem.solve(_dsl_nest(header, 101), backend=backend, path="deep.py")
+    assert e.value.format_first_line().startswith("deep.py:"), e.value.format_first_line()
+    assert "too many levels of indentation" in e.value.message
+
+
 def test_deep_loop_nest_solves_with_the_reference_engine():
     sol = tilemem.solve(_nest("for", 300), engine="pydatalog", path="deep.pto")
     assert sol.text.count("for i") == 300
@@ -152,7 +174,25 @@ def test_leftover_memory_error_is_located(monkeypatch):
 FIVE_MB = 5_000_000
 
 
-def _long_line(kind: str, n: int = FIVE_MB) -> str:
+# the hand-written reading (tilemem.frontend.dsl): a DSL module
+DSL_BASE = (Path(__file__).resolve().parent / "data" / "solve" / "dsl" / "pass_doc_example.py").read_text()
+
+
+def _long_dsl_line(kind: str, n: int = FIVE_MB) -> str:
+    if kind == "string":             # Python around the kernels: Python's parser reads it
+        return DSL_BASE + "NOTE = '" + "q" * n + "'\n"
+    if kind == "name":
+        return DSL_BASE.replace("z_tile", "z" * n)             # one use per line
+    if kind == "comment":
+        return DSL_BASE.replace("        z_tile:", "        # " + "x" * n + "\n        z_tile:")
+    if kind == "list":
+        return DSL_BASE.replace("pl.store(z_tile, [0, 0]", "pl.store(z_tile, [" + "0, " * (n // 3) + "0]")
+    raise ValueError(kind)
+
+
+def _long_line(kind: str, n: int = FIVE_MB, reading: str = "ir") -> str:
+    if reading == "dsl":
+        return _long_dsl_line(kind, n)
     if kind == "string":
         return BASE.replace("relu(s_tile)", "relu(s_tile, note='" + "q" * n + "')")
     if kind == "name":
@@ -186,25 +226,30 @@ def _peak_rss_mb(args: list) -> tuple[int, float, str]:
     return int(status), int(kb) / 1024, r.stderr
 
 
+@pytest.mark.parametrize("reading", ["ir", "dsl"])
 @pytest.mark.parametrize("kind", ["string", "name", "comment"])
-def test_long_line_memory_is_bounded(tmp_path, kind):
-    """A 5 MB line of one token or literal: `tilemem fmt` (cap lifted) stays under 100 MB
-    of peak memory -- a 5 MB string literal took 858 MB (170 bytes per input byte)."""
-    src = tmp_path / "long.pto"
-    src.write_text(_long_line(kind))
+def test_long_line_memory_is_bounded(tmp_path, kind, reading):
+    """A 5 MB line of one token or literal, in printed IR and in a DSL module: `tilemem
+    fmt` (cap lifted) stays under 100 MB of peak memory -- a 5 MB string literal took
+    858 MB (170 bytes per input byte)."""
+    src = tmp_path / ("long.pto" if reading == "ir" else "long.py")
+    src.write_text(_long_line(kind, reading=reading))
     status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
     assert status == 0, err[:500]
     assert peak <= 100, f"{kind}: {peak:.0f} MB"
 
 
-def test_long_line_over_the_cap_is_a_located_error(tmp_path):
+@pytest.mark.parametrize("reading", ["ir", "dsl"])
+def test_long_line_over_the_cap_is_a_located_error(tmp_path, reading):
     """Past the default line cap: one located line, at once, in little memory (a 5 MB
-    list literal took 400 MB and 20 s to read)."""
-    src = tmp_path / "long.pto"
-    text = _long_line("list")
+    list literal took 400 MB and 20 s to read as printed IR; a DSL module holding one
+    is 1.6 GB with the cap lifted, Python's own parser's syntax tree)."""
+    src = tmp_path / ("long.pto" if reading == "ir" else "long.py")
+    text = _long_line("list", reading=reading)
     src.write_text(text)
     status, peak, err = _peak_rss_mb(["fmt", src])
-    line = text.count("\n", 0, text.index("pl.tile.store(r_tile, [0, 0, 0")) + 1
+    store = "pl.tile.store(r_tile, [0, 0, 0" if reading == "ir" else "pl.store(z_tile, [0, 0, 0"
+    line = text.count("\n", 0, text.index(store)) + 1
     assert status == 2
     assert err.startswith(f"{src}:{line}:1048577: error: line too long: "), err[:300]
     assert peak <= 100, peak
