@@ -217,20 +217,24 @@ class Hang(Exception):
 
 @contextlib.contextmanager
 def deadline(seconds: float):
-    """Raise Hang if the block runs longer than ``seconds`` (main thread, POSIX only)."""
+    """Raise Hang if the block uses more than ``seconds`` of this process's CPU time
+    (main thread, POSIX only).  CPU time, not wall-clock time: on a loaded machine (the
+    long run at nice 15 got a fifth of a core) a 997-level nest that takes 8 s alone
+    ran past a 60 s wall-clock deadline.  A hang that uses no CPU (a deadlock, a wait)
+    is the watched worker's wall-clock timeout's to catch (fuzz)."""
     if not hasattr(signal, "setitimer") or seconds <= 0:
         yield
         return
 
     def on_alarm(signum, frame):
-        raise Hang(f"no answer after {seconds} s")
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+        raise Hang(f"no answer after {seconds} s of CPU time")
+    old = signal.signal(signal.SIGPROF, on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
 
 
 def check_error(e: TilememError, text) -> None:
@@ -750,6 +754,12 @@ def _fuzz_one(job):
     return kind, time.perf_counter() - t, None
 
 
+#: wall-clock seconds without an answer before a worker counts as hung: each input also
+#: has a CPU-time deadline (60 s, deadline()); this catches what uses no CPU (a
+#: deadlock) or never returns to Python.  Generous in the long run, which runs at low
+#: priority on a shared machine.
+WATCH_SECONDS = 600 if LONG else 180
+
 #: what one fuzz worker may use (address space past its start-up size)
 FUZZ_MEMORY = 3 << 30
 
@@ -797,7 +807,7 @@ def fuzz(n: int, base_seed: int, report_name: str) -> dict:
 
     for start in range(0, n, 2000):
         work = batch(start, 2000)
-        results = run_tasks(work, _fuzz_one, jobs, died=died, timed_out=timed_out, timeout=180,
+        results = run_tasks(work, _fuzz_one, jobs, died=died, timed_out=timed_out, timeout=WATCH_SECONDS,
                             memory=FUZZ_MEMORY)
         for (i, _, _, label), (kind, dt, failure) in zip(work, results):
             if failure:
