@@ -383,10 +383,13 @@ class OpCaller:
         args = [self.op_positional(a) for a in call.args]
         kwargs = []
         attrs = None
+        deps = {p.name for p in spec.params if p.kind == "deps"}
         for k, v in call.kwargs:
             if k == "attrs":
                 attrs = v
                 continue
+            if k in deps:
+                self.deps_list(v, spec.qualified)       # the entries PyPTO accepts (AP:6856-6977)
             kwargs.append((k, self.op_keyword(k, v)))
         try:
             val = self.invoke(spec, args, kwargs, call)
@@ -579,7 +582,7 @@ class OpCaller:
         if v is None or (isinstance(v, Py) and v.value is None):
             return None
         k = p.kind
-        if k == "expr":
+        if k in ("expr", "deps"):
             if isinstance(v, Enum):
                 return self._enum_expr(v)
             if isinstance(v, Py) and isinstance(v.value, list):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import keyword
 import re
 from dataclasses import replace
 from typing import Optional
@@ -127,6 +128,8 @@ class FunctionReader(ExprReader, OpCaller):
         self.split_modes: list = []               # enclosing pl.split_aiv modes
         self.incore_depth = 0                     # inside pl.at(...) / pl.spmd scopes
         self.alloc_rhs = False                    # reading `buf = pld.alloc_window_buffer(...)`
+        self.manual_depth = 0                     # inside `with pl.scope(mode=MANUAL)` / pl.manual_scope()
+        self.cluster_depth = 0                    # inside `with pl.cluster()`
         self.explicit_level: Optional[str] = None
         self.fname = ""
         self.dump_tagged: list = []               # vars marked with pl.dump_tag
@@ -818,6 +821,16 @@ class FunctionReader(ExprReader, OpCaller):
             rts = list(declared)
         kws = []
         given = dict(call.kwargs)
+        # AP:4009-4076, 7024-7040: the launch spec is checked as it is read
+        if construct == "spmd_submit":
+            if "core_num" not in given:
+                raise DslError(f"pl.spmd_submit(self.{fname}, ...) requires the core_num keyword argument", call)
+            self.core_num_expr(given["core_num"])
+        for key in ("sync_start", "allow_early_resolve"):
+            v = given.get(key)
+            if v is not None and type(v) is not ir.BoolConst:
+                who = "" if key == "sync_start" else f"'{fname}' "
+                raise DslError(f"{who}{key} must be a boolean literal (True/False)", v)
         for key in ("deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", "attrs"):
             if key not in given:
                 continue
@@ -854,6 +867,16 @@ class FunctionReader(ExprReader, OpCaller):
         return Val(ir.Call(call.func.rsplit(".", 1)[0] + "." + construct,
                            (ir.Dotted(("self", fname)),) + tuple(a.expr for a in args), tuple(kws),
                            call.line, call.col), t)
+
+    def core_num_expr(self, v) -> Val:
+        """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
+        from tilemem.frontend.dsl.values import INT_DTYPES
+        val = self.expr(v)
+        if not (isinstance(val.type, ir.ScalarType) and val.type.dtype in INT_DTYPES):
+            raise DslError(f"core_num must be an integer expression, got {print_type_text(val.type)}", v)
+        if type(val.expr) is ir.IntConst and val.expr.value <= 0:
+            raise DslError(f"core_num must be a positive integer, got {val.expr.value}", v)
+        return val
 
     def deps_list(self, v, method: str):
         """``deps=[...]`` of a submit or a scope (ast_parser.py:6856-6977): ``None`` entries
@@ -1166,6 +1189,10 @@ class FunctionReader(ExprReader, OpCaller):
             if not kws:
                 raise DslError("pl.split_aiv() requires mode=pl.SplitMode.<...>", it)
         else:
+            for k, v in it.kwargs:
+                if k == "deps":     # the loop form has no TaskId (AP:4105-4131)
+                    raise DslError("pl.spmd() does not accept 'deps=' here", v)
+            self._spmd_in_cluster(s, it)
             kws = list(self._scope_kwargs("spmd", it, loop=True))
         var = self.new_var(s.loop_var, scalar("INDEX"))
         self.define(s.loop_var, var, s, allow_redef=True)
@@ -1214,6 +1241,8 @@ class FunctionReader(ExprReader, OpCaller):
                 if type(v) is not ir.StrConst:
                     raise DslError("name_hint must be a string literal", v)
                 hint = self.string_value(v)
+                if hint and (not hint.isidentifier() or keyword.iskeyword(hint)):
+                    raise DslError(f"pl.{name}() 'name_hint' must be a valid non-keyword identifier, got {hint!r}", v)
                 if loop and hint and not hint.endswith("_spmd"):
                     hint += "_spmd"         # the loop form names its Spmd scope (ast_parser.py:585-600)
                 kws.append((k, ir.StrConst(hint, '"')))
@@ -1232,11 +1261,56 @@ class FunctionReader(ExprReader, OpCaller):
                 deps = self.deps_list(v, f"pl.{name}()")
                 if deps is not None:
                     kws.append((k, deps))
-            elif k in ("no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
+            elif k in ("no_dep_args", "dumps") and name == "at" and \
+                    not self._at_tensor_names(k, v) and type(v) is ir.ListExpr:
                 continue                # an empty var list is not printed (python_printer.cpp:1912-1933)
+            elif k in ("no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
+                continue
             else:                       # deps / no_dep_args / dumps / predicate: expressions
                 kws.append((k, self.expr(v).expr))
         return kws
+
+    def _spmd_in_cluster(self, s, item: ir.Call) -> None:
+        """A pl.spmd nested in pl.cluster() is unwrapped into the Group function and never
+        becomes a Submit: what only a Submit carries is rejected (AP:4263-4292, 4720-4728)."""
+        if not self.cluster_depth:
+            return
+        if getattr(s, "as_name", None) is not None:
+            raise DslError("`with pl.spmd(...) as tid:` cannot capture a TaskId when nested inside `pl.cluster()` "
+                           "— a cluster-nested pl.spmd is unwrapped into the Group function and never produces a "
+                           "Submit.", s)
+        given = dict(item.kwargs)
+        early = given.get("allow_early_resolve")
+        if type(early) is ir.BoolConst and early.value:
+            kwarg, lost = "allow_early_resolve=True", "the early-dispatch hint"
+        elif given.get("predicate") is not None:
+            kwarg, lost = "predicate=(...)", "the dispatch predicate"
+        else:
+            return
+        raise DslError(f"`pl.spmd(..., {kwarg})` cannot be nested inside `pl.cluster()` — a cluster-nested "
+                       f"pl.spmd is unwrapped into the Group function and never produces a Submit, so {lost} "
+                       "would be lost.", s)
+
+    def _at_tensor_names(self, k: str, v) -> list:
+        """``pl.at(no_dep_args=[...])`` / ``pl.at(dumps=[...])``: distinct bare names of tensors
+        (AP:5410-5520)."""
+        if type(v) not in (ir.ListExpr, ir.TupleExpr):
+            raise DslError(f"pl.at({k}=...) must be a list literal of tensor names", v)
+        seen, out = set(), []
+        for x in v.items:
+            if type(x) is not ir.Name:
+                raise DslError(f"pl.at({k}=[...]) entries must be bare tensor names", x)
+            var = self.lookup(x.id)
+            if var is None:
+                raise DslError(f"pl.at({k}=[...]) references unknown name '{x.id}'", x)
+            if not isinstance(var.type, ir.TensorType):
+                raise DslError(f"pl.at({k}=[...]) entry '{x.id}' is not a tensor (got type "
+                               f"{print_type_text(var.type)})", x)
+            if id(var) in seen:
+                raise DslError(f"pl.at({k}=[...]) lists '{x.id}' more than once", x)
+            seen.add(id(var))
+            out.append(var)
+        return out
 
     def shard(self, name: str, call: ir.Call) -> Val:
         """``pl.aiv_shard(x)`` / ``pl.aic_gather(x)``: the split mode is the enclosing
@@ -1388,19 +1462,30 @@ class FunctionReader(ExprReader, OpCaller):
         if s.as_name is not None and name not in ("at", "spmd"):
             raise DslError(f"`with pl.{name}(...) as ...:` is not supported — the `as` clause only applies to "
                            "`with pl.at(...) as tid:` and `with pl.spmd(...) as tid:`", s)
+        manual = False
         if name == "scope":
+            if item.args:
+                raise DslError("pl.scope() takes only a 'mode=' keyword, not positional arguments", s)
             mode = None
             for k, v in item.kwargs:
                 if k == "mode":
                     mode = v
+                else:
+                    raise DslError(f"pl.scope() got an unexpected keyword '{k}'", s)
+            manual = type(mode) is ir.Dotted and mode.parts[-1] == "MANUAL"
             if mode is None or (type(mode) is ir.Dotted and mode.parts[-1] == "AUTO"):
                 if self.auto_scope:
                     raise DslError("a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)", s)
+                if self.manual_depth:
+                    raise DslError("an AUTO scope may not be nested inside a manual scope", s)
                 new_item = ir.Call("pl.scope", (), (), item.line, item.col)
             else:
                 new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", mode.parts[-1])),),
                                    item.line, item.col)
         elif name == "manual_scope":
+            if item.args or item.kwargs:
+                raise DslError("pl.manual_scope() does not accept arguments", s)
+            manual = True
             new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", "MANUAL")),), item.line, item.col)
         elif name == "spmd":
             return self._spmd_with(s, item)
@@ -1421,13 +1506,19 @@ class FunctionReader(ExprReader, OpCaller):
             tid = self.new_var(s.as_name, scalar("TASK_ID"))
             self.define(s.as_name, tid, s)
             as_key = tid.key
+        if manual and self.manual_depth:
+            raise DslError("a manual scope may not be nested inside another manual scope", s)
         self.incore_depth += inner
+        self.manual_depth += manual
+        self.cluster_depth += name == "cluster"
         self.blocks.append([])
         self.body(s.body)
         if s.body:
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         body = self.blocks.pop()
         self.incore_depth -= inner
+        self.manual_depth -= manual
+        self.cluster_depth -= name == "cluster"
         self.emit(ir.With(new_item, as_key if name in _SCOPE_KWARGS else None, body, line=s.line, col=s.col))
 
     def _with_dumps(self, kws: list, order: tuple) -> list:
@@ -1479,6 +1570,11 @@ class FunctionReader(ExprReader, OpCaller):
                                "kernel dispatch per SPMD scope is supported.", s)
             needs_incore = inline or has_opt
         # an InCore scope built here takes the hint, the Spmd scope "<hint>_spmd" (ast_parser.py:586)
+        if s.as_name is None:
+            for k, v in item.kwargs:
+                if k == "deps":     # no TaskId to hang the edges on (AP:4105-4131)
+                    raise DslError("pl.spmd() does not accept 'deps=' here", v)
+        self._spmd_in_cluster(s, item)
         kws = self._scope_kwargs("spmd", item, loop=needs_incore)
         opt = [kv for kv in kws if kv[0] == "optimizations"]
         hint = next((v.value for k, v in kws if k == "name_hint"), "")
