@@ -930,6 +930,60 @@ class OpCaller:
     def _rt_ptr(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pl", "Ptr"))
 
+    # -- async prefetch handles (prefetch_async.cpp): opaque marker types ----------------------
+    def _rt_handle(self, call, arg, spec, b):
+        return ir.OpaqueType(dotted("pl", arg))
+
+    def _not_handle(self, call, i, kind: str):
+        """The IR type name of argument ``i`` when it is not a ``kind`` handle, else None."""
+        t = self._arg_type(call, i)
+        return None if isinstance(t, ir.OpaqueType) and t.expr == dotted("pl", kind) else _type_name(t)
+
+    def _rt_async_prefetch(self, call, arg, spec, b):
+        # CheckFlatContiguous1DSource: a static, logically 1-D GM tensor
+        name, t = spec.irop, self._arg_type(call, 0)
+        if type(call.args[0]) is not ir.Name:
+            raise DslError(f"{name} expects src to be a Var or IterArg")
+        if not isinstance(t, ir.TensorType):
+            raise DslError(f"{name} expects src to be a GM Tensor (prefetch reads global memory), got {_type_name(t)}")
+        if not t.shape:
+            raise DslError(f"{name} expects src to have rank >= 1, got a rank-0 tensor")
+        dims = []
+        for i, d in enumerate(t.shape):
+            cv = const_value(d)
+            if cv is None:
+                raise DslError(f"{name} expects src to have a fully static shape, but dimension {i} is dynamic; "
+                               "async prefetch needs a compile-time byte extent")
+            dims.append(cv[1])
+        for i, d in enumerate(dims[:-1]):
+            if d != 1:
+                raise DslError(f"{name} expects src to be a flat contiguous logical 1D GM region (all dimensions "
+                               f"except the last must be 1), but dimension {i} is {d}; reshape the tensor to [N] "
+                               "or [1, ..., N] before prefetching")
+        got = self._not_handle(call, 1, "PrefetchAsyncContext")
+        if got:
+            raise DslError(f"{name} expects ctx to be a PrefetchAsyncContext (output of prefetch.make_context), "
+                           f"got {got}")
+        return ir.OpaqueType(dotted("pl", "AsyncEvent"))
+
+    def _rt_prefetch_session(self, call, arg, spec, b):
+        got = self._not_handle(call, 0, "PrefetchAsyncContext")
+        if got:
+            raise DslError(f"{spec.irop} expects ctx to be a PrefetchAsyncContext (output of "
+                           f"prefetch.make_context), got {got}")
+        return ir.OpaqueType(dotted("pl", "AsyncSession"))
+
+    def _rt_prefetch_wait(self, call, arg, spec, b):
+        got = self._not_handle(call, 0, "AsyncEvent")
+        if got:
+            raise DslError(f"{spec.irop} expects event to be an AsyncEvent (output of prefetch.async_prefetch), "
+                           f"got {got}")
+        got = self._not_handle(call, 1, "AsyncSession")
+        if got:
+            raise DslError(f"{spec.irop} expects session to be an AsyncSession (output of prefetch.session), "
+                           f"got {got}")
+        return scalar("BOOL")
+
     def _rt_cacheinvalid(self, call, arg, spec, b):
         # ir/op/system_ops.py cacheinvalid: the whole-GM form (no arguments) or a tensor region
         name = spec.irop
@@ -1503,7 +1557,8 @@ def _type_name(t) -> str:
         return "DistributedTensorType"
     if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Dotted:
         last = t.expr.parts[-1]
-        return {"Ptr": "PtrType"}.get(last, last)
+        return {"Ptr": "PtrType", "PrefetchAsyncContext": "PrefetchAsyncContextType", "AsyncEvent": "AsyncEventType",
+                "AsyncSession": "AsyncSessionType"}.get(last, last)
     return {"tile": "TileType", "tensor": "TensorType", "scalar": "ScalarType",
             "tuple": "TupleType"}.get(ir.type_kind(t), "UnknownType")
 

@@ -347,7 +347,7 @@ class FunctionReader(ExprReader, OpCaller):
                 return self.op_call("pl", name, e)
             if len(parts) == 3 and parts[1] in ("tile", "tensor") and parts[2] in ("aiv_shard", "aic_gather"):
                 return self.shard(parts[2], e)
-            if len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array"):
+            if len(parts) == 3 and parts[1] in ("tile", "tensor", "system", "array", "prefetch"):
                 return self.op_call(parts[1], parts[2], e)
             if len(parts) == 3 and parts[2] == "get_byte" and parts[1] in DTYPES:
                 from tilemem.frontend.dsl.values import DTYPE_BITS

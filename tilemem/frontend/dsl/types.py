@@ -33,6 +33,10 @@ def tile_type(shape, dtype, space, view: Optional[views.EffectiveView], memref=N
     return views.make_tile_type(tuple(shape), dtype, memref, space, view)
 
 
+_PREFETCH_MARKERS = ("PrefetchAsyncContext", "PrefetchAsyncContextType", "AsyncEvent", "AsyncEventType",
+                     "AsyncSession", "AsyncSessionType")
+
+
 def _last(e) -> Optional[str]:
     if type(e) is ir.Dotted:
         return e.parts[-1]
@@ -85,6 +89,9 @@ class TypeReader:
             return self._subscript(e, param)
         if type(e) is ir.Dotted and e.parts[-1] in ("UnknownType", "Ptr", "MemRefType"):
             return ir.OpaqueType(e)
+        if type(e) is ir.Dotted and e.parts[-1] in _PREFETCH_MARKERS:
+            # TR:113-131: the async-prefetch handles, printed by their DSL names
+            return ir.OpaqueType(ir.Dotted(("pl", e.parts[-1].removesuffix("Type"))))
         if type(e) is ir.Dotted and e.parts[-1] in ("CommCtx", "CommCtxType"):
             # TR:113-131: a marker type; the printer spells it pld.CommCtxType
             return ir.OpaqueType(ir.Dotted(("pld", "CommCtxType")))
