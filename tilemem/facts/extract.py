@@ -259,6 +259,8 @@ class _Extractor:
         y = last_yield(s.body)
         for i, ia in enumerate(s.iter_args or []):
             v = self.declare(fname, ia, "iter_arg", None, line=line)
+            if s.kind == "while_" and i < len(inits) and isinstance(inits[i], ir.Name):
+                self.f.add("while_init", p, i, v, self.vid(fname, inits[i].id), line=line)
             if is_for:
                 self.f.add("loop_iter", p, i, v, line=line)
                 if i < len(inits) and isinstance(inits[i], ir.Name):
@@ -267,8 +269,8 @@ class _Extractor:
             for i, t in enumerate(y.targets):
                 ty = y.target_types[i] if i < len(y.target_types) else None
                 v = self.declare(fname, t, "plain", ty, line=y.line)
-                if s.kind == "while_" and i < len(inits) and isinstance(inits[i], ir.Name):
-                    self.f.add("while_carry", p, i, self.vid(fname, inits[i].id), v, line=y.line)
+                if s.kind == "while_":
+                    self.f.add("while_return", p, i, v, line=y.line)
                 if is_for:
                     self.f.add("loop_return", p, i, v, line=y.line)
                     if i < len(y.values) and isinstance(y.values[i], ir.Name):
