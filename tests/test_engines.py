@@ -314,7 +314,8 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
         RuleSet.clear_cache()
         calls = []
         monkeypatch.setattr(program, "_disk_load", lambda t: calls.append("pickle"))
-        monkeypatch.setattr(program, "parse_program", lambda *a: calls.append("parse"))
+        from tilemem.datalog import syntax
+        monkeypatch.setattr(syntax, "parse_program", lambda *a: calls.append("parse"))
         monkeypatch.setattr(clingo_engine, "compile_rules", lambda rs: calls.append("compile"))
         second = RuleSet.load(texts[0])
         assert second is not first and "rules" not in second.__dict__
@@ -328,7 +329,8 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
         assert calls == []
         monkeypatch.undo()
         monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
-        assert second.predicates["p"].loc.line == 4            # the tree, on demand
+        assert second.predicates["p"].loc.line == 4            # in the JSON program
+        assert "rules" not in second.__dict__
         assert len(second.rules) == 2 and second.rules[0].doc == "reach"
         assert second.predicates["p"].rules == second.rules
         with Database(second, engine="pydatalog") as db:
