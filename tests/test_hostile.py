@@ -58,7 +58,7 @@ def test_deep_loop_nest_solves(depth, backend):
 
 
 def _dsl_nest(header: str, depth: int) -> str:
-    base = (Path(__file__).resolve().parent / "data" / "solve" / "dsl" / "pass_doc_example.py").read_text()
+    base = DSL_BASE                  # (section 4)
     anchor = "        z_tile: pl.Tile[[16, 128], pl.FP32] = pl.matmul(x_tile, y_tile)\n"
     nest = "".join("        " + "    " * k + header.format(k=k) + "\n" for k in range(depth))
     return base.replace(anchor, anchor + nest + "        " + "    " * depth + "pl.system.bar_v()\n")
