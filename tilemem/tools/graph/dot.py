@@ -102,17 +102,17 @@ def to_dot(graphs: Sequence[nx.MultiDiGraph], title: Optional[str] = None, legen
     return "\n".join(lines) + "\n"
 
 
-def _separate_dots(graphs, title: Optional[str], legend: bool) -> str:
+def _separate_dots(graphs, title: Optional[str], legend: bool) -> list[str]:
     """One digraph per function (and one for the legend and title), for gvpack."""
     out = []
     if legend or title:
         lines = ["digraph legend {", _graph_attrs(title), *_HEAD]
         lines.extend(_legend_lines(graphs, "  ") if legend else ['  "legend" [style=invis, label=""];'])
-        out.append("\n".join(lines + ["}"]))
+        out.append("\n".join(lines + ["}"]) + "\n")
     for gi, g in enumerate(graphs):
         out.append("\n".join([f"digraph {_q('fn_' + str(gi))} {{", _graph_attrs(None), *_HEAD,
-                              *_function_lines(g, gi), "}"]))
-    return "\n".join(out) + "\n"
+                              *_function_lines(g, gi), "}"]) + "\n")
+    return out
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -163,7 +163,9 @@ def render(graphs: Sequence[nx.MultiDiGraph], fmt: str, title: Optional[str] = N
         raise UsageError(GRAPHVIZ_HINT)
     if len(graphs) < 2 or gvpack is None or neato is None:
         return render_dot(to_dot(graphs, title, legend), fmt)
-    laid = _run([dot, "-Tdot"], _separate_dots(graphs, title, legend).encode("utf-8"))
+    # one dot run per graph: Graphviz 2.43 lays out the later graphs of one input stream
+    # differently from run to run (state left by the earlier ones), each graph alone is stable
+    laid = b"".join(_run([dot, "-Tdot"], g.encode("utf-8")) for g in _separate_dots(graphs, title, legend))
     sizes = [(float(m.group(3)) - float(m.group(1)), float(m.group(4)) - float(m.group(2)))
              for m in re.finditer(rb'^digraph [^\n]*\{\s*graph \[[^\]]*?bb="([-\d.]+),([-\d.]+),([-\d.]+),([-\d.]+)"',
                                   laid, re.M)]
