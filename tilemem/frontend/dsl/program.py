@@ -1767,41 +1767,28 @@ def _optimizations(r, lst: ir.ListExpr, owner: str) -> tuple:
     return tuple(out)
 
 
-def _raw_calls(stmts):
-    """Every call in raw statements, at any depth (ast.walk over the body)."""
+def _raw_nodes(stmts):
+    """Every node of raw statements, at any depth (as ast.walk over the body)."""
     import dataclasses
     stack = list(stmts)
     while stack:
         x = stack.pop()
         if isinstance(x, (list, tuple)):
             stack.extend(x)
-            continue
-        if not dataclasses.is_dataclass(x) or isinstance(x, type):
-            continue
-        if type(x) is ir.Call:
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type):
             yield x
-        for f in dataclasses.fields(x):
-            if f.name not in ("line", "col", "comments"):
-                v = getattr(x, f.name, None)
-                if isinstance(v, (list, tuple)) or dataclasses.is_dataclass(v):
-                    stack.append(v)
+            stack.extend(getattr(x, f.name, None) for f in dataclasses.fields(x)
+                         if f.name not in ("line", "col", "comments"))
+
+
+def _raw_calls(stmts):
+    """Every call in raw statements, at any depth."""
+    return (x for x in _raw_nodes(stmts) if type(x) is ir.Call)
 
 
 def _opaque_texts(stmts):
-    import dataclasses
-    stack = list(stmts)
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(x)
-            continue
-        if type(x) in (ir.Opaque, ir.OpaqueStmt):
-            yield x.text
-            continue
-        if dataclasses.is_dataclass(x) and not isinstance(x, type):
-            for f in dataclasses.fields(x):
-                if f.name not in ("line", "col", "comments"):
-                    stack.append(getattr(x, f.name, None))
+    """The text of every statement or expression kept verbatim, at any depth."""
+    return (x.text for x in _raw_nodes(stmts) if type(x) in (ir.Opaque, ir.OpaqueStmt))
 
 
 def _reads_block_idx(stmts) -> bool:
