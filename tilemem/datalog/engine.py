@@ -22,7 +22,7 @@ import gc
 import threading
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence
 
 from tilemem.datalog.program import RuleSet
 from tilemem.datalog.location import value_key

@@ -13,7 +13,6 @@ no other exception escapes :func:`parse`.
 from __future__ import annotations
 
 import ast
-import os
 import re
 import sys
 import warnings

@@ -17,7 +17,7 @@ from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.dsl.values import (
-    FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Val, const_bool, const_float, const_int, dotted,
+    FLOAT_DTYPES, INT_DTYPES, DslError, Val, const_bool, const_float, const_int, dotted,
     dtype_bits, scalar,
 )
 from tilemem.frontend.pysource import Dynamic

@@ -21,7 +21,7 @@ from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
     DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float, const_int, dotted,
-    is_unknown, scalar,
+    scalar,
 )
 from tilemem.ir import typerules, views
 

@@ -25,17 +25,16 @@ import ast
 import itertools
 import keyword
 import re
-from dataclasses import replace
 from typing import Optional
 
 from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
-from tilemem.frontend.dsl.exprs import ExprReader, const_value, make_binop
+from tilemem.frontend.dsl.exprs import ExprReader, const_value
 from tilemem.frontend.dsl.ops import OpCaller, op_table
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
-    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, pos_of, scalar,
+    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, scalar,
 )
 from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
 from tilemem.frontend.dsl.naming import assign_names
@@ -1070,7 +1069,6 @@ class FunctionReader(ExprReader, OpCaller):
             elif k == "stage":
                 raise DslError(f"stage= is only supported on pl.pipeline(), not pl.{kind}()", it)
             else:
-                allowed = "init_values, stage, attrs" if kind == "pipeline" else "init_values, attrs"
                 raise DslError(f"Unknown keyword argument '{k}' in pl.{kind}()", it)
         if simple and init_vals:
             raise DslError("For loop target must be a tuple when init_values is provided", s)

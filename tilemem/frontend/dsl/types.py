@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tilemem import ir
-from tilemem.frontend.dsl.values import DTYPES, SPACES, UNKNOWN, DslError, Val, dotted, is_unknown
+from tilemem.frontend.dsl.values import DTYPES, SPACES, DslError, Val, dotted, is_unknown
 from tilemem.ir import views
 
 __all__ = ["TypeReader", "types_equal", "merge_annotation", "tile_type", "print_type_text"]
