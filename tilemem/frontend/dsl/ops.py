@@ -1054,12 +1054,16 @@ class OpCaller:
             for i, x in enumerate(call.args[4].items):
                 cv = const_value(x)
                 xt = self.type_of_expr(x) if cv is None else None
-                if cv is not None and cv[0] != "BOOL":
+                # only an integer constant becomes an INDEX constant: a float one (2.5, 1e309)
+                # is a ScalarType of a float dtype, which PyPTO rejects like any float scalar
+                if cv is not None and cv[0] in INT_DTYPES:
                     req.append(ir.IntConst(int(cv[1])))
                 elif isinstance(xt, ir.ScalarType) and xt.dtype in INT_DTYPES:
                     req.append(x if xt.dtype == "INDEX" else ir.Call("pl.cast", (x, dotted("pl", "INDEX")), ()))
                 else:
-                    raise DslError(f"pld.tile.remote_load valid_shape {i} must be an integer scalar")
+                    got = "ScalarType" if cv is not None else _type_name(xt)
+                    raise DslError(f"pld.tile.remote_load valid_shape {i} must be an integer scalar, "
+                                   f"but got {got}")
         for what, n in (("offsets", len(offs)), ("shape", len(shape)), ("valid_shape", len(req or t.shape))):
             if n != len(t.shape):
                 raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
