@@ -712,6 +712,11 @@ class OpCaller:
         if kind == "sels":
             if cv is not None and cv[0] != "BOOL":
                 dt = target
+                # _normalize_scalar_operand(retype_constants=True): a constant is re-stamped
+                # to the source dtype, which a fraction (2.5, inf) cannot be in an integer one
+                if dt in INT_DTYPES and isinstance(cv[1], float) and not cv[1].is_integer():
+                    raise DslError(f"Cannot retype non-integral floating-point constant {cv[1]} to integer "
+                                   f"dtype {DT_NAME.get(dt, dt)}; use an integral value or an explicit cast")
                 if dt in ("UINT8", "UINT16", "UINT32"):
                     dt = "INT" + dt[4:]
                     bits = int(dt[3:])
