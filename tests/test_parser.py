@@ -510,15 +510,71 @@ def test_return_none_annotation_means_no_return():
     assert fn.return_types == [] and not fn.returns_tuple
 
 
-def test_lark_driver_matches_fast_driver(monkeypatch):
-    """The fallback (lark's own LALR driver) builds the same IR as the fast driver."""
-    import tilemem.frontend.parser as parser_mod
+def _friendly_texts():
     from pathlib import Path
     files = sorted((Path(__file__).resolve().parent / "data" / "friendly").glob("*.pto"))
-    texts = [p.read_text(encoding="utf-8") for p in files]
-    fast = [print_program(parse(t)) for t in texts]
-    monkeypatch.setattr(parser_mod, "_FAST", False)
-    assert [print_program(parse(t)) for t in texts] == fast
+    assert files
+    return [p.read_text(encoding="utf-8") for p in files]
+
+
+def test_table_driver_shapes_trees_as_lark_does():
+    """The reader's own LALR driver, over the tables lark computed, gives every rule the
+    children lark's own parser gives it (tokens filtered out, `_rules` inlined, `[x]` as
+    None, `?rule` passed through): both build plain trees of the same files."""
+    import lark
+
+    from tilemem.frontend import parser as P
+    from tilemem.frontend.tables import load_tables
+    from tilemem.resources import resource_dir
+
+    grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
+    indenter = P.PtoIndenter()
+    ours = P._Driver(load_tables(grammar, indenter.always_accept), object())   # no methods: trees
+    theirs = lark.Lark(grammar, parser="lalr", lexer="basic", postlex=indenter, maybe_placeholders=True)
+
+    def same(a, b):
+        if isinstance(b, lark.Tree):
+            return (type(a) is P._Tree and a.data == b.data and len(a.children) == len(b.children)
+                    and all(same(x, y) for x, y in zip(a.children, b.children)))
+        if b is None:
+            return a is None
+        return (a.type, str(a), a.line, a.column) == (b.type, str(b), b.line, b.column)
+
+    for text in _friendly_texts():
+        assert same(ours.parse(text, P.PtoIndenter()), theirs.parse(text))
+
+
+def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypatch):
+    """The tables are kept in the private cache as JSON; a file that is not what was
+    written (truncated, another shape) is rebuilt, and no cache reads the same."""
+    import json
+
+    from tilemem.frontend import parser as P
+    from tilemem.frontend.tables import load_tables
+    from tilemem.resources import resource_dir
+
+    grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
+    accept = P.PtoIndenter().always_accept
+    texts = _friendly_texts()
+
+    def reads(tables):      # lark numbers its states differently from build to build
+        monkeypatch.setattr(P, "_DRIVER", P._Driver(tables, P._Builder()))
+        return [print_program(parse(t)) for t in texts]
+
+    want = [print_program(parse(t)) for t in texts]
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+    built = load_tables(grammar, accept)
+    [cached] = tmp_path.glob("pto_*.tables.json")
+    assert json.loads(cached.read_text()) == built == load_tables(grammar, accept)
+    assert reads(built) == want
+    for damage in ("{", json.dumps(dict(built, states=[{"NAME": [1, 10 ** 6]}])), json.dumps([])):
+        cached.write_text(damage)
+        again = load_tables(grammar, accept)
+        assert json.loads(cached.read_text()) == again          # rebuilt and rewritten
+        assert reads(again) == want
+    monkeypatch.setenv("TILEMEM_NO_CACHE", "1")
+    assert reads(load_tables(grammar, accept)) == want
+    assert list(tmp_path.iterdir()) == [cached]
 
 
 def test_ir_nodes_behave_as_the_dataclasses_they_replace():

@@ -24,6 +24,7 @@ NOT_ON_THE_SOLVE_PATH = (
     "tilemem.tools.console",
     "networkx",
     "pyDatalog",
+    "lark",                         # the reader's tables are cached as data (frontend.tables)
 )
 
 _PROBE = r"""

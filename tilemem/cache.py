@@ -1,7 +1,7 @@
 """The per-user cache: one directory, one way to read and write its files.
 
-What is kept between processes (the compiled rule program and rule trees, lark's
-analysed program grammar) lives in ``$TILEMEM_CACHE_DIR``, else
+What is kept between processes (the compiled rule program and rule trees, the
+reader's LALR tables) lives in ``$TILEMEM_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/tilemem``, else ``~/.cache/tilemem``; ``TILEMEM_NO_CACHE=1`` turns
 the cache off.  Some entries are pickles (code): the directory and every file must be
 this user's and not writable by others, a file is opened without following a symlink

@@ -2,10 +2,12 @@
 
     prog = parse(text, path="x.pto")
 
-The grammar is ``grammar/pto.lark`` (installed as ``tilemem.grammar``), parsed with
-lark's LALR parser; the IR is built during parsing by an embedded transformer (no
-parse tree is materialised).  Python-style indentation, bracket line-joining and
-comment handling are done by :class:`PtoIndenter`, a lark ``Indenter`` postlexer.
+The grammar is ``grammar/pto.lark`` (installed as ``tilemem.grammar``), read by an LALR
+driver over the tables lark computes from it (:mod:`tilemem.frontend.tables`: analysed
+once, then loaded from the cache as plain data, so reading does not import lark); the IR
+is built during parsing by an embedded transformer (no parse tree is materialised).
+Python-style indentation, bracket line-joining and comment handling are done by
+:class:`PtoIndenter`, the postlexer.
 
 Every failure is reported as :class:`tilemem.errors.TilememError` with a position;
 no other exception escapes :func:`parse`.
@@ -18,11 +20,6 @@ import sys
 import warnings
 from typing import Iterator, Optional
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.indenter import Indenter
-from lark.parse_tree_builder import ExpandSingleChild
-from lark.parsers.lalr_analysis import Shift
 
 from tilemem import ir
 from tilemem.errors import TilememError
@@ -31,7 +28,7 @@ from tilemem.recursion import deep_recursion
 from tilemem.ir.printer import BINARY_PRECEDENCE, print_expr
 from tilemem.resources import resource_dir
 
-__all__ = ["parse", "get_parser", "to_type", "PtoIndenter", "DERIVED_LEVEL_ROLE"]
+__all__ = ["parse", "to_type", "PtoIndenter", "Token", "DERIVED_LEVEL_ROLE"]
 
 # FunctionType -> (level, role) that PyPTO's Function constructor derives when absent
 # (printer.md section 2).
@@ -48,6 +45,55 @@ DERIVED_LEVEL_ROLE = {
 # Deepest bracket / block / operator nesting accepted.  Deeper input is rejected with a
 # positioned error, so that the recursive printer and IR walkers never overflow.
 MAX_NESTING = 1000
+
+
+class Token(str):
+    """A token: its text (the string itself and ``value``), its terminal's name (``type``)
+    and where it starts; the attributes of lark's Token, which the reader no longer imports."""
+
+    def __new__(cls, type, value, start_pos=None, line=None, column=None, end_line=None,
+                end_column=None, end_pos=None):
+        t = str.__new__(cls, value)
+        t.type = type
+        t.value = value
+        t.start_pos = start_pos
+        t.line = line
+        t.column = column
+        t.end_line = end_line
+        t.end_column = end_column
+        t.end_pos = end_pos
+        return t
+
+    @classmethod
+    def new_borrow_pos(cls, type_, value, borrow):
+        return cls(type_, value, borrow.start_pos, borrow.line, borrow.column,
+                   borrow.end_line, borrow.end_column, borrow.end_pos)
+
+    def __reduce__(self):
+        return (Token, (self.type, self.value, self.start_pos, self.line, self.column,
+                        self.end_line, self.end_column, self.end_pos))
+
+    def __repr__(self):
+        return f"Token({self.type!r}, {self.value!r})"
+
+
+class _UnexpectedToken(Exception):
+    """The LALR table has no action for ``token``; ``expected``: the terminals it has."""
+
+    def __init__(self, token, expected):
+        super().__init__(f"unexpected {token.type} {token.value!r}")
+        self.token = token
+        self.expected = expected
+
+
+class _Tree:
+    """A rule with no transformer method (lark's default: a tree of its children); only
+    the ``_rules`` inlined into their parent are, and the parent takes their children."""
+    __slots__ = ("data", "children")
+
+    def __init__(self, data, children):
+        self.data = data
+        self.children = children
 
 
 class _SyntaxProblem(Exception):
@@ -75,10 +121,10 @@ _OPERAND_END = frozenset(("NAME", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBR
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
 
 
-class PtoIndenter(Indenter):
-    """Indentation postlexer.
+class PtoIndenter:
+    """Indentation postlexer (lark's Indenter, reworked).
 
-    On top of lark's Indenter it
+    It turns newlines into ``_NL``/``_INDENT``/``_DEDENT`` tokens, and
     * drops newlines (and comments) inside brackets and reports unbalanced brackets;
     * merges runs of blank and comment lines into one newline;
     * collects whole-line comments into a ``COMMENTS`` token (lines joined by ``\\n``,
@@ -95,7 +141,6 @@ class PtoIndenter(Indenter):
     tab_len = 8
 
     def __init__(self, indented: bool = False):
-        super().__init__()
         self.indented = indented     # the text may start indented (a nested class)
         self.comments: list = []     # every comment: (line, 0-based column, text)
         self.line_ends: dict = {}    # first line of a logical line -> its last line
@@ -421,7 +466,7 @@ def _prefix(tok: Token, op: str, e):
 _Name, _Dotted, _Call = ir.Name, ir.Dotted, ir.Call
 
 
-class _Builder(Transformer):
+class _Builder:
     """Builds IR nodes bottom-up while the LALR parser reduces (no tree is built)."""
 
     # ---- atoms
@@ -841,97 +886,82 @@ def _make_function(dec: ir.Expr, name_tok: Token, params, ret, body) -> ir.Funct
 
 # ----------------------------------------------------------------------------- parser construction
 
-_PARSER: Optional[Lark] = None
-_INDENTER: Optional[PtoIndenter] = None
-_FAST: Optional["_FastLALR"] = None
+_DRIVER: Optional["_Driver"] = None
 
 
-def get_parser() -> Lark:
-    """The process-wide lark LALR parser (built on first use)."""
-    global _PARSER, _INDENTER
-    if _PARSER is None:
+def _driver() -> "_Driver":
+    """The process-wide LALR driver (built on first use, from the cached tables)."""
+    global _DRIVER
+    if _DRIVER is None:
+        from tilemem.frontend.tables import load_tables
         grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
-        _INDENTER = PtoIndenter()
-        _PARSER = Lark(grammar, parser="lalr", lexer="basic", postlex=_INDENTER,
-                       transformer=_Builder(), maybe_placeholders=True, propagate_positions=False,
-                       cache=_cache_path(grammar, _INDENTER))
-    return _PARSER
+        _DRIVER = _Driver(load_tables(grammar, PtoIndenter().always_accept), _Builder())
+    return _DRIVER
 
 
-def _cache_path(grammar: str, postlex: PtoIndenter) -> Optional[str]:
-    """Where lark keeps the analysed grammar between processes (saves ~0.15 s per start).
+def _rule_callback(method, expand1: bool, include, append_none: int):
+    """What a reduction by one rule builds from the values it pops: lark's child shaping
+    (filtered tokens dropped, inlined ``_rules`` spliced in, ``[x]`` absent -> None, a
+    ``?rule``'s single child passed through), then the transformer's method."""
+    if include is None and not append_none:
+        if not expand1:
+            return method
+        return lambda children: children[0] if len(children) == 1 else method(children)
 
-    The key covers everything the tables depend on: the grammar, the terminals the
-    postlexer consumes, and the lark and Python versions.  The callbacks are rebuilt
-    from the transformer on every load, so editing them needs no invalidation.
-
-    lark reads the cache with ``pickle.load``: whoever can write the file can run code in
-    this process.  So it lives in tilemem's per-user cache directory (:mod:`tilemem.cache`,
-    created with mode 0700), never in the shared temp directory, where any local user
-    could plant a file under its predictable name.  When the directory or the file is not
-    private to this user, or ``TILEMEM_NO_CACHE`` is set, no cache is used.
-    """
-    import hashlib
-    import lark
-    from tilemem.cache import cache_dir, private_dir, private_file
-    key = "\0".join((grammar, repr(sorted(postlex.always_accept)), lark.__version__, sys.version))
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
-    try:
-        d = cache_dir()
-        if d is None:
-            return None
-        d.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = d / f"pto_{digest}.lark"
-        if not private_dir(d) or not private_file(path):
-            return None
-        return str(path)
-    except Exception:  # no home, no getuid (Windows), read-only file system: no cache
-        return None
+    def shaped(children):
+        kept = []
+        for i, inline, nones in include:
+            if nones:
+                kept += [None] * nones
+            if inline:
+                kept += children[i].children
+            else:
+                kept.append(children[i])
+        if append_none:
+            kept += [None] * append_none
+        if expand1 and len(kept) == 1:
+            return kept[0]
+        return method(kept)
+    return shaped
 
 
-class _FastLALR:
-    """A leaner driver over the lark parser's own tables.
+class _Driver:
+    """An LALR driver over the grammar's tables (:mod:`tilemem.frontend.tables`).
 
-    lark's generic per-token machinery (Token construction, rule hashing, lexer
-    callbacks) dominates the parse time of 5 MB files; this drives the same LALR
-    table, the same rule callbacks (the embedded transformer) and the same
-    postlexer, with a tokenizer compiled from the same grammar terminals.
+    It runs the rule callbacks (the embedded transformer) as it reduces and takes its
+    tokens from the postlexer, which takes them from a tokenizer compiled from the
+    grammar's terminals (one regex match per token, leading blanks included).
     """
 
-    def __init__(self, lark_obj: Lark):
-        frontend = lark_obj.parser
-        basic = frontend.lexer.lexer            # PostLexConnector -> BasicLexer
-        terminals = basic.terminals             # in lark's match-priority order
-        name_re = re.compile(next(t.pattern.to_regexp() for t in terminals if t.name == "NAME") + r"\Z")
+    def __init__(self, data: dict, builder: "_Builder"):
+        self.literals = data["literals"]
+        name_re = re.compile(next(r for n, r in data["terminals"] if n == "NAME") + r"\Z")
         self.keywords = {}
         groups = []
-        for t in terminals:
-            if t.pattern.type == "str" and name_re.match(t.pattern.value):
-                self.keywords[t.pattern.value] = t.name     # lexed as NAME, then re-typed
+        for name, regexp in data["terminals"]:
+            lit = self.literals.get(name)
+            if lit is not None and name_re.match(lit):
+                self.keywords[lit] = name       # lexed as NAME, then re-typed
                 continue
-            groups.append(f"(?P<{t.name}>{t.pattern.to_regexp()})")
+            groups.append(f"(?P<{name}>{regexp})")
         # Leading blanks are skipped inside the same match (one regex call per token).
         self.master = re.compile(r"[ \t\f]*(?:" + "|".join(groups) + ")")
-        self.ignore = frozenset(basic.ignore_types)
-        self.newline_types = frozenset(basic.newline_types)
-        inner = frontend.parser.parser
-        table = inner.parse_table
-        callbacks = inner.callbacks
-        self.start_state = table.start_states["start"]
-        self.end_state = table.end_states["start"]
-        self.table = {}
-        for state, actions in table.states.items():
-            row = {}
-            for term, (action, arg) in actions.items():
-                if action is Shift:
-                    row[str(term)] = (True, arg)
-                else:
-                    size = len(arg.expansion)
-                    cb = callbacks[arg]
-                    if size == 1 and type(cb) is ExpandSingleChild:
-                        cb = None       # `?rule: x` passes its only child through unchanged
-                    row[str(term)] = (False, (size, cb, str(arg.origin.name)))
-            self.table[state] = row
+        self.ignore = frozenset(data["ignore"])
+        self.newline_types = frozenset(data["newline"])
+        self.start_state = data["start"]
+        self.end_state = data["end"]
+        reductions = []
+        for origin, size, callback, expand1, include, append_none in data["rules"]:
+            if size == 1 and expand1 and include is None and not append_none:
+                cb = None       # `?rule: x` passes its only child through unchanged
+            else:
+                method = getattr(builder, callback, None)
+                if method is None:
+                    method = (lambda name: lambda children: _Tree(name, children))(callback)
+                cb = _rule_callback(method, expand1, include, append_none)
+            reductions.append((size, cb, origin))
+        self.table = [{term: (True, arg) if kind else (False, reductions[arg])
+                       for term, (kind, arg) in row.items()} for row in data["states"]]
 
     def tokens(self, text: str):
         match = self.master.match
@@ -991,7 +1021,7 @@ class _FastLALR:
                     shift, arg = row[ttype]
                 except KeyError:
                     if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
-                        raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                        raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
                     break
                 if shift:
                     if tok is postlexer.line_first:
@@ -1025,7 +1055,7 @@ class _FastLALR:
             try:
                 shift, arg = row[tok.type]
             except KeyError:
-                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
             if shift:
                 states.append(arg)
                 values.append(tok)
@@ -1084,17 +1114,6 @@ def _python_simple_statement(src: str) -> bool:
     return len(mod.body) == 1
 
 
-def _get_fast() -> Optional[_FastLALR]:
-    global _FAST
-    if _FAST is None:
-        lark_obj = get_parser()
-        try:
-            _FAST = _FastLALR(lark_obj)
-        except Exception:       # pragma: no cover - lark internals changed: use lark's own driver
-            _FAST = False
-    return _FAST or None
-
-
 # ----------------------------------------------------------------------------- error messages
 
 _FRIENDLY = {
@@ -1113,29 +1132,24 @@ _FRIENDLY = {
 }
 
 
-def _describe_terminal(name: str, parser: Lark) -> str:
+def _describe_terminal(name: str, literals: dict) -> str:
     if name in _FRIENDLY:
         return _FRIENDLY[name]
-    try:
-        term = parser.get_terminal(name)
-        pat = term.pattern
-        if pat.type == "str":
-            return f"'{pat.value}'"
-    except Exception:
-        pass
+    if name in literals:
+        return f"'{literals[name]}'"
     return name
 
 
-def _expected_words(expected, parser: Lark) -> str:
+def _expected_words(expected, literals: dict) -> str:
     names = sorted(set(expected) - {"COMMENTS"}) or sorted(expected)   # comments fit anywhere
     if not names:
         return ""
     exprish = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE", "PREFIX"}
     if exprish <= set(names):
         rest = [n for n in names if n not in exprish and n not in ("TRUE", "FALSE", "NONE", "ELLIPSIS")]
-        words = ["an expression"] + [_describe_terminal(n, parser) for n in rest]
+        words = ["an expression"] + [_describe_terminal(n, literals) for n in rest]
     else:
-        words = [_describe_terminal(n, parser) for n in names]
+        words = [_describe_terminal(n, literals) for n in names]
     words = sorted(set(words), key=lambda w: (w != "an expression", w))
     if len(words) > 10:
         words = words[:10] + ["..."]
@@ -1162,40 +1176,28 @@ def _describe_token(tok: Token) -> str:
     return f"'{v}'"
 
 
-def _convert_lark_error(exc: UnexpectedInput, parser: Lark, text: str) -> tuple[str, int, int]:
-    if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if 0 <= exc.pos_in_stream < len(text) else ""
-        shown = repr(ch) if ch and (not ch.isprintable() or ch in "'\"") else f"'{ch}'"
-        msg = f"unexpected character {shown}"
-        if ch in "\"'":
-            msg = "unterminated string literal"
-        return msg, exc.line, exc.column
-    if isinstance(exc, UnexpectedToken):
-        tok = exc.token
-        what = _describe_token(tok)
-        expected = _expected_words(exc.expected, parser) if exc.expected else ""
-        if tok.type == "_INDENT":
-            msg = "unexpected indent"
-        elif tok.type == "_DEDENT" and "_DEDENT" not in exc.expected:
-            msg = "unexpected dedent (the indented block is incomplete)"
-            if expected:
-                msg += f"; expected {expected}"
-        elif tok.type == "$END":
-            msg = "unexpected end of input"
-            if expected:
-                msg += f"; expected {expected}"
-        else:
-            msg = f"unexpected {what}"
-            if expected:
-                msg += f"; expected {expected}"
-        line, col = tok.line, tok.column
-        if tok.type == "$END" or line is None or line < 0:
-            line, col = _end_position(text)
-        return msg, line, col
-    if isinstance(exc, UnexpectedEOF):
+def _error_message(exc: _UnexpectedToken, literals: dict, text: str) -> tuple[str, int, int]:
+    tok = exc.token
+    what = _describe_token(tok)
+    expected = _expected_words(exc.expected, literals) if exc.expected else ""
+    if tok.type == "_INDENT":
+        msg = "unexpected indent"
+    elif tok.type == "_DEDENT" and "_DEDENT" not in exc.expected:
+        msg = "unexpected dedent (the indented block is incomplete)"
+        if expected:
+            msg += f"; expected {expected}"
+    elif tok.type == "$END":
+        msg = "unexpected end of input"
+        if expected:
+            msg += f"; expected {expected}"
+    else:
+        msg = f"unexpected {what}"
+        if expected:
+            msg += f"; expected {expected}"
+    line, col = tok.line, tok.column
+    if tok.type == "$END" or line is None or line < 0:
         line, col = _end_position(text)
-        return "unexpected end of input", line, col
-    return str(exc), getattr(exc, "line", 1) or 1, getattr(exc, "column", 1) or 1
+    return msg, line, col
 
 
 def _end_position(text: str) -> tuple[int, int]:
@@ -1254,33 +1256,23 @@ def _parse(text: str, path: str, finish, indented: bool = False, limits=None):
         raise TilememError(path, line, col, "binary input: NUL character in the text", source=text.replace("\x00", "\\0"))
     src = text if text.endswith("\n") else text + "\n"
     try:
-        parser = get_parser()
-        fast = _get_fast()
+        driver = _driver()
     except Exception as exc:  # pragma: no cover - a broken installation
         raise TilememError(path, None, None, f"internal error: cannot build the parser: {exc}") from None
-    indenter = _INDENTER
+    indenter = PtoIndenter(indented)      # per call: parse() is re-entrant
     deep = deep_recursion().__enter__()     # process-wide: shared with concurrent parses
     try:
-        if fast is not None:
-            indenter = PtoIndenter(indented)      # per call: parse() is re-entrant on the fast path
-            items = fast.parse(src, indenter)
-        else:
-            indenter.indented = indented
-            items = parser.parse(src)
+        items = driver.parse(src, indenter)
         result = finish(items)
     except _SyntaxProblem as exc:
         raise TilememError(path, exc.line, exc.col, exc.message, source=text) from None
-    except UnexpectedInput as exc:
-        # The postlexer's own problems arrive wrapped by lark in some versions.
-        inner = exc.__context__ if isinstance(exc.__context__, _SyntaxProblem) else None
-        if inner is not None:
-            raise TilememError(path, inner.line, inner.col, inner.message, source=text) from None
+    except _UnexpectedToken as exc:
         opener = _unclosed_bracket(exc, indenter)
         if opener is not None:
             raise TilememError(path, opener.line, opener.column,
                                f"unclosed bracket '{opener.value}' (no matching '{_CLOSE_CHAR[opener.value]}')",
                                source=text) from None
-        msg, line, col = _convert_lark_error(exc, parser, src)
+        msg, line, col = _error_message(exc, driver.literals, src)
         raise TilememError(path, line, col, msg, source=text) from None
     except TilememError:
         raise

@@ -1,0 +1,157 @@
+"""The printed-form reader's LALR tables as plain data, so that reading never imports lark.
+
+lark analyses ``grammar/pto.lark`` (its LALR(1) table, its terminals in match order, and
+how each rule shapes its children: which tokens are filtered out, which ``_rules`` are
+inlined, where ``[x]`` puts a ``None``).  That analysis is a pure function of the grammar
+text and the terminals the postlexer consumes; it is kept as JSON in tilemem's per-user
+cache (:mod:`tilemem.cache`), keyed by both.  A process that finds it there loads ~100 KB
+of JSON instead of importing lark and the standard library lark pulls in (~40 ms of a
+~0.13 s solve); only a cache miss imports lark.  JSON is data, not code: a damaged or
+planted file cannot run anything, and one that does not have the expected shape is
+rebuilt.
+
+The data (``FORMAT`` versions it):
+
+* ``terminals``: ``[name, regexp]`` in lark's match-priority order;
+* ``literals``: ``{name: text}`` for the terminals that are a fixed string;
+* ``ignore``, ``newline``: the terminals the lexer drops / that can contain a newline;
+* ``start``, ``end``: the start state and the accepting state;
+* ``states``: per state, ``{terminal or rule name: [1, next state]}`` (shift / goto) or
+  ``[0, rule index]`` (reduce);
+* ``rules``: per rule ``[origin, size, callback, expand1, include, append_none]``:
+  ``callback`` the transformer method (the alias, else the rule's name), ``expand1``
+  whether a single child is passed through (``?rule``), ``include`` the children kept as
+  ``[index, inline, nones before]`` (None: all, unchanged), ``append_none`` the Nones after.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Optional
+
+from tilemem.cache import cache_dir, read_private, write_private
+
+__all__ = ["load_tables"]
+
+FORMAT = 1
+
+
+def load_tables(grammar: str, always_accept) -> dict:
+    """The tables of ``grammar``, from the cache when it holds them, else built by lark."""
+    key = "\0".join((str(FORMAT), grammar, repr(sorted(always_accept))))
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+    path = None
+    try:
+        d = cache_dir()
+        if d is not None:
+            path = d / f"pto_{digest}.tables.json"
+    except Exception:       # no home directory: no cache
+        path = None
+    raw = _read(path)
+    if raw is not None:
+        try:
+            data = json.loads(raw)
+            if _well_formed(data):
+                return data
+        except ValueError:
+            pass
+    data = _build(grammar, always_accept)
+    try:
+        write_private(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+    except Exception:       # read-only or foreign cache directory: no cache
+        pass
+    return data
+
+
+def _read(path) -> Optional[bytes]:
+    try:
+        return read_private(path)
+    except Exception:
+        return None
+
+
+def _well_formed(data) -> bool:
+    """The shape the reader relies on (a file of another shape is rebuilt, not trusted)."""
+    try:
+        states, rules = data["states"], data["rules"]
+        n = len(states)
+        if not (isinstance(states, list) and isinstance(rules, list)
+                and 0 <= data["start"] < n and 0 <= data["end"] < n):
+            return False
+        for row in states:
+            for kind, arg in row.values():
+                if not (0 <= arg < (n if kind else len(rules))):
+                    return False
+        for origin, size, callback, expand1, include, append_none in rules:
+            if not (isinstance(origin, str) and isinstance(callback, str) and size >= 0
+                    and append_none >= 0):
+                return False
+            if include is not None and any(not 0 <= i < size for i, _, _ in include):
+                return False
+        return (all(isinstance(n, str) and isinstance(r, str) for n, r in data["terminals"])
+                and isinstance(data["literals"], dict)
+                and isinstance(data["ignore"], list) and isinstance(data["newline"], list))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+class _AcceptOnly:
+    """What lark asks of a postlexer when it builds the tables: the terminals it consumes."""
+
+    def __init__(self, always_accept):
+        self.always_accept = tuple(always_accept)
+
+    def process(self, stream):     # pragma: no cover - lark never lexes here
+        return stream
+
+
+def _build(grammar: str, always_accept) -> dict:
+    """Let lark analyse the grammar; keep what the reader's driver needs, as plain data."""
+    from lark import Lark
+    from lark.parse_tree_builder import (ChildFilterLALR, ChildFilterLALR_NoPlaceholders,
+                                         maybe_create_child_filter)
+    from lark.parsers.lalr_analysis import Shift
+
+    lk = Lark(grammar, parser="lalr", lexer="basic", postlex=_AcceptOnly(always_accept),
+              maybe_placeholders=True, propagate_positions=False)
+    basic = lk.parser.lexer.lexer                  # PostLexConnector -> BasicLexer
+    terminals = basic.terminals                    # in lark's match-priority order
+    rule_index = {}
+    rules = []
+    for rule in lk.rules:
+        opts = rule.options
+        filt = maybe_create_child_filter(rule.expansion, opts.keep_all_tokens, False,
+                                         opts.empty_indices)
+        include, append_none = None, 0
+        if filt is not None:
+            if filt.func is ChildFilterLALR:
+                to_include, append_none = filt.args
+                include = [[i, bool(x), n] for i, x, n in to_include]
+            elif filt.func is ChildFilterLALR_NoPlaceholders:
+                include = [[i, bool(x), 0] for i, x in filt.args[0]]
+            else:                                  # pragma: no cover - lark changed
+                raise RuntimeError(f"unknown child filter {filt.func!r}")
+        callback = rule.alias or opts.template_source or rule.origin.name
+        rule_index[rule] = len(rules)
+        rules.append([str(rule.origin.name), len(rule.expansion), str(callback),
+                      bool(opts.expand1 and not rule.alias), include, append_none])
+    table = lk.parser.parser.parser.parse_table
+    if sorted(table.states) != list(range(len(table.states))):    # pragma: no cover
+        raise RuntimeError("lark's LALR states are not numbered 0..n-1")
+    states = []
+    for state in range(len(table.states)):
+        row = {}
+        for term, (action, arg) in table.states[state].items():
+            row[str(term)] = [1, arg] if action is Shift else [0, rule_index[arg]]
+        states.append(row)
+    return {
+        "format": FORMAT,
+        "terminals": [[t.name, t.pattern.to_regexp()] for t in terminals],
+        "literals": {t.name: t.pattern.value for t in lk.terminals if t.pattern.type == "str"},
+        "ignore": sorted(basic.ignore_types),
+        "newline": sorted(basic.newline_types),
+        "start": table.start_states["start"],
+        "end": table.end_states["start"],
+        "states": states,
+        "rules": rules,
+    }
