@@ -577,6 +577,45 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
     assert list(tmp_path.iterdir()) == [cached]
 
 
+def test_records_behave_as_the_dataclasses_they_replace():
+    """The solve path's records (tilemem.records) keep what their dataclasses gave:
+    keyword and default construction, fresh default lists, equality, hashing of frozen
+    ones, repr without hidden fields, ``dataclasses`` functions (fields built on first
+    use), replace (with an unknown field refused), and pickling (batch workers)."""
+    import dataclasses
+    import pickle
+
+    from tilemem.api import Solution, SolveWarning
+    from tilemem.limits import Limits
+    from tilemem.records import replace
+    from tilemem.residency.verdicts import Refusal, ResidencyDecision
+    from tilemem.tools.batch import FileResult
+
+    lim = Limits(max_facts=5)
+    assert (lim.max_facts, lim.max_seconds) == (5, 60.0) and lim == Limits(max_facts=5) != Limits()
+    assert hash(lim) == hash(Limits(max_facts=5))
+    assert lim.replace(max_seconds=None, max_facts=7) == Limits(max_facts=7)
+    assert replace(lim, max_facts=9).max_facts == 9 and lim.max_facts == 5
+    with pytest.raises(TypeError):
+        replace(lim, no_such_field=1)
+    assert repr(Limits()) == ("Limits(max_input_size=67108864, max_line_length=1048576, "
+                              "max_facts=1000000, max_seconds=60.0)")
+    a, b = FileResult("x.pto"), FileResult("y.pto")
+    assert a.warnings == [] and a.warnings is not b.warnings
+    with pytest.raises(TypeError):
+        hash(a)
+    a.warnings.append(SolveWarning("x.pto", 1, 2, "m", "c"))
+    assert pickle.loads(pickle.dumps(a)) == a
+    s = Solution("t", None, {}, [], None, None, _engine="clingo")
+    assert "_engine" not in repr(s) and "text='t'" in repr(s) and s.warnings == []
+    d = ResidencyDecision("f", "v", 3, 2, False, "c", "r", (Refusal(1, "c", "v", "r"),))
+    assert dataclasses.is_dataclass(d) and [f.name for f in dataclasses.fields(Refusal)] == [
+        "rank", "code", "detail", "reason", "fix"]
+    assert d.to_dict()["refusals"] == ({"rank": 1, "code": "c", "detail": "v", "reason": "r",
+                                        "fix": None},)
+    assert dataclasses.replace(d, var="w").var == "w"
+
+
 def test_ir_nodes_behave_as_the_dataclasses_they_replace():
     """The IR node classes are plain classes (no dataclass building at import) that keep
     the dataclass behaviour: fields, replace, equality and hashing without positions,

@@ -25,6 +25,8 @@ NOT_ON_THE_SOLVE_PATH = (
     "networkx",
     "pyDatalog",
     "lark",                         # the reader's tables are cached as data (frontend.tables)
+    "dataclasses",                  # records instead (tilemem.records): no class building
+    "inspect",
 )
 
 _PROBE = r"""

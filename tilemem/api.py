@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from tilemem import ir
@@ -17,6 +16,7 @@ from tilemem.ir.printer import print_program  # noqa: F401  (the library front r
 from tilemem.limits import Limits, guarded
 from tilemem.pipeline import Pipeline
 from tilemem.residency.verdicts import ResidencyDecision
+from tilemem.records import Fresh, LIST, Record, record
 
 __all__ = ["parse", "solve", "solve_all", "solve_program", "declared_ops", "print_program",
            "Solution", "SolveWarning"]
@@ -40,16 +40,26 @@ def _looks_like_path(s: str) -> bool:
     return "\n" not in s and len(s) < 4096 and os.path.exists(s)
 
 
-@dataclass(frozen=True)
-class SolveWarning:
+@record(frozen=True)
+class SolveWarning(Record):
     """Something about the input worth a warning (the answer is still PyPTO's)."""
+    __slots__ = ('path', 'line', 'col', 'message', 'code', 'source_line', 'var')
     path: str
     line: Optional[int]
     col: Optional[int]
     message: str
     code: str
-    source_line: Optional[str] = None     # the text of ``line`` (for a caret excerpt)
-    var: Optional[str] = None             # the var it is about, "function:name", if any
+    source_line: Optional[str]     # the text of ``line`` (for a caret excerpt)
+    var: Optional[str]             # the var it is about, "function:name", if any
+
+    def __init__(self, path, line, col, message, code, source_line=None, var=None):
+        self.path = path
+        self.line = line
+        self.col = col
+        self.message = message
+        self.code = code
+        self.source_line = source_line
+        self.var = var
 
     def __str__(self) -> str:
         where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
@@ -62,29 +72,50 @@ BRIDGE_WARNING = ("{n} load{s} carr{ies} the compiler's Mat-bridge mark "
                   "TILEMEM_BACKEND or [tool.tilemem] backend")
 
 
-@dataclass
-class Solution:
+@record(hidden=('_source_text', '_engine', '_limits', '_session'))
+class Solution(Record):
     """The result of solving one program.
 
     ``text``: the annotated program as PyPTO prints it; ``program``: the rewritten IR;
     ``spaces``: function -> var -> space; ``moves``: the inserted moves.
     """
+    __slots__ = ('text', 'program', 'spaces', 'moves', 'backend', 'source', 'path', 'extra_rules',
+                 'residency', 'warnings', '_source_text', '_engine', '_limits', '_session',
+                 '__dict__')
     text: str
     program: ir.Program
     spaces: dict[str, dict[str, str]]
     moves: list[MoveRecord]
     backend: Optional[str]
     source: ir.Program
-    path: str = "<input>"
-    extra_rules: tuple[str, ...] = ()
+    path: str
+    extra_rules: tuple[str, ...]
     # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
-    residency: Optional[list[ResidencyDecision]] = None
+    residency: Optional[list[ResidencyDecision]]
     # e.g. bridge marks without a backend (SolveWarning records)
-    warnings: list[SolveWarning] = field(default_factory=list)
-    _source_text: Optional[str] = field(default=None, repr=False)
-    _engine: Optional[str] = field(default=None, repr=False)
-    _limits: Optional[Limits] = field(default=None, repr=False)
-    _session: object = field(default=None, repr=False)
+    warnings: list[SolveWarning]
+    _source_text: Optional[str]
+    _engine: Optional[str]
+    _limits: Optional[Limits]
+    _session: object
+
+    def __init__(self, text, program, spaces, moves, backend, source, path="<input>",
+                 extra_rules=(), residency=None, warnings=LIST, _source_text=None, _engine=None,
+                 _limits=None, _session=None):
+        self.text = text
+        self.program = program
+        self.spaces = spaces
+        self.moves = moves
+        self.backend = backend
+        self.source = source
+        self.path = path
+        self.extra_rules = extra_rules
+        self.residency = residency
+        self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
+        self._source_text = _source_text
+        self._engine = _engine
+        self._limits = _limits
+        self._session = _session
 
     def query(self, pattern: str):
         """Rows of a Datalog pattern over the program's facts and derived relations.

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from tilemem.errors import UsageError
+from tilemem.records import DICT, Fresh, Record, record
 
 __all__ = ["Setting", "Settings", "ConfigError", "find_config", "load_settings", "KEYS"]
 
@@ -44,14 +44,20 @@ class ConfigError(UsageError):
     """A pyproject.toml whose ``[tool.tilemem]`` table cannot be used (said with its path)."""
 
 
-@dataclass(frozen=True)
-class Setting:
+@record(frozen=True)
+class Setting(Record):
     """One effective value and where it came from: ``default``, ``environment``
     (``detail``: the variable), ``file`` (``detail``: the pyproject.toml) or
     ``command line`` (``detail``: the option)."""
+    __slots__ = ('value', 'origin', 'detail')
     value: Any
-    origin: str = "default"
-    detail: Optional[str] = None
+    origin: str
+    detail: Optional[str]
+
+    def __init__(self, value, origin="default", detail=None):
+        self.value = value
+        self.origin = origin
+        self.detail = detail
 
     def describe(self) -> str:
         if self.origin == "default":
@@ -61,11 +67,16 @@ class Setting:
         return f"{self.origin} ({self.detail})"
 
 
-@dataclass
-class Settings:
+@record
+class Settings(Record):
     """The effective settings of one invocation (see the module docstring)."""
-    values: dict[str, Setting] = field(default_factory=dict)
-    config_file: Optional[Path] = None
+    __slots__ = ('values', 'config_file', '__dict__')
+    values: dict[str, Setting]
+    config_file: Optional[Path]
+
+    def __init__(self, values=DICT, config_file=None):
+        self.values = values.factory() if type(values) is Fresh else values
+        self.config_file = config_file
 
     def __getitem__(self, key: str):
         return self.values[key].value

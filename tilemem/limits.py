@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from typing import Optional
 
 from tilemem.errors import TilememError
 from tilemem.recursion import deep_recursion
+from tilemem.records import Record, record, replace
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "current_limits", "use_limits", "check_text", "guarded", "input_error", "parse_size",
            "deepest_point"]
@@ -26,21 +26,28 @@ __all__ = ["Limits", "DEFAULT_LIMITS", "current_limits", "use_limits", "check_te
 MiB = 1 << 20
 
 
-@dataclass(frozen=True)
-class Limits:
+@record(frozen=True)
+class Limits(Record):
     """Caps on one input and budgets of user rules; 0 (or None for seconds) lifts one.
 
     ``max_input_size``/``max_line_length`` count characters (bytes when reading a
     file); ``max_facts`` bounds the facts derived by the rules of ``--rules`` files
     (every instance of their rules counts) and ``max_seconds`` the time spent
     evaluating them.  The shipped rules are bounded by the program's size."""
-    max_input_size: int = 64 * MiB          # ~18x the largest real kernel
-    max_line_length: int = 1 * MiB          # ~100x the longest real line
-    max_facts: int = 1_000_000              # user rules only: the shipped rules are bounded
-    max_seconds: float = 60.0
+    __slots__ = ('max_input_size', 'max_line_length', 'max_facts', 'max_seconds')
+    max_input_size: int          # ~18x the largest real kernel
+    max_line_length: int          # ~100x the longest real line
+    max_facts: int              # user rules only: the shipped rules are bounded
+    max_seconds: float
+
+    def __init__(self, max_input_size=64 * MiB, max_line_length=1 * MiB, max_facts=1_000_000,
+                 max_seconds=60.0):
+        self.max_input_size = max_input_size
+        self.max_line_length = max_line_length
+        self.max_facts = max_facts
+        self.max_seconds = max_seconds
 
     def replace(self, **changes) -> "Limits":
-        from dataclasses import replace
         return replace(self, **{k: v for k, v in changes.items() if v is not None})
 
 

@@ -1,22 +1,30 @@
 """Exceptions and diagnostics of tilemem's Datalog layer."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Optional
+from tilemem.records import Record, record
 
 __all__ = [
     "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
 ]
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+@record(frozen=True)
+class Diagnostic(Record):
     """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
+    __slots__ = ('file', 'line', 'col', 'message', 'severity')
     file: str
     line: int
     col: int
     message: str
-    severity: str = "error"          # "error" or "warning"
+    severity: str          # "error" or "warning"
+
+    def __init__(self, file, line, col, message, severity="error"):
+        self.file = file
+        self.line = line
+        self.col = col
+        self.message = message
+        self.severity = severity
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"

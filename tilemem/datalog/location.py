@@ -8,18 +8,24 @@ and the rule parser it never uses.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Union
+from tilemem.records import Record, record
 
 __all__ = ["Loc", "Located", "value_key"]
 
 
-@dataclass(frozen=True)
-class Loc:
+@record(frozen=True)
+class Loc(Record):
     """A source position (1-based line and column)."""
+    __slots__ = ('file', 'line', 'col')
     file: str
     line: int
     col: int
+
+    def __init__(self, file, line, col):
+        self.file = file
+        self.line = line
+        self.col = col
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

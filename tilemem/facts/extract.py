@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from tilemem import ir
 from tilemem.facts.schema import program_relations
 from tilemem.ir import names
 from tilemem.ir.walk import last_yield, run_nested, statements
+from tilemem.records import DICT, Fresh, Record, record
 
 # The relations and their columns are the rule files' typed .input declarations
 # (tilemem.facts.schema): this module only fills them.
@@ -68,16 +68,27 @@ def pypto_statement_count(body: list[ir.Stmt], owner: Optional[ir.Stmt]) -> int:
 FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
 
 
-@dataclass
-class Facts:
-    rows: dict[str, list[tuple]] = field(default_factory=lambda: defaultdict(list))
+# A new rows table per Facts: a list per relation, made on first use.
+_FACTS_ROWS = Fresh(lambda: defaultdict(list))
+
+
+@record
+class Facts(Record):
+    __slots__ = ('rows', 'stmts', 'vars', 'origin', '__dict__')
+    rows: dict[str, list[tuple]]
     # pos -> (function name, statement) for source mapping and the emitter
-    stmts: dict[int, tuple[str, ir.Stmt]] = field(default_factory=dict)
+    stmts: dict[int, tuple[str, ir.Stmt]]
     # var id -> (function name, plain name)
-    vars: dict[str, tuple[str, str]] = field(default_factory=dict)
+    vars: dict[str, tuple[str, str]]
     # (pred, row) -> source line, for explanations; None when not recorded (a solve
     # does not need it, and it is one dict entry per fact)
-    origin: Optional[dict[tuple, int]] = field(default_factory=dict)
+    origin: Optional[dict[tuple, int]]
+
+    def __init__(self, rows=_FACTS_ROWS, stmts=DICT, vars=DICT, origin=DICT):
+        self.rows = rows.factory() if type(rows) is Fresh else rows
+        self.stmts = stmts.factory() if type(stmts) is Fresh else stmts
+        self.vars = vars.factory() if type(vars) is Fresh else vars
+        self.origin = origin.factory() if type(origin) is Fresh else origin
 
     def add(self, pred: str, *row, line: Optional[int] = None):
         self.rows[pred].append(row)

@@ -14,10 +14,7 @@ no other exception escapes :func:`parse`.
 """
 from __future__ import annotations
 
-import ast
 import re
-import sys
-import warnings
 from typing import Iterator, Optional
 
 
@@ -1106,6 +1103,8 @@ def _python_simple_statement(src: str) -> bool:
     if not src or src.endswith(":"):
         return False
     try:
+        import ast          # only for a line the grammar does not model
+        import warnings
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")        # e.g. invalid escape sequences
             mod = ast.parse(src)

@@ -8,18 +8,19 @@ the offending argument.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import Facts
+from tilemem.records import Record, record
 
 CONTRACT_CODE = "contract-break"
 
 
-@dataclass(frozen=True)
-class ContractBreak:
+@record(frozen=True)
+class ContractBreak(Record):
     """One operand PyPTO's output leaves outside the spaces its op accepts."""
+    __slots__ = ('function', 'var', 'op', 'slot', 'space', 'reason', 'line', 'col')
     function: str
     var: str
     op: str
@@ -28,6 +29,16 @@ class ContractBreak:
     reason: str
     line: Optional[int]
     col: Optional[int]
+
+    def __init__(self, function, var, op, slot, space, reason, line, col):
+        self.function = function
+        self.var = var
+        self.op = op
+        self.slot = slot
+        self.space = space
+        self.reason = reason
+        self.line = line
+        self.col = col
 
     @property
     def message(self) -> str:

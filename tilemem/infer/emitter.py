@@ -11,7 +11,6 @@ substituted arguments and remapped var lists in call attrs.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
 from typing import Optional
 
 from tilemem import ir
@@ -22,6 +21,7 @@ from tilemem.ir.views import respace, retype
 from tilemem.ir.optable import op_table
 from tilemem.ir.walk import run_nested
 from tilemem.frontend.wellformed import names_in
+from tilemem.records import Record, record, replace
 
 # Call attrs that list vars; they follow argument substitution (dump_vars entries
 # are expanded to every replacement used for that var).
@@ -29,9 +29,11 @@ _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
 
 
-@dataclass
-class Solution3:
+@record
+class Solution3(Record):
     """The phase-0..3 results the emitter reads, indexed for lookup."""
+    __slots__ = ('space', 'resolved', 'move_at', 'move_use', 'move_slot', 'blayout', 'slayout',
+                 'retarget', 'rederive', 'name_hint', '__dict__')
     space: dict[str, str]
     resolved: set[str]
     move_at: dict[int, list[tuple[str, str]]]
@@ -42,6 +44,19 @@ class Solution3:
     retarget: dict[int, tuple[str, str]]
     rederive: set[int]
     name_hint: dict[str, str]
+
+    def __init__(self, space, resolved, move_at, move_use, move_slot, blayout, slayout, retarget,
+                 rederive, name_hint):
+        self.space = space
+        self.resolved = resolved
+        self.move_at = move_at
+        self.move_use = move_use
+        self.move_slot = move_slot
+        self.blayout = blayout
+        self.slayout = slayout
+        self.retarget = retarget
+        self.rederive = rederive
+        self.name_hint = name_hint
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
@@ -62,13 +77,21 @@ class Solution3:
         )
 
 
-@dataclass
-class MoveRecord:
+@record
+class MoveRecord(Record):
+    __slots__ = ('function', 'consumer_line', 'producer', 'target', 'name', '__dict__')
     function: str
     consumer_line: Optional[int]
     producer: str
     target: str
     name: str
+
+    def __init__(self, function, consumer_line, producer, target, name):
+        self.function = function
+        self.consumer_line = consumer_line
+        self.producer = producer
+        self.target = target
+        self.name = name
 
 
 class _FunctionRewriter:

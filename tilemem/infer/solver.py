@@ -6,7 +6,6 @@ spaces or moves itself.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from tilemem import ir
@@ -16,6 +15,7 @@ from tilemem.datalog.budget import Budget
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
 from tilemem.facts.extract import Facts, extract, extract_program
+from tilemem.records import DICT, Fresh, Record, record
 
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
@@ -30,11 +30,16 @@ def load_rules(extra_rules: Sequence[str] = ()) -> RuleSet:
     return RuleSet.from_package(extra=list(extra_rules))
 
 
-@dataclass
-class Derived:
+@record
+class Derived(Record):
     """The derived relations of one solve, as Python sets/dicts."""
+    __slots__ = ('facts', 'relations', '__dict__')
     facts: Facts
-    relations: dict[str, list[tuple]] = field(default_factory=dict)
+    relations: dict[str, list[tuple]]
+
+    def __init__(self, facts, relations=DICT):
+        self.facts = facts
+        self.relations = relations.factory() if type(relations) is Fresh else relations
 
     def rel(self, name: str) -> list[tuple]:
         return self.relations.get(name, [])

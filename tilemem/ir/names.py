@@ -23,11 +23,11 @@ a type by its name hint.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import fields, is_dataclass, replace
 from typing import Iterable, Mapping
 
 from tilemem.ir import nodes as ir
 from tilemem.ir.walk import last_yield
+from tilemem.records import is_record, replace
 from tilemem.recursion import deep_recursion
 
 __all__ = ["definitions", "printed_names", "rename", "rename_expr"]
@@ -135,18 +135,16 @@ def _renamed(x, mapping):
         if all(a is b for a, b in zip(new, x)):
             return x                # nothing renamed inside: shared, not copied
         return new if isinstance(x, list) else tuple(new)
-    if is_dataclass(x):
+    if is_record(x):
         changes = {}
-        for f in fields(x):
-            if not f.compare:
-                continue        # source positions
-            val = getattr(x, f.name)
-            if f.name in _NAME_FIELDS:
+        for name in x._compared:        # not the source positions
+            val = getattr(x, name)
+            if name in _NAME_FIELDS:
                 new = _rename_names(val, mapping)
             else:
                 new = _renamed(val, mapping)
             if new is not val:
-                changes[f.name] = new
+                changes[name] = new
         return replace(x, **changes) if changes else x
     return x
 

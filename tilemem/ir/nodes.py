@@ -11,10 +11,9 @@ nodes that print the same compare equal.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import replace
-from operator import attrgetter
 from typing import Optional, Union
+
+from tilemem.records import DICT as _DICT, LIST as _LIST, Record as _Node, record, replace
 
 __all__ = [
     "Expr", "Name", "Dotted", "IntConst", "FloatConst", "BoolConst", "NoneConst", "StrConst",
@@ -28,6 +27,7 @@ __all__ = [
 
 def pos():
     """A source-position field of a dataclass: excluded from equality and repr."""
+    import dataclasses
     return dataclasses.field(default=None, compare=False, repr=False)
 
 
@@ -38,86 +38,20 @@ def pos():
 # generated as text and compiled), and a frozen dataclass's __init__ sets each field
 # through object.__setattr__ (1.5 us a node; 0.4 us here: the parser builds a million
 # nodes for the largest kernels).  They still look like dataclasses to the rest of the
-# code: ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work, and
-# equality, hashing and repr are the dataclass ones (see :func:`node`).  Expression and
+# code (:mod:`tilemem.records`): ``dataclasses.fields``, ``replace``, ``asdict`` and
+# ``is_dataclass`` work, and equality, hashing and repr are the dataclass ones.  Expression and
 # type nodes are immutable by convention (their hash depends on their fields).
 
 
-class _Fresh:
-    """The default of a list or dict field: a new, empty one for every node."""
-    __slots__ = ("factory",)
-
-    def __init__(self, factory):
-        self.factory = factory
-
-    def __repr__(self) -> str:
-        return f"{self.factory.__name__}()"
-
-
-_LIST, _DICT = _Fresh(list), _Fresh(dict)
 _POSITIONS = ("line", "col")
-
-
-class _Node:
-    """Equality, hashing and repr of the node classes, over the fields :func:`node` lists."""
-    __slots__ = ()
-    _compared: tuple = ()             # the fields equality and hashing look at
-    _shown: tuple = ()                # the fields repr shows
-    _key = staticmethod(lambda node: ())
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._key(self) == other._key(other)
-        return NotImplemented
-
-    def __hash__(self):
-        return hash(self._key(self))
-
-    def __repr__(self) -> str:
-        return (f"{self.__class__.__qualname__}("
-                + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._shown) + ")")
 
 
 def node(cls=None, *, frozen: bool = False, uncompared: tuple = _POSITIONS,
          hidden: tuple = _POSITIONS):
-    """Finish a node class: its fields are its ``__slots__``, in ``__init__``'s order.
-
-    ``uncompared`` fields take no part in equality and hashing, ``hidden`` ones are not
-    in the repr (both: the source position).  Classes that are not ``frozen`` are
-    unhashable, as mutable dataclasses are.  Sets ``__dataclass_fields__`` so that the
-    ``dataclasses`` functions work on nodes."""
-    if cls is None:
-        return lambda c: node(c, frozen=frozen, uncompared=uncompared, hidden=hidden)
-    names = cls.__slots__
-    init = cls.__dict__.get("__init__")
-    if init is not None:
-        code = init.__code__
-        assert code.co_varnames[1:code.co_argcount] == names, (cls.__name__, names)
-        defaults = dict(zip(names[len(names) - len(init.__defaults__ or ()):],
-                            init.__defaults__ or ()))
-    else:
-        assert not names, cls.__name__
-        defaults = {}
-    annotations = cls.__dict__.get("__annotations__", {})
-    fields = {}
-    for n in names:
-        d = defaults.get(n, dataclasses.MISSING)
-        if isinstance(d, _Fresh):
-            f = dataclasses.field(default_factory=d.factory, compare=n not in uncompared,
-                                  repr=n not in hidden)
-        else:
-            f = dataclasses.field(default=d, compare=n not in uncompared, repr=n not in hidden)
-        f.name, f.type, f._field_type = n, annotations.get(n), dataclasses._FIELD
-        fields[n] = f
-    cls.__dataclass_fields__ = fields
-    cls._compared = tuple(n for n in names if n not in uncompared)
-    cls._shown = tuple(n for n in names if n not in hidden)
-    k = cls._compared
-    cls._key = staticmethod(attrgetter(*k) if len(k) > 1 else
-                            (lambda x, a=attrgetter(k[0]): (a(x),)) if k else (lambda x: ()))
-    if not frozen:
-        cls.__hash__ = None
-    return cls
+    """Finish a node class (:func:`tilemem.records.record`): its fields are its
+    ``__slots__``, in ``__init__``'s order; by default the source position takes no part
+    in equality, hashing and repr."""
+    return record(cls, frozen=frozen, uncompared=uncompared, hidden=hidden)
 
 
 # ----------------------------------------------------------------------------- expressions
@@ -403,7 +337,8 @@ class TileView(_Node):
     Only fields written in the text are set; ``None`` means "the implicit value
     for the tile's shape and memory space" (see ``tilemem.ir.views``).
     """
-    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad', 'compact')
+    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad',
+                 'compact')
     valid_shape: Optional[tuple[Expr, ...]]
     stride: Optional[tuple[Expr, ...]]
     start_offset: Optional[Expr]
@@ -787,7 +722,8 @@ class Function(_Node):
     ``level``/``role`` are as written or derived the way PyPTO derives them.
     ``extra`` holds further decorator kwargs (auto_scope, external_source) in order.
     """
-    __slots__ = ('name', 'func_type', 'level', 'role', 'params', 'return_types', 'body', 'extra', 'returns_tuple', 'comments', 'decorator', 'name_hints', 'line', 'col')
+    __slots__ = ('name', 'func_type', 'level', 'role', 'params', 'return_types', 'body', 'extra',
+                 'returns_tuple', 'comments', 'decorator', 'name_hints', 'line', 'col')
     name: str
     func_type: str
     level: Optional[str]
@@ -832,7 +768,8 @@ class Function(_Node):
 
 @node(uncompared=('line', 'col', 'reading'))
 class Program(_Node):
-    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col', 'reading')
+    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col',
+                 'reading')
     name: str
     functions: list[Function]
     dynamic: list[tuple[str, Expr]]   # NAME = pl.dynamic("NAME")

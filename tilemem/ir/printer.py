@@ -264,8 +264,7 @@ def print_type(t: ir.Type, prefix: str = "pl") -> str:
 
 def _print_type_sub(t, cls, prefix):
     # a subclass of a known type: print it as its base class
-    import dataclasses
-    base = cls(**{f.name: getattr(t, f.name) for f in dataclasses.fields(cls)})
+    base = cls(*[getattr(t, f) for f in cls._fields])
     return print_type(base, prefix)
 
 

@@ -46,7 +46,6 @@ Known gaps
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Optional, Sequence
 
 from tilemem import ir
@@ -61,6 +60,7 @@ from tilemem.ir.views import (
     norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,
     valid_shape_of,
 )
+from tilemem.records import Record, record, replace
 
 __all__ = [
     "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
@@ -74,8 +74,8 @@ class DeductionError(ValueError):
     """PyPTO's deducer would throw for these inputs (typerules.md §7)."""
 
 
-@dataclass(frozen=True)
-class ArgInfo:
+@record(frozen=True)
+class ArgInfo(Record):
     """One positional argument of a call.
 
     ``expr``: the argument as written (Name, constant, ListExpr of dims, ...).
@@ -83,8 +83,13 @@ class ArgInfo:
     moved var, a ``TensorType``, or a ``ScalarType`` for a scalar var.  Constants need no
     type (their dtype is read from the expression).
     """
-    expr: Optional[ir.Expr] = None
-    type: Optional[ir.Type] = None
+    __slots__ = ('expr', 'type')
+    expr: Optional[ir.Expr]
+    type: Optional[ir.Type]
+
+    def __init__(self, expr=None, type=None):
+        self.expr = expr
+        self.type = type
 
     @property
     def tile(self) -> Optional[ir.TileType]:
@@ -456,14 +461,23 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
     return _finish(op, args, kwargs, res, lhs_space, lhs_memref)
 
 
-@dataclass
-class _Res:
+@record
+class _Res(Record):
+    __slots__ = ('shape', 'dtype', 'view', 'space', 'memref', 'stamp', '__dict__')
     shape: tuple
     dtype: str
     view: Optional[EffectiveView]
-    space: Optional[str] = None          # deducer space (None = unset)
-    memref: Optional[ir.Expr] = None
-    stamp: Optional[str] = "<registry>"  # override of the registry stamp ("<registry>" = by rule)
+    space: Optional[str]          # deducer space (None = unset)
+    memref: Optional[ir.Expr]
+    stamp: Optional[str]  # override of the registry stamp ("<registry>" = by rule)
+
+    def __init__(self, shape, dtype, view, space=None, memref=None, stamp="<registry>"):
+        self.shape = shape
+        self.dtype = dtype
+        self.view = view
+        self.space = space
+        self.memref = memref
+        self.stamp = stamp
 
 
 def _stamp(op, args, kwargs) -> Optional[str]:

@@ -21,10 +21,10 @@ Three view notions are used:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from tilemem import ir
+from tilemem.records import Record, record, replace
 
 __all__ = [
     "SPACES", "LAYOUTS", "PAD_VALUES", "COMPACT_MODES", "DTYPES",
@@ -235,11 +235,17 @@ def expr_lists_equal(a: Sequence, b: Sequence) -> bool:
 # ----------------------------------------------------------------------------- implicit layout (§4)
 
 
-@dataclass(frozen=True)
-class ImplicitLayout:
+@record(frozen=True)
+class ImplicitLayout(Record):
+    __slots__ = ('blayout', 'slayout', 'fractal')
     blayout: str
     slayout: str
     fractal: int
+
+    def __init__(self, blayout, slayout, fractal):
+        self.blayout = blayout
+        self.slayout = slayout
+        self.fractal = fractal
 
 
 def shape_layout(shape: Sequence) -> str:
@@ -282,21 +288,34 @@ def implicit_layout(shape: Sequence, space) -> ImplicitLayout:
 # ----------------------------------------------------------------------------- full views
 
 
-@dataclass(frozen=True)
-class EffectiveView:
+@record(frozen=True)
+class EffectiveView(Record):
     """All 8 TileView fields with their real values (PyPTO's ``TileView`` struct).
 
     ``valid_shape == ()`` means "same as shape" (only in a stored view; an effective view
     always has it filled).  ``pad``/``compact`` use the names ``"null"`` etc.
     """
-    valid_shape: tuple = ()
-    stride: tuple = ()
-    start_offset: Optional[ir.Expr] = None
-    blayout: str = "row_major"
-    slayout: str = "none_box"
-    fractal: int = 512
-    pad: str = "null"
-    compact: str = "null"
+    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad',
+                 'compact')
+    valid_shape: tuple
+    stride: tuple
+    start_offset: Optional[ir.Expr]
+    blayout: str
+    slayout: str
+    fractal: int
+    pad: str
+    compact: str
+
+    def __init__(self, valid_shape=(), stride=(), start_offset=None, blayout="row_major",
+                 slayout="none_box", fractal=512, pad="null", compact="null"):
+        self.valid_shape = valid_shape
+        self.stride = stride
+        self.start_offset = start_offset
+        self.blayout = blayout
+        self.slayout = slayout
+        self.fractal = fractal
+        self.pad = pad
+        self.compact = compact
 
     def with_layout(self, lay: ImplicitLayout) -> "EffectiveView":
         return replace(self, blayout=lay.blayout, slayout=lay.slayout, fractal=lay.fractal)

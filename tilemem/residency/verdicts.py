@@ -9,28 +9,39 @@ program could.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import Facts
+from tilemem.records import Record, record
 
 
-@dataclass(frozen=True)
-class Refusal:
+@record(frozen=True)
+class Refusal(Record):
     """One reason a statement stays in its loop."""
+    __slots__ = ('rank', 'code', 'detail', 'reason', 'fix')
     rank: int                    # the rules' rank: lower is more fundamental
     code: str                    # the refusal rule's code
     detail: object               # what it is about: a var's name, a callee, a caller, a space
     reason: str                  # the reason in words
-    fix: Optional[str] = None    # what would lift this reason, where a program change can
+    fix: Optional[str]    # what would lift this reason, where a program change can
+
+    def __init__(self, rank, code, detail, reason, fix=None):
+        self.rank = rank
+        self.code = code
+        self.detail = detail
+        self.reason = reason
+        self.fix = fix
 
     def to_dict(self) -> dict:
+        from dataclasses import asdict      # imported when a verdict is shown as JSON
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class ResidencyDecision:
+@record(frozen=True)
+class ResidencyDecision(Record):
+    __slots__ = ('function', 'var', 'line', 'loop_line', 'hoisted', 'code', 'reason', 'refusals',
+                 'fix')
     function: str
     var: str
     line: Optional[int]          # the statement's line in the input
@@ -38,10 +49,23 @@ class ResidencyDecision:
     hoisted: bool
     code: str                    # "hoisted" or the most fundamental refusal's code
     reason: str                  # the verdict, or the most fundamental refusal in words
-    refusals: tuple[Refusal, ...] = field(default=())   # every refusal, most fundamental first
-    fix: Optional[str] = None    # what would make it legal: every refusal's fix, if each has one
+    refusals: tuple[Refusal, ...]   # every refusal, most fundamental first
+    fix: Optional[str]    # what would make it legal: every refusal's fix, if each has one
+
+    def __init__(self, function, var, line, loop_line, hoisted, code, reason, refusals=(),
+                 fix=None):
+        self.function = function
+        self.var = var
+        self.line = line
+        self.loop_line = loop_line
+        self.hoisted = hoisted
+        self.code = code
+        self.reason = reason
+        self.refusals = refusals
+        self.fix = fix
 
     def to_dict(self) -> dict:
+        from dataclasses import asdict      # imported when a verdict is shown as JSON
         return asdict(self)
 
     def __str__(self) -> str:

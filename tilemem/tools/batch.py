@@ -10,16 +10,15 @@ single-file and batch paths of ``tilemem solve``.
 """
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import fnmatch
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
+from tilemem.records import Fresh, LIST, Record, record
 
 SOLUTION_SCHEMA = "tilemem-solution/1"
 BATCH_SCHEMA = "tilemem-batch/1"
@@ -109,19 +108,33 @@ def output_paths(files: Sequence[tuple[str, str]], out_dir: str) -> list[str]:
 # ----------------------------------------------------------------------------- one file
 
 
-@dataclass
-class FileResult:
+@record
+class FileResult(Record):
     """The outcome of solving one file (picklable: it crosses process boundaries)."""
+    __slots__ = ('path', 'status', 'source', 'text', 'json', 'error', 'located', 'warnings',
+                 'seconds', '__dict__')
     path: str
-    status: str = OK                  # ok | input-error | internal-error
-    source: Optional[str] = None      # the input text
-    text: Optional[str] = None        # the solved text (ends with a newline)
-    json: Optional[dict] = None       # solution_json(...) when asked for
-    error: Optional[str] = None       # the one-line error message
+    status: str                  # ok | input-error | internal-error
+    source: Optional[str]      # the input text
+    text: Optional[str]        # the solved text (ends with a newline)
+    json: Optional[dict]       # solution_json(...) when asked for
+    error: Optional[str]       # the one-line error message
     # where the error is: (line, col, message, source line), when it has a position
-    located: Optional[tuple] = None
-    warnings: list = dataclasses.field(default_factory=list)   # SolveWarning records
-    seconds: float = 0.0
+    located: Optional[tuple]
+    warnings: list   # SolveWarning records
+    seconds: float
+
+    def __init__(self, path, status=OK, source=None, text=None, json=None, error=None,
+                 located=None, warnings=LIST, seconds=0.0):
+        self.path = path
+        self.status = status
+        self.source = source
+        self.text = text
+        self.json = json
+        self.error = error
+        self.located = located
+        self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
+        self.seconds = seconds
 
     @property
     def changed(self) -> bool:
@@ -130,6 +143,7 @@ class FileResult:
 
 def _plain(x):
     """A JSON-friendly copy of a record (dataclass, named tuple, dict or object)."""
+    import dataclasses
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {f.name: _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
                 if not f.name.startswith("_")}

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from tilemem.tools.colors import Style
+from tilemem.records import Record, record
 
 FORMATS = ("text", "json", "github", "sarif")
 DIAGNOSTICS_SCHEMA = "tilemem-diagnostics/1"
@@ -43,16 +43,26 @@ RULES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+@record(frozen=True)
+class Diagnostic(Record):
     """One message located in an input file (``line``/``col`` are 1-based or None)."""
+    __slots__ = ('path', 'line', 'col', 'message', 'code', 'severity', 'source_line')
     path: str
     line: Optional[int]
     col: Optional[int]
     message: str
     code: str
-    severity: str = "error"            # error | warning | note
-    source_line: Optional[str] = None  # the text of ``line``, for the caret excerpt
+    severity: str            # error | warning | note
+    source_line: Optional[str]  # the text of ``line``, for the caret excerpt
+
+    def __init__(self, path, line, col, message, code, severity="error", source_line=None):
+        self.path = path
+        self.line = line
+        self.col = col
+        self.message = message
+        self.code = code
+        self.severity = severity
+        self.source_line = source_line
 
     def first_line(self) -> str:
         where = self.path

@@ -1,0 +1,130 @@
+"""Plain classes that behave as dataclasses, without building a dataclass at import.
+
+Building a dataclass generates its methods as text and compiles them (~0.6 ms a class),
+and the ``dataclasses`` module pulls in ``inspect`` and ``ast``: together ~20 ms of
+every solve's start-up, for classes whose methods are a few lines.  A record class
+lists its fields as ``__slots__`` (``__dict__`` may be added for classes that take extra
+attributes) with a written-out ``__init__`` in the same order; :func:`record` gives it
+the dataclass equality, hashing and repr, and ``__dataclass_fields__`` built on first
+use, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` keep working
+(the ``dataclasses`` module is imported then, not before).  :func:`replace`,
+:func:`fields` and :func:`is_record` are the fast equivalents that import nothing.
+"""
+from __future__ import annotations
+
+from operator import attrgetter
+
+__all__ = ["Record", "record", "Fresh", "LIST", "DICT", "replace", "field_names", "is_record"]
+
+
+class Fresh:
+    """The default of a list or dict field: a new, empty one for every record."""
+    __slots__ = ("factory",)
+
+    def __init__(self, factory):
+        self.factory = factory
+
+    def __repr__(self) -> str:
+        return f"{self.factory.__name__}()"
+
+
+LIST, DICT = Fresh(list), Fresh(dict)
+_MISSING = object()
+
+
+class Record:
+    """Equality, hashing and repr over the fields :func:`record` lists."""
+    __slots__ = ()
+    _fields: tuple = ()               # every field, in __init__'s order
+    _compared: tuple = ()             # the fields equality and hashing look at
+    _shown: tuple = ()                # the fields repr shows
+    _key = staticmethod(lambda r: ())
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._key(self) == other._key(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._key(self))
+
+    def __repr__(self) -> str:
+        return (f"{self.__class__.__qualname__}("
+                + ", ".join(f"{f}={getattr(self, f)!r}" for f in self._shown) + ")")
+
+
+class _LazyFields:
+    """``__dataclass_fields__``, built (and the ``dataclasses`` module imported) only when
+    something asks for it; then it replaces itself on the class."""
+
+    def __init__(self, cls, defaults: dict, uncompared, hidden):
+        self.cls, self.defaults, self.uncompared, self.hidden = cls, defaults, uncompared, hidden
+
+    def __get__(self, obj, owner=None):
+        import dataclasses
+        cls = self.cls
+        annotations = cls.__dict__.get("__annotations__", {})
+        out = {}
+        for n in cls._fields:
+            d = self.defaults.get(n, _MISSING)
+            kw = dict(compare=n not in self.uncompared, repr=n not in self.hidden)
+            if isinstance(d, Fresh):
+                f = dataclasses.field(default_factory=d.factory, **kw)
+            else:
+                f = dataclasses.field(default=dataclasses.MISSING if d is _MISSING else d, **kw)
+            f.name, f.type, f._field_type = n, annotations.get(n), dataclasses._FIELD
+            out[n] = f
+        type.__setattr__(cls, "__dataclass_fields__", out)
+        return out
+
+
+def record(cls=None, *, frozen: bool = False, uncompared: tuple = (), hidden: tuple = ()):
+    """Finish a record class: its fields are its ``__slots__`` (without ``__dict__``), in
+    ``__init__``'s order.  ``uncompared`` fields take no part in equality and hashing,
+    ``hidden`` ones are not in the repr.  Classes that are not ``frozen`` are unhashable,
+    as mutable dataclasses are."""
+    if cls is None:
+        return lambda c: record(c, frozen=frozen, uncompared=uncompared, hidden=hidden)
+    names = tuple(n for n in cls.__dict__.get("__slots__", ()) if n not in ("__dict__", "__weakref__"))
+    init = cls.__dict__.get("__init__")
+    if init is not None:
+        code = init.__code__
+        assert code.co_varnames[1:code.co_argcount] == names, (cls.__name__, names)
+        given = init.__defaults__ or ()
+        defaults = dict(zip(names[len(names) - len(given):], given))
+    else:
+        assert not names, cls.__name__
+        defaults = {}
+    cls._fields = names
+    cls.__dataclass_fields__ = _LazyFields(cls, defaults, uncompared, hidden)
+    cls._compared = tuple(n for n in names if n not in uncompared)
+    cls._shown = tuple(n for n in names if n not in hidden)
+    k = cls._compared
+    cls._key = staticmethod(attrgetter(*k) if len(k) > 1 else
+                            (lambda x, a=attrgetter(k[0]): (a(x),)) if k else (lambda x: ()))
+    if not frozen:
+        cls.__hash__ = None
+    return cls
+
+
+def is_record(x) -> bool:
+    """``x`` is a record (an instance, not the class)."""
+    return isinstance(x, Record) and not isinstance(x, type)
+
+
+def field_names(x) -> tuple:
+    """The fields of a record (instance or class), in order."""
+    return x._fields
+
+
+def replace(obj, **changes):
+    """A copy of ``obj`` with ``changes`` (``dataclasses.replace``; for a record without
+    importing ``dataclasses``)."""
+    if not isinstance(obj, Record):
+        import dataclasses
+        return dataclasses.replace(obj, **changes)
+    names = obj._fields
+    for k in changes:
+        if k not in names:
+            raise TypeError(f"{obj.__class__.__name__}.__init__() got an unexpected keyword argument '{k}'")
+    return obj.__class__(*[changes[n] if n in changes else getattr(obj, n) for n in names])
