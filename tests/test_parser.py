@@ -567,7 +567,7 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
     [cached] = tmp_path.glob("pto_*.tables.json")
     assert json.loads(cached.read_text()) == built == load_tables(grammar, accept)
     assert reads(built) == want
-    for damage in ("{", json.dumps(dict(built, states=[{"NAME": [1, 10 ** 6]}])), json.dumps([])):
+    for damage in ("{", json.dumps(dict(built, states=[[0, 2 * 10 ** 6 + 1]])), json.dumps([])):
         cached.write_text(damage)
         again = load_tables(grammar, accept)
         assert json.loads(cached.read_text()) == again          # rebuilt and rewritten

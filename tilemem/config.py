@@ -16,7 +16,6 @@ Every setting remembers where its value came from (``tilemem config`` shows it).
 """
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
@@ -89,6 +88,7 @@ class Settings(Record):
 
 
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
+    import difflib          # only for a misspelt setting
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -124,6 +124,8 @@ def run(args) -> int:
 
 def print_warnings(warnings, args) -> None:
     """Warnings about an input (e.g. bridge marks without a backend) on stderr."""
+    if not warnings:
+        return
     from tilemem.commands.report import warning_diagnostics
     from tilemem.tools.diagnostics import render_text
     if getattr(args, "quiet", False):

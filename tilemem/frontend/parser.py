@@ -957,8 +957,10 @@ class _Driver:
                     method = (lambda name: lambda children: _Tree(name, children))(callback)
                 cb = _rule_callback(method, expand1, include, append_none)
             reductions.append((size, cb, origin))
-        self.table = [{term: (True, arg) if kind else (False, reductions[arg])
-                       for term, (kind, arg) in row.items()} for row in data["states"]]
+        symbols = data["symbols"]
+        self.table = [{symbols[row[k]]: (True, row[k + 1] >> 1) if row[k + 1] & 1
+                       else (False, reductions[row[k + 1] >> 1]) for k in range(0, len(row), 2)}
+                      for row in data["states"]]
 
     def tokens(self, text: str):
         match = self.master.match

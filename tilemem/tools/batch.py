@@ -10,7 +10,6 @@ single-file and batch paths of ``tilemem solve``.
 """
 from __future__ import annotations
 
-import difflib
 import functools
 import fnmatch
 import os
@@ -294,6 +293,7 @@ def unified_diff(before: str, after: str, path: str) -> str:
     """A unified diff of ``before`` -> ``after`` labelled with ``path`` (applies with ``patch -p0``)."""
     a = before.splitlines(keepends=True)
     b = after.splitlines(keepends=True)
+    import difflib          # only when a diff is asked for
     out = []
     for line in difflib.unified_diff(a, b, fromfile=path, tofile=path):
         out.append(line)
