@@ -292,14 +292,16 @@ class FunctionReader(ExprReader, OpCaller):
             return out
         raise DslError(f"Unknown shape variable: {e.id}", e)
 
-    def view_expr(self, e):
-        return _type_dim(self._view_expr(e))
+    def view_expr(self, e, param: bool = False):
+        return _type_dim(self._view_expr(e, param))
 
-    def _view_expr(self, e):
+    def _view_expr(self, e, param: bool = False):
         t = type(e)
         if t is ir.IntConst:
             return ir.IntConst(e.value)
         if t is ir.Name:
+            if param:
+                return self._shape_name(e, param)     # module names only, else NameError
             v = self.lookup(e.id)
             if v is not None:
                 return ir.Name(v.key)
@@ -313,7 +315,7 @@ class FunctionReader(ExprReader, OpCaller):
         if f is not None and type(f.expr) is ir.IntConst:
             return ir.IntConst(f.expr.value)
         if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
-            return ir.BinOp(e.op, self._view_expr(e.left), self._view_expr(e.right))
+            return ir.BinOp(e.op, self._view_expr(e.left, param), self._view_expr(e.right, param))
         return self.expr(e).expr
 
     # -- calls ------------------------------------------------------------------------------
@@ -1972,7 +1974,7 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     rts: list = []
     returns_tuple = False
     if rf.ret is not None and type(rf.ret) is not ir.NoneConst:
-        rt = r.types.resolve(rf.ret)
+        rt = r.types.resolve(rf.ret, param=True)     # evaluated by Python with the params
         if isinstance(rt, list):
             rts, returns_tuple = rt, True
         else:

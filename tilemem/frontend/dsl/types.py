@@ -153,7 +153,7 @@ class TypeReader:
         if self._is_memref(third):
             if len(items) == 3:
                 return ir.TensorType(shape, dtype, None, self.reader.memref(third), tkind)
-        view = self._tensor_view_slot(third, shape)
+        view = self._tensor_view_slot(third, shape, param)
         memref = None
         if len(items) == 4:
             if not self._is_memref(items[3]):
@@ -196,10 +196,10 @@ class TypeReader:
                            memref_node)
         space = space_node.parts[-1] if space_node is not None else None
         memref = self.reader.memref(memref_node) if memref_node is not None else None
-        view = self.tile_view(view_node, shape, space) if view_node is not None else None
+        view = self.tile_view(view_node, shape, space, param) if view_node is not None else None
         return tile_type(shape, dtype, space, view, memref)
 
-    def tile_view(self, call: ir.Call, shape, space) -> views.EffectiveView:
+    def tile_view(self, call: ir.Call, shape, space, param: bool = False) -> views.EffectiveView:
         """``pl.TileView(...)``: omitted fields take the implicit values for (shape,
         the annotation's own space) (TR:1741-1848)."""
         if call.args:
@@ -211,9 +211,9 @@ class TypeReader:
             if key in ("valid_shape", "stride"):
                 if type(val) not in (ir.ListExpr, ir.TupleExpr):
                     raise DslError(f"TileView {key} must be a list", val)
-                fields[key] = tuple(self.view_dim(x) for x in val.items)
+                fields[key] = tuple(self.view_dim(x, param) for x in val.items)
             elif key == "start_offset":
-                fields[key] = self.view_dim(val)
+                fields[key] = self.view_dim(val, param)
             elif key in ("blayout", "slayout"):
                 v = _enum(val, "TileLayout")
                 if v not in _TILE_LAYOUTS:
@@ -237,10 +237,11 @@ class TypeReader:
                 raise DslError(f"Unknown TileView keyword argument: '{key}'", call)
         return views.EffectiveView(**fields)
 
-    def view_dim(self, e):
+    def view_dim(self, e, param: bool = False):
         """A TileView/TensorView field: index arithmetic; an unknown bare name becomes a
-        ``pl.dynamic`` symbol (TR:1871-1914)."""
-        return self.reader.view_expr(e)
+        ``pl.dynamic`` symbol (TR:1871-1914) -- except in the signature, which Python
+        itself evaluates when it defines the function: there it is a NameError."""
+        return self.reader.view_expr(e, param)
 
     # -- Tensor views ----------------------------------------------------------------
     def _layout_name(self, e) -> Optional[str]:
@@ -251,7 +252,7 @@ class TypeReader:
             return e.id
         return None
 
-    def _tensor_view_slot(self, e, shape):
+    def _tensor_view_slot(self, e, shape, param: bool = False):
         lay = self._layout_name(e)
         if lay is not None:
             if lay == "DN":
@@ -267,7 +268,7 @@ class TypeReader:
                 if key in ("valid_shape", "stride"):
                     if type(val) not in (ir.ListExpr, ir.TupleExpr):
                         raise DslError(f"TensorView {key} must be a list", val)
-                    items = tuple(self.view_dim(x) for x in val.items)
+                    items = tuple(self.view_dim(x, param) for x in val.items)
                     if key == "valid_shape":
                         valid = items
                     else:
