@@ -341,3 +341,18 @@ def test_predicate_prints_parenthesised_in_both_readings():
     canon = (DATA / "submit_predicate.fmt.pto").read_text()
     assert "predicate=(pl.cast(" in canon
     assert print_program(tilemem.parse(canon)) + "\n" == canon
+
+
+def test_dtype_table_rows_name_registered_ops_and_fire():
+    # dtypes.txt: every row is about an op of PyPTO's table, and each op's first row rejects
+    # a dtype it does not list (a table the reader silently ignored would pass the goldens)
+    from tilemem.frontend.dsl.ops import dtype_rules
+    ops = {line.split("\t", 1)[0] for line in
+           (Path(tilemem.__file__).parent.parent / "rules" / "ops" / "op.facts").read_text().splitlines()}
+    rules = dtype_rules()
+    assert len(rules) > 20 and set(rules) <= ops
+    src = textwrap.dedent(kernel("t = pl.load(a, [0, 0], [16, 64])", "u = pl.tile.sin(t)"))
+    read_program(src, "k.py")                      # FP32: accepted
+    with pytest.raises(TilememError, match="tile.sin is FP32-only, but got input with dtype fp16") as e:
+        read_program(src.replace("pl.FP32", "pl.FP16"), "k.py")
+    assert e.value.line == 8

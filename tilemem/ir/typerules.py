@@ -881,6 +881,9 @@ def _r_create(op, args, kwargs):
     transpose, flat = _kw_bool(kwargs, "transpose"), _kw_bool(kwargs, "flat_layout")
     if target in ("LeftScale", "RightScale"):
         raise DeductionError("create: scale spaces rejected")
+    if transpose and (len(shape) != 2 or target != "Mat"):     # tile_ops/memory.cpp:590-596
+        raise DeductionError(f"The operator {op} supports transpose=true only for a 2D tile with "
+                             "target_memory=Mat (L1)")
     space = None
     if flat:
         view, space = fresh_view(shape), "Mat"

@@ -184,6 +184,57 @@ def op_table() -> OpTable:
     return OpTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
 
 
+# ----------------------------------------------------------------------------- dtype rules
+
+_INT = frozenset(INT_DTYPES - {"INDEX"})        # DataType::IsInt
+
+
+@dataclass(frozen=True)
+class DtypeRule:
+    """One row of ``dtypes.txt``: the dtypes an operand of a stored op may have."""
+    operand: object                 # an int (a stored positional argument) or "result"
+    when: Optional[str]             # a kwarg that must be stored and true, or None
+    allowed: frozenset
+    message: str
+
+    def check(self, call: ir.Call, result, type_of) -> None:
+        if self.when is not None:
+            cv = const_value(dict(call.kwargs).get(self.when, ir.BoolConst(False)))
+            if cv is None or not cv[1]:
+                return
+        if self.operand == "result":
+            t = result
+        else:
+            t = type_of(call.args[self.operand]) if self.operand < len(call.args) else None
+        dt = getattr(t, "dtype", None)
+        if dt is not None and dt not in self.allowed:
+            raise DslError(self.message.replace("{got}", DT_NAME.get(dt, dt)))
+
+
+@functools.lru_cache(maxsize=1)
+def dtype_rules() -> dict:
+    """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
+    import importlib.resources
+    text = (importlib.resources.files(__package__) / "dtypes.txt").read_text(encoding="utf-8")
+    rules: dict = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        head, allowed, message = (x.strip() for x in raw.split(" : ", 2))
+        words = head.split()
+        if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "if"):
+            raise RuntimeError(f"dtypes.txt:{lineno}: cannot read {raw!r}")   # pragma: no cover
+        names = set()
+        for w in allowed.split():
+            names |= _INT if w == "int" else {w}
+        if not names <= set(DTYPES):
+            raise RuntimeError(f"dtypes.txt:{lineno}: unknown dtype in {allowed!r}")  # pragma: no cover
+        operand = words[1] if words[1] == "result" else int(words[1])
+        rules.setdefault(words[0], []).append(
+            DtypeRule(operand, words[3] if len(words) == 4 else None, frozenset(names), message))
+    return rules
+
+
 # ----------------------------------------------------------------------------- binding
 
 def _plural(n: int, word: str) -> str:
@@ -826,7 +877,12 @@ class OpCaller:
         for key, param, mod in spec.kwargs:
             if "@" in param:
                 param, retype = param.split("@", 1)
-                e = self._convert(pm[param], b.get(param), b, spec)
+                v = b.get(param)
+                if isinstance(v, Py) and type(v.value) is int:
+                    # a Python int stays a ConstInt even of a float dtype, printed `value=1`
+                    kws.append((key, ir.IntConst(v.value)))
+                    continue
+                e = self._convert(pm[param], v, b, spec)
                 e = self._retyped(e, self._dtype_arg(b[retype]))
                 if type(e) is ir.Call and e.func == "pl.const":
                     e = e.args[0]
@@ -854,7 +910,10 @@ class OpCaller:
     def _finish(self, spec, irop, args, kws, b, node) -> Val:
         func = _printed_op(irop)
         call = ir.Call(func, tuple(args), tuple(kws), *self._pos(node))
-        return Val(call, self.result_type(call, spec.result, spec, b))
+        val = Val(call, self.result_type(call, spec.result, spec, b))
+        for rule in dtype_rules().get(irop, ()):
+            rule.check(call, val.type, self.type_of_expr)
+        return val
 
     def _kw_expr(self, key, v) -> ir.Expr:
         if isinstance(v, Enum):
@@ -914,6 +973,23 @@ class OpCaller:
         t = self._arg_type(call, int(arg))
         if t is None:
             raise DslError(f"{spec.qualified}: expected a tensor or tile operand")
+        return t
+
+    def _rt_dest(self, call, arg, spec, b):
+        """The tensor a tile is written to (tile.store, tile.mscatter; tile_ops/memory.cpp):
+        the result has its type; anything but a tensor is rejected."""
+        t = self._arg_type(call, int(arg))
+        if t is not None and not isinstance(t, ir.TensorType):
+            raise DslError(f"The operator {call.op} requires third argument to be a TensorType or "
+                           f"DistributedTensorType, but got {_type_name(t)}")
+        return self._rt_like(call, arg, spec, b)
+
+    def _rt_float_like(self, call, arg, spec, b):
+        """tensor_ops/unary.cpp (exp, sqrt, rsqrt, recip): the operand's type, an integer
+        dtype promoted to FP32."""
+        t = self._rt_like(call, arg, spec, b)
+        if isinstance(t, ir.TensorType) and t.dtype not in FLOAT_DTYPES:
+            return ir.replace(t, dtype="FP32")
         return t
 
     def _rt_scalar(self, call, arg, spec, b):
@@ -1264,6 +1340,8 @@ class OpCaller:
         from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
         from tilemem.ir.symbolic import finalize_dims
         a = self._tensor_of(call, 0, spec)
+        if view_parts(a.view)[2] in ("MX_A_ZZ", "MX_B_NN"):     # IsMxTensorLayout (ir/type.h)
+            raise DslError("tensor.slice does not support MX-layout tensors")
         dims = list(call.args[1].items)
         offs = list(call.args[2].items)
         valid = list(call.args[3].items) if len(call.args) > 3 else []
