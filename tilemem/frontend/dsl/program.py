@@ -126,6 +126,7 @@ class FunctionReader(ExprReader, OpCaller):
         self.in_for = self.in_while = self.in_if = False
         self.split_modes: list = []               # enclosing pl.split_aiv modes
         self.incore_depth = 0                     # inside pl.at(...) / pl.spmd scopes
+        self.user_splits: list = []               # the pl.split(MODE) of each enclosing pl.at
         self.alloc_rhs = False                    # reading `buf = pld.alloc_window_buffer(...)`
         self.manual_depth = 0                     # inside `with pl.scope(mode=MANUAL)` / pl.manual_scope()
         self.cluster_depth = 0                    # inside `with pl.cluster()`
@@ -418,7 +419,11 @@ class FunctionReader(ExprReader, OpCaller):
         device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
         for k, v in e.kwargs:
             if k == "attrs":
-                attrs.extend(self.attrs_dict(v).items)
+                items = self.attrs_dict(v).items
+                if any(key.value == "manual_dep_edges" for key, _ in items):
+                    # AP:7790-7812: dependency edges belong on a submit's deps=
+                    raise DslError(f"attrs={{'manual_dep_edges': ...}} is not accepted on a call to '{fname}'", e)
+                attrs.extend(items)
         kws = tuple(device) + ((("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ())
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
 
@@ -609,6 +614,8 @@ class FunctionReader(ExprReader, OpCaller):
             return
         if _pl_call(e, "dump_tag"):
             # a marker: later kernel calls taking this very Var list it in dump_vars
+            if self.func_type not in ("Orchestration", "Inline"):       # AP:3117-3121
+                raise DslError("pl.dump_tag() is only valid inside an Orchestration or Inline function", s)
             if len(e.args) != 1:
                 raise DslError("pl.dump_tag() takes one tensor", s)
             v = self.expr(e.args[0])
@@ -1188,6 +1195,12 @@ class FunctionReader(ExprReader, OpCaller):
                 kws.append(("mode", dotted("pl", "SplitMode", v.parts[-1])))
             if not kws:
                 raise DslError("pl.split_aiv() requires mode=pl.SplitMode.<...>", it)
+            user = next((m for m in reversed(self.user_splits) if m is not None), None)
+            if user is not None:        # AP:841-870: two AIV-split mechanisms on one scope
+                raise DslError(f"scope combines a function-level pl.split(pl.SplitMode.{user}) "
+                               "(optimizations=[pl.split(...)]) with a pl.split_aiv region; these are mutually "
+                               "exclusive AIV-split mechanisms \u2014 the function-level split would be silently "
+                               "dropped (the per-region split governs the lanes)", s)
         else:
             for k, v in it.kwargs:
                 if k == "deps":     # the loop form has no TaskId (AP:4105-4131)
@@ -1511,8 +1524,10 @@ class FunctionReader(ExprReader, OpCaller):
         self.incore_depth += inner
         self.manual_depth += manual
         self.cluster_depth += name == "cluster"
+        self.user_splits.append(_user_split(item) if name == "at" else None)
         self.blocks.append([])
         self.body(s.body)
+        self.user_splits.pop()
         if s.body:
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         body = self.blocks.pop()
@@ -1714,6 +1729,20 @@ def _slot_num(r, v, api: str) -> int:
     return v.value
 
 
+def _user_split(at: ir.Call) -> Optional[str]:
+    """The mode of a ``pl.split(MODE)`` the user wrote in an InCore ``pl.at``'s
+    optimizations (NONE included: only the parser still sees it), else None."""
+    kw = dict(at.kwargs)
+    level = kw.get("level")
+    if type(level) is not ir.Dotted or level.parts[-1] != "CORE_GROUP":
+        return None
+    opts = kw.get("optimizations")
+    for e in opts.items if type(opts) is ir.ListExpr else ():
+        if type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "split" and e.args and type(e.args[0]) is ir.Dotted:
+            return e.args[0].parts[-1]
+    return None
+
+
 def _optimizations(r, lst: ir.ListExpr, owner: str) -> tuple:
     """``optimizations=[...]`` as PyPTO keeps it (a split mode and a slot count,
     ast_parser.py:3633-3720) and prints it back (python_printer.cpp:1943-1956):
@@ -1818,6 +1847,38 @@ def _extent(lo, hi):
     if type(lo) is ir.IntConst and lo.value == 0:
         return hi
     return ir.BinOp("-", hi, lo)
+
+
+# attr keys whose list holds ints / Vars (python/bindings/modules/ir.cpp:160-230, where the
+# binding converts a list-valued attr by its key)
+_INT_LIST_ATTRS = ("arg_direction_overrides",)
+_VAR_LIST_ATTRS = ("manual_dep_edges", "compiler_manual_dep_edges", "arg_dir_override_vars", "dump_vars")
+
+
+def _check_attr_list(r, key: str, v, fname: str) -> None:
+    """A list-valued function attr holds one element kind, chosen by its key: ints for
+    ``arg_direction_overrides``, Vars for the dependency / dump keys, else Vars (when the
+    first element is one) or ArgDirections (``pl.adir.X``)."""
+    def kind(x):
+        if type(x) is ir.Name and r.lookup(x.id) is not None:
+            return "var"
+        if type(x) is ir.Dotted and len(x.parts) >= 2 and x.parts[-2] in ("adir", "ArgDirection"):
+            return "adir"
+        return "int" if type(x) is ir.IntConst else "other"
+    kinds = [kind(x) for x in v.items]
+    prefix = f"Failed to parse function '{fname}': "
+    if key in _INT_LIST_ATTRS:
+        bad, msg = "int", f"Unsupported list element type for key: {key} (expected int)"
+    elif key in _VAR_LIST_ATTRS:
+        bad, msg = "var", f"Unsupported list element type for key: {key} (expected Var)"
+    elif kinds and kinds[0] == "var":
+        bad, msg = "var", f"Mixed list element types for key: {key} (expected all Var, matching the first element)"
+    else:
+        bad, msg = "adir", (f"Unsupported list element type for key: {key}. A list-valued attr under an "
+                            "arbitrary key may hold Var (a reference) or ArgDirection. Integer lists are "
+                            f"accepted only for the reserved key '{_INT_LIST_ATTRS[0]}'.")
+    if any(k != bad for k in kinds):
+        raise DslError(prefix + msg, v)
 
 
 def _attr_value(r, v):
@@ -2002,6 +2063,8 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
         seen.add(key)
         if key == "split" and type(v) is ir.Dotted and v.parts[-1] == "NONE":
             continue                    # SplitMode.NONE is "no split": not stored
+        if type(v) in (ir.ListExpr, ir.TupleExpr):
+            _check_attr_list(r, key, v, fname)
         items.append((ir.StrConst(key, '"'), _attr_value(r, v)))
     if items:
         r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
