@@ -356,3 +356,11 @@ def test_dtype_table_rows_name_registered_ops_and_fire():
     with pytest.raises(TilememError, match="tile.sin is FP32-only, but got input with dtype fp16") as e:
         read_program(src.replace("pl.FP32", "pl.FP16"), "k.py")
     assert e.value.line == 8
+
+
+def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
+    # read from the tile wrapper's signature in ops.txt: row_max(tile, tmp_tile), col_sum(tile, tmp_tile=None)
+    load = "t = pl.load(a, [0, 0], [16, 64])"
+    with pytest.raises(TilememError, match="pl.row_max: Tile inputs require tmp_tile"):
+        read_program(textwrap.dedent(kernel(load, "u = pl.row_max(t)")), "k.py")
+    assert "pl.tile.col_sum(t)" in print_program(read_program(textwrap.dedent(kernel(load, "u = pl.col_sum(t)")), "k.py"))

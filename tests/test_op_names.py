@@ -38,12 +38,6 @@ ALLOWED: dict[str, tuple[set[str], str]] = {
         {"tile.load", "tensor.create", "system.reserve_buffer"},
         "the words of a refusal"),
     # The DSL front end (owner: the `dsl` engineer, who shrinks these).
-    # PyPTO's front end checks and types these tensor/system ops while it reads the
-    # DSL (frontend/dsl/ops.py's per-op reading rules): the op a reading rule builds,
-    # and PyPTO's messages handed to the helpers that raise them.
-    "tilemem/frontend/dsl/ops.py": (
-        {"system.syncall", "tensor.fillpad", "tensor.fillpad_expand", "tensor.matmul"},
-        "the DSL reading's per-op rules and PyPTO's messages"),
     # The ops PyPTO's front end itself emits for Python syntax: list indexing and
     # arrays, `None` as a task id, the block index of `with pl.spmd`.
     "tilemem/frontend/dsl/program.py": (

@@ -146,8 +146,9 @@ class OpTable:
             rest = store[len("slice"):].strip()
             if rest.startswith("{"):
                 kw_text = rest[1:-1]
-        elif store.strip() == "syncall":
+        elif store.startswith("syncall("):
             spec.rule = "syncall"
+            spec.irop = store[len("syncall("):-1].strip()
         elif store.startswith("binary_or_scalar("):
             rm = re.match(r"binary_or_scalar\(([\w.]+), ([\w.]+)\)\s*(?:\{(.*)\})?$", store)
             spec.rule = "binary_or_scalar"
@@ -236,6 +237,11 @@ def dtype_rules() -> dict:
 
 
 # ----------------------------------------------------------------------------- binding
+
+def _requires(spec: OpSpec, name: str) -> bool:
+    """Whether ``spec``'s wrapper has a parameter ``name`` without a default."""
+    return any(p.name == name and p.default is _NO for p in spec.params)
+
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
@@ -528,9 +534,8 @@ class OpCaller:
                     return call_wrapper(tensor_op)
                 self._dispatch_error(spec.name, operands)
             if _is_tile(first):
-                if rule == "reduce" and tile_op.split(".", 1)[1] in ("row_max", "row_sum", "row_min", "row_prod",
-                                                                     "row_argmax", "row_argmin", "col_argmax",
-                                                                     "col_argmin") and b.get("tmp_tile") is None:
+                if rule == "reduce" and b.get("tmp_tile") is None and _requires(table.get(*tile_op.rsplit(".", 1)),
+                                                                                  "tmp_tile"):
                     raise DslError(f"pl.{spec.name}: Tile inputs require tmp_tile")
                 return call_wrapper(tile_op)
             if _is_tensor(first) and tensor_op and tensor_op != "scalar_cast":
@@ -830,7 +835,7 @@ class OpCaller:
                        ("used_cores", self._as_val(used).expr if used is not None else ir.IntConst(0))]
             else:
                 kws = [("core_type", ir.StrConst(core, "'"))]
-            return self._finish(spec, "system.syncall", [], kws, b, node)
+            return self._finish(spec, spec.irop, [], kws, b, node)
         elif spec.rule == "slice":
             irop = f"{spec.ns}.slice"
             args = [self._convert(pm[spec.params[0].name], b[spec.params[0].name], b, spec),
@@ -1440,19 +1445,19 @@ class OpCaller:
                 raise DslError(f"{context}, but got lhs K={kl.value} and rhs K={kr.value}")
         # DeduceTensorMatMulType (tensor_ops/matmul.cpp:71-190)
         if len(ls) == 1 and len(rs) == 1:
-            check_k(ls[0], rs[0], "tensor.matmul dot product requires matching dimensions")
+            check_k(ls[0], rs[0], f"{call.op} dot product requires matching dimensions")
             out = []
         elif len(ls) == 2 and len(rs) == 1:
-            check_k(ls[0] if ta else ls[1], rs[0], "tensor.matmul requires matching inner dimensions")
+            check_k(ls[0] if ta else ls[1], rs[0], f"{call.op} requires matching inner dimensions")
             out = [ls[1] if ta else ls[0]]
         elif len(ls) == 1 and len(rs) == 2:
-            check_k(ls[0], rs[1] if tb else rs[0], "tensor.matmul requires matching inner dimensions")
+            check_k(ls[0], rs[1] if tb else rs[0], f"{call.op} requires matching inner dimensions")
             out = [rs[0] if tb else rs[1]]
         else:
             if len(ls) < 2 or len(rs) < 2:
                 raise DslError("tensor.matmul requires both tensors to have at least 2 dimensions for batched "
                                f"matmul, but got lhs shape size {len(ls)} and rhs shape size {len(rs)}")
-            ctx = "tensor.matmul requires matching inner dimensions" + \
+            ctx = f"{call.op} requires matching inner dimensions" + \
                 ("" if len(ls) == len(rs) == 2 else " for batched matmul")
             check_k(ls[-2] if ta else ls[-1], rs[-1] if tb else rs[-2], ctx)
             try:
@@ -1569,7 +1574,7 @@ class OpCaller:
         """tensor.fillpad (tensor_ops/memory.cpp): the whole shape valid again."""
         from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
         a = self._tensor_of(call, 0, spec)
-        self._pad_kw(call, "tensor.fillpad")
+        self._pad_kw(call, call.op)
         if a.view is None:
             return ir.TensorType(tuple(a.shape), a.dtype)
         _, stride, layout, pad = view_parts(a.view)
@@ -1591,7 +1596,7 @@ class OpCaller:
             if type(s) is ir.IntConst and d.value < s.value:
                 raise DslError(f"tensor.fillpad_expand destination dimension {i} ({d.value}) must be >= "
                                f"source dimension ({s.value})")
-        pad = self._pad_kw(call, "tensor.fillpad_expand")
+        pad = self._pad_kw(call, call.op)
         _, stride, layout, _ = view_parts(a.view)
         return ir.TensorType(tuple(dims), a.dtype, tensor_view_expr((), stride, layout, pad, dims))
 
