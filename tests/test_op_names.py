@@ -38,12 +38,6 @@ ALLOWED: dict[str, tuple[set[str], str]] = {
         {"tile.load", "tensor.create", "system.reserve_buffer"},
         "the words of a refusal"),
     # The DSL front end (owner: the `dsl` engineer, who shrinks these).
-    # The ops PyPTO's front end itself emits for Python syntax: list indexing and
-    # arrays, `None` as a task id, the block index of `with pl.spmd`.
-    "tilemem/frontend/dsl/program.py": (
-        {"array.create", "array.get_element", "array.update_element", "tile.get_block_idx"},
-        "ops the front end emits for Python syntax"),
-    "tilemem/frontend/dsl/exprs.py": ({"system.task_invalid"}, "`None` as a task id"),
 }
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")

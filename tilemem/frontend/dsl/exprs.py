@@ -200,7 +200,8 @@ class ExprReader:
         return const_bool(e.value, e)
 
     def _none(self, e) -> Val:
-        return Val(ir.Call("pl.system.task_invalid", (), (), e.line, e.col), scalar("TASK_ID"))
+        from tilemem.frontend.dsl.ops import syntax_op       # ops.py reads this module
+        return Val(ir.Call(syntax_op("no_task"), (), (), e.line, e.col), scalar("TASK_ID"))
 
     def _str(self, e: ir.StrConst) -> Val:
         raise DslError("Unsupported constant type: <class 'str'>", e)

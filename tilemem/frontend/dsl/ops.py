@@ -25,7 +25,7 @@ from tilemem.frontend.dsl.values import (
 )
 from tilemem.ir import typerules, views
 
-__all__ = ["OpTable", "op_table", "OpCaller"]
+__all__ = ["OpTable", "op_table", "OpCaller", "syntax_op", "dtype_rules"]
 
 _NO = object()          # "argument not given"
 
@@ -183,6 +183,12 @@ class OpTable:
 def op_table() -> OpTable:
     import importlib.resources
     return OpTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
+
+
+def syntax_op(role: str) -> str:
+    """The op (as printed: ``pl.array.create``) the front end itself builds for a piece of
+    Python syntax, by its role in ops.txt's ``syntax.ROLE = NS.NAME`` rows."""
+    return _printed_op(op_table().get("syntax", role).irop)
 
 
 # ----------------------------------------------------------------------------- dtype rules

@@ -31,7 +31,7 @@ from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.exprs import ExprReader, const_value
-from tilemem.frontend.dsl.ops import OpCaller, op_table
+from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
     DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, scalar,
@@ -487,7 +487,7 @@ class FunctionReader(ExprReader, OpCaller):
             v = self.expr(value)
             if type(v.expr) is ir.IntConst:
                 v = const_int(v.expr.value, array_dtype(t), v.expr)
-            call = ir.Call("pl.array.update_element", (base.expr, i.expr, v.expr), (), s.line, s.col)
+            call = ir.Call(syntax_op("array_set"), (base.expr, i.expr, v.expr), (), s.line, s.col)
             self.assign_or_let(name, Val(call, t), s)
             return
         if not isinstance(t, (ir.TileType, ir.TensorType)):
@@ -506,7 +506,7 @@ class FunctionReader(ExprReader, OpCaller):
         if len(e.index) != 1:
             raise DslError("An Array takes one index", e)
         i = self.expr(e.index[0])
-        return Val(ir.Call("pl.array.get_element", (base.expr, i.expr), (), e.line, e.col),
+        return Val(ir.Call(syntax_op("array_get"), (base.expr, i.expr), (), e.line, e.col),
                    scalar(array_dtype(base.type)))
 
     # -- statements ------------------------------------------------------------------------
@@ -910,7 +910,7 @@ class FunctionReader(ExprReader, OpCaller):
                 whole = whole or is_array
                 entries.append(d.expr)
                 continue
-            if type(d.expr) is ir.Call and d.expr.func == "pl.array.get_element" and \
+            if type(d.expr) is ir.Call and d.expr.func == syntax_op("array_get") and \
                     isinstance(t, ir.ScalarType) and t.dtype == "TASK_ID":
                 if whole:
                     raise DslError(f"'{method}' deps= cannot mix a whole TASK_ID array with per-element "
@@ -929,12 +929,12 @@ class FunctionReader(ExprReader, OpCaller):
         t = array_type(ir.IntConst(n), "TASK_ID")
         line, col = v.line, v.col
         buf = self.new_var("_submit_deps_buf", t)
-        self.emit(ir.Assign([buf.key], t, ir.Call("pl.array.create", (ir.IntConst(n),),
+        self.emit(ir.Assign([buf.key], t, ir.Call(syntax_op("array_create"), (ir.IntConst(n),),
                                                   (("dtype", dotted("pl", "TASK_ID")),)), line=line, col=col))
         for i, e in enumerate(entries):
             prev = buf
             buf = self.new_var("_submit_deps_buf", t)
-            self.emit(ir.Assign([buf.key], t, ir.Call("pl.array.update_element",
+            self.emit(ir.Assign([buf.key], t, ir.Call(syntax_op("array_set"),
                                                       (ir.Name(prev.key), ir.IntConst(i), e)), line=line, col=col))
         return ir.ListExpr((ir.Name(buf.key),))
 
@@ -1623,7 +1623,7 @@ class FunctionReader(ExprReader, OpCaller):
             ib = incore.body
             first = ib[0] if ib else None
             if as_key is None and type(first) is ir.Assign and type(first.value) is ir.Call and \
-                    first.value.func == "pl.tile.get_block_idx" and len(first.targets) == 1:
+                    first.value.func == syntax_op("block_index") and len(first.targets) == 1:
                 # the for-form: the leading block-index read is the loop var
                 order = {k: i for i, k in enumerate(_SCOPE_KWARGS["spmd"])}
                 fkws = sorted(plain + inc_opt, key=lambda kv: order[kv[0]])
@@ -1835,7 +1835,7 @@ def _dispatch_count(stmts) -> int:
 
 def _reads_block_idx_ir(stmts) -> bool:
     """Whether built statements read ``tile.get_block_idx`` (python_printer.cpp:78-90)."""
-    return any(c.func == "pl.tile.get_block_idx" for c in _raw_calls(stmts))
+    return any(c.func == syntax_op("block_index") for c in _raw_calls(stmts))
 
 
 def _extent(lo, hi):
