@@ -652,6 +652,8 @@ class OpCaller:
             return self._as_val(v).expr
         if k == "list":
             return self._list_arg(v, p.name)
+        if k == "axis":
+            return self._axis_arg(p.name, v)
         if k in ("coalesce", "gather_oob"):
             names = ("row", "elem") if k == "coalesce" else ("undefined", "clamp", "wrap", "zero")
             # a Python value (a keyword, the default); a positional literal is already an IR
@@ -751,6 +753,25 @@ class OpCaller:
                 return const_int(int(v.value), "INT32").expr
             return self._as_val(v).expr
         raise DslError(f"unsupported argument kind {k}")   # pragma: no cover
+
+    def _axis_arg(self, name: str, v) -> ir.Expr:
+        """_normalize_axis_const (ir/op/tile_ops.py) and tensor.transpose's axes: a Python
+        int (a keyword; a bool is one) or an integer constant; the TypeError names the class
+        of anything else as PyPTO's builder sees it (a positional float stays a ConstFloat,
+        other expressions reach it wrapped as the DSL's Scalar/Tile/Tensor)."""
+        if isinstance(v, Py):
+            if isinstance(v.value, int):
+                return ir.IntConst(int(v.value))
+            got = type(v.value).__name__
+        else:
+            val = self._as_val(v)
+            cv = const_value(val.expr)
+            if cv is not None and cv[0] == "INDEX" and isinstance(cv[1], int):
+                return val.expr
+            got = {ir.FloatConst: "pypto.pypto_core.ir.ConstFloat"}.get(type(val.expr)) or \
+                {"tile": "pypto.language.typing.tile.Tile", "tensor": "pypto.language.typing.tensor.Tensor"}.get(
+                    ir.type_kind(val.type), "pypto.language.typing.scalar.Scalar")
+        raise DslError(f"{name} must be int or ConstInt, got <class '{got}'>")
 
     def _scalar_operand(self, kind: str, v, b: dict, spec: OpSpec) -> ir.Expr:
         """ir/utils.py:316-431: an untyped constant (an INDEX literal) takes the dtype of
@@ -868,8 +889,11 @@ class OpCaller:
                     item, retype = item.split("@", 1)
                 elif "#" in item:
                     item, retype = item.split("#", 1)
-                    if not isinstance(b.get(item), Py):
-                        retype = None           # an IR expression (a positional literal) stays as read
+                    v = b.get(item)
+                    if not (isinstance(v, Py) and type(v.value) is int):
+                        # an IR expression (a positional literal) stays as read; a Python float
+                        # is _normalize_expr's FP32 constant (peer=2.5 prints 2.5)
+                        retype = None
                 names = item.split("|")
                 value = None
                 for n in names:
