@@ -44,31 +44,31 @@ DERIVED_LEVEL_ROLE = {
 MAX_NESTING = 1000
 
 
-class Token(str):
-    """A token: its text (the string itself and ``value``), its terminal's name (``type``)
-    and where it starts; the attributes of lark's Token, which the reader no longer imports."""
+class Token:
+    """A token: its text (``value``), its terminal's name (``type``) and where it starts;
+    the attributes of lark's Token, which the reader no longer imports.  A plain slotted
+    class, not a str subclass: the reader makes one per token (~37 a line), and a str
+    subclass with an attribute dict costs ~4x as much to make."""
+    __slots__ = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
 
-    def __new__(cls, type, value, start_pos=None, line=None, column=None, end_line=None,
-                end_column=None, end_pos=None):
-        t = str.__new__(cls, value)
-        t.type = type
-        t.value = value
-        t.start_pos = start_pos
-        t.line = line
-        t.column = column
-        t.end_line = end_line
-        t.end_column = end_column
-        t.end_pos = end_pos
-        return t
+    def __init__(self, type, value, start_pos=None, line=None, column=None, end_line=None,
+                 end_column=None, end_pos=None):
+        self.type = type
+        self.value = value
+        self.start_pos = start_pos
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.end_column = end_column
+        self.end_pos = end_pos
 
     @classmethod
     def new_borrow_pos(cls, type_, value, borrow):
         return cls(type_, value, borrow.start_pos, borrow.line, borrow.column,
                    borrow.end_line, borrow.end_column, borrow.end_pos)
 
-    def __reduce__(self):
-        return (Token, (self.type, self.value, self.start_pos, self.line, self.column,
-                        self.end_line, self.end_column, self.end_pos))
+    def __str__(self):
+        return self.value
 
     def __repr__(self):
         return f"Token({self.type!r}, {self.value!r})"
@@ -160,7 +160,7 @@ class PtoIndenter:
     def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
         """``_NL`` then INDENT/DEDENT tokens for the line that starts with ``nxt``."""
         yield nl
-        indent_str = nl.rsplit("\n", 1)[1]
+        indent_str = nl.value.rsplit("\n", 1)[1]
         indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
         levels = self.indent_level
         if indent > levels[-1]:
@@ -904,6 +904,17 @@ def _rule_callback(method, expand1: bool, include, append_none: int):
         if not expand1:
             return method
         return lambda children: children[0] if len(children) == 1 else method(children)
+    if not append_none and not any(inline or nones for _, inline, nones in include):
+        # only tokens filtered out (the common case: `primary "." NAME`, `args "," argument`)
+        keep = [i for i, _, _ in include]
+        if len(keep) == 1:
+            (a,) = keep
+            if expand1:
+                return lambda children: children[a]
+            return lambda children: method([children[a]])
+        if len(keep) == 2 and not expand1:
+            a, b = keep
+            return lambda children: method([children[a], children[b]])
 
     def shaped(children):
         kept = []
@@ -967,7 +978,6 @@ class _Driver:
         keywords = self.keywords
         ignore = self.ignore
         nl_types = self.newline_types
-        new = str.__new__
         T = Token
         pos = 0
         line = 1
@@ -989,15 +999,7 @@ class _Driver:
             if ttype not in ignore:
                 if ttype == "NAME":
                     ttype = keywords.get(value, "NAME")
-                t = new(T, value)
-                t.type = ttype
-                t.value = value
-                t.start_pos = pos
-                t.line = line
-                t.column = pos - line_start + 1
-                t.end_line = t.end_column = None
-                t.end_pos = end
-                yield t
+                yield T(ttype, value, pos, line, pos - line_start + 1, None, None, end)
             if ttype in nl_types:
                 k = value.count("\n")
                 if k:
@@ -1012,6 +1014,8 @@ class _Driver:
         tok = None
         checkpoint = None       # (len(states), len(values), token) at the start of the current line
         stream = postlexer.process(self.tokens(text))
+        push_state, push_value = states.append, values.append
+        pop_state, pop_value = states.pop, values.pop
         for tok in stream:
             ttype = tok.type
             while True:
@@ -1025,22 +1029,24 @@ class _Driver:
                 if shift:
                     if tok is postlexer.line_first:
                         checkpoint = (len(states), len(values), tok)
-                    states.append(arg)
-                    values.append(tok)
+                    push_state(arg)
+                    push_value(tok)
                     break
                 size, callback, origin = arg
-                if callback is None:
-                    states.pop()
-                    states.append(table[states[-1]][origin][1])
+                if callback is None:            # a single child passed through: only the state changes
+                    states[-1] = table[states[-2]][origin][1]
                     continue
-                if size:
+                if size == 1:
+                    children = [pop_value()]
+                    pop_state()
+                elif size:
                     children = values[-size:]
                     del states[-size:]
                     del values[-size:]
                 else:
                     children = []
-                values.append(callback(children))
-                states.append(table[states[-1]][origin][1])
+                push_value(callback(children))
+                push_state(table[states[-1]][origin][1])
         end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
         return self._feed(end_tok, states, values)
 
