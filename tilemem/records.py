@@ -3,10 +3,10 @@
 Building a dataclass generates its methods as text and compiles them (~0.6 ms a class),
 and the ``dataclasses`` module pulls in ``inspect`` and ``ast``: together ~20 ms of
 every solve's start-up, for classes whose methods are a few lines.  A record class
-lists its fields as ``__slots__`` (``__dict__`` may be added for classes that take extra
-attributes) with a written-out ``__init__`` in the same order; :func:`record` gives it
-the dataclass equality, hashing and repr, and ``__dataclass_fields__`` built on first
-use, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` keep working
+lists its fields once, as the parameters of its written-out ``__init__`` (``__slots__``
+are derived from them, or written where a class also takes ``__dict__``); :func:`record`
+gives it the dataclass equality, hashing and repr, and ``__dataclass_fields__`` built on
+first use, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` keep working
 (the ``dataclasses`` module is imported then, not before).  :func:`replace`,
 :func:`fields` and :func:`is_record` are the fast equivalents that import nothing.
 """
@@ -57,13 +57,13 @@ class _LazyFields:
     """``__dataclass_fields__``, built (and the ``dataclasses`` module imported) only when
     something asks for it; then it replaces itself on the class."""
 
-    def __init__(self, cls, defaults: dict, uncompared, hidden):
-        self.cls, self.defaults, self.uncompared, self.hidden = cls, defaults, uncompared, hidden
+    def __init__(self, cls, defaults: dict, annotations: dict, uncompared, hidden):
+        self.cls, self.defaults, self.annotations = cls, defaults, annotations
+        self.uncompared, self.hidden = uncompared, hidden
 
     def __get__(self, obj, owner=None):
         import dataclasses
-        cls = self.cls
-        annotations = cls.__dict__.get("__annotations__", {})
+        cls, annotations = self.cls, self.annotations
         out = {}
         for n in cls._fields:
             d = self.defaults.get(n, _MISSING)
@@ -79,24 +79,34 @@ class _LazyFields:
 
 
 def record(cls=None, *, frozen: bool = False, uncompared: tuple = (), hidden: tuple = ()):
-    """Finish a record class: its fields are its ``__slots__`` (without ``__dict__``), in
-    ``__init__``'s order.  ``uncompared`` fields take no part in equality and hashing,
-    ``hidden`` ones are not in the repr.  Classes that are not ``frozen`` are unhashable,
-    as mutable dataclasses are."""
+    """Finish a record class.  Its fields are the parameters of its ``__init__``, in order;
+    a class that writes no ``__slots__`` is made again with those fields as its slots
+    (the ``__init__`` must set each of them), one that writes them (e.g. to add
+    ``__dict__``) must list them in ``__init__``'s order.  ``uncompared`` fields take no
+    part in equality and hashing, ``hidden`` ones are not in the repr.  Classes that are
+    not ``frozen`` are unhashable, as mutable dataclasses are."""
     if cls is None:
         return lambda c: record(c, frozen=frozen, uncompared=uncompared, hidden=hidden)
-    names = tuple(n for n in cls.__dict__.get("__slots__", ()) if n not in ("__dict__", "__weakref__"))
     init = cls.__dict__.get("__init__")
+    names, defaults, annotations = (), {}, cls.__dict__.get("__annotations__", {})
     if init is not None:
-        code = init.__code__
-        assert code.co_varnames[1:code.co_argcount] == names, (cls.__name__, names)
-        given = init.__defaults__ or ()
+        code, given = init.__code__, init.__defaults__ or ()
+        names = code.co_varnames[1:code.co_argcount]
         defaults = dict(zip(names[len(names) - len(given):], given))
+    if "__slots__" in cls.__dict__:
+        written = tuple(n for n in cls.__slots__ if n not in ("__dict__", "__weakref__"))
+        assert written == names, (cls.__name__, names)
     else:
-        assert not names, cls.__name__
-        defaults = {}
+        # a class gets its slots when it is made: make it again, with the fields as slots
+        if init is not None:
+            assert set(names) <= set(code.co_names), (cls.__name__, "__init__ leaves a field unset")
+            assert "__class__" not in code.co_freevars, (cls.__name__, "super() in a remade class")
+            annotations = init.__annotations__
+        ns = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
+        ns["__slots__"] = names
+        cls = type(cls)(cls.__name__, cls.__bases__, ns)
     cls._fields = names
-    cls.__dataclass_fields__ = _LazyFields(cls, defaults, uncompared, hidden)
+    cls.__dataclass_fields__ = _LazyFields(cls, defaults, annotations, uncompared, hidden)
     cls._compared = tuple(n for n in names if n not in uncompared)
     cls._shown = tuple(n for n in names if n not in hidden)
     k = cls._compared

@@ -20,37 +20,34 @@ __all__ = [
     "ListExpr", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
-    "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "pos", "subexpressions",
+    "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
     "type_kind",
 ]
 
 
-def pos():
-    """A source-position field of a dataclass: excluded from equality and repr."""
-    import dataclasses
-    return dataclasses.field(default=None, compare=False, repr=False)
-
-
 # ----------------------------------------------------------------------------- node classes
 #
-# The node classes are plain classes with __slots__ and a written-out __init__, not
-# dataclasses: building ~40 dataclasses cost 20 ms at every start (the methods are
-# generated as text and compiled), and a frozen dataclass's __init__ sets each field
-# through object.__setattr__ (1.5 us a node; 0.4 us here: the parser builds a million
-# nodes for the largest kernels).  They still look like dataclasses to the rest of the
-# code (:mod:`tilemem.records`): ``dataclasses.fields``, ``replace``, ``asdict`` and
-# ``is_dataclass`` work, and equality, hashing and repr are the dataclass ones.  Expression and
-# type nodes are immutable by convention (their hash depends on their fields).
+# A node class is defined once, by its ``__init__``: the parameters are the fields, in
+# order, with their types and defaults, and the body sets them (:mod:`tilemem.records`
+# derives ``__slots__``, equality, hashing, repr and the dataclass field table).  They are
+# plain classes, not dataclasses: building ~40 dataclasses cost 20 ms at every start (the
+# methods are generated as text and compiled), and a frozen dataclass's __init__ sets each
+# field through object.__setattr__ (1.5 us a node; 0.4 us here: the parser builds a million
+# nodes for the largest kernels).  The bodies set at most three fields a statement: Python
+# swaps up to three values without building a tuple.  ``dataclasses.fields``, ``replace``,
+# ``asdict`` and ``is_dataclass`` work on nodes.  Expression and type nodes are immutable
+# by convention (their hash depends on their fields).
 
+Pos = Optional[int]                   # a source position field (line or column), 1-based
 
 _POSITIONS = ("line", "col")
 
 
 def node(cls=None, *, frozen: bool = False, uncompared: tuple = _POSITIONS,
          hidden: tuple = _POSITIONS):
-    """Finish a node class (:func:`tilemem.records.record`): its fields are its
-    ``__slots__``, in ``__init__``'s order; by default the source position takes no part
-    in equality, hashing and repr."""
+    """Finish a node class (:func:`tilemem.records.record`): its fields are the
+    parameters of its ``__init__``; by default the source position takes no part in
+    equality, hashing and repr."""
     return record(cls, frozen=frozen, uncompared=uncompared, hidden=hidden)
 
 
@@ -59,35 +56,21 @@ def node(cls=None, *, frozen: bool = False, uncompared: tuple = _POSITIONS,
 
 @node(frozen=True)
 class Expr(_Node):
-    __slots__ = ()
+    """An expression node."""
 
 
 @node(frozen=True)
 class Name(Expr):
     """A bare identifier: a variable, or a free name such as a dynamic dim."""
-    __slots__ = ('id', 'line', 'col')
-    id: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, id, line=None, col=None):
-        self.id = id
-        self.line = line
-        self.col = col
+    def __init__(self, id: str, line: Pos = None, col: Pos = None):
+        self.id, self.line, self.col = id, line, col
 
 
 @node(frozen=True)
 class Dotted(Expr):
     """A dotted reference that is not called: ``pl.FP32``, ``pl.Mem.Vec``, ``self.f``."""
-    __slots__ = ('parts', 'line', 'col')
-    parts: tuple[str, ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, parts, line=None, col=None):
-        self.parts = parts
-        self.line = line
-        self.col = col
+    def __init__(self, parts: tuple[str, ...], line: Pos = None, col: Pos = None):
+        self.parts, self.line, self.col = parts, line, col
 
     @property
     def text(self) -> str:
@@ -96,125 +79,62 @@ class Dotted(Expr):
 
 @node(frozen=True)
 class IntConst(Expr):
-    __slots__ = ('value', 'line', 'col')
-    value: int
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, value, line=None, col=None):
-        self.value = value
-        self.line = line
-        self.col = col
+    def __init__(self, value: int, line: Pos = None, col: Pos = None):
+        self.value, self.line, self.col = value, line, col
 
 
 @node(frozen=True)
 class FloatConst(Expr):
     """A float literal, kept as written (``%.17g`` text, ``nan``, ``inf``)."""
-    __slots__ = ('text', 'line', 'col')
-    text: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, text, line=None, col=None):
-        self.text = text
-        self.line = line
-        self.col = col
+    def __init__(self, text: str, line: Pos = None, col: Pos = None):
+        self.text, self.line, self.col = text, line, col
 
 
 @node(frozen=True)
 class BoolConst(Expr):
-    __slots__ = ('value', 'line', 'col')
-    value: bool
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, value, line=None, col=None):
-        self.value = value
-        self.line = line
-        self.col = col
+    def __init__(self, value: bool, line: Pos = None, col: Pos = None):
+        self.value, self.line, self.col = value, line, col
 
 
 @node(frozen=True)
 class NoneConst(Expr):
-    __slots__ = ('line', 'col')
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, line=None, col=None):
-        self.line = line
-        self.col = col
+    def __init__(self, line: Pos = None, col: Pos = None):
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class StrConst(Expr):
     """A string literal; ``quote`` is the delimiter it was written with (``'`` or ``"``)."""
-    __slots__ = ('value', 'quote', 'line', 'col')
-    value: str
-    quote: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, value, quote="'", line=None, col=None):
-        self.value = value
-        self.quote = quote
-        self.line = line
-        self.col = col
+    def __init__(self, value: str, quote: str = "'", line: Pos = None, col: Pos = None):
+        self.value, self.quote = value, quote
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class ListExpr(Expr):
-    __slots__ = ('items', 'line', 'col')
-    items: tuple[Expr, ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, items, line=None, col=None):
-        self.items = items
-        self.line = line
-        self.col = col
+    def __init__(self, items: tuple[Expr, ...], line: Pos = None, col: Pos = None):
+        self.items, self.line, self.col = items, line, col
 
 
 @node(frozen=True)
 class TupleExpr(Expr):
     """A parenthesised tuple ``(a, b)``; one element prints as ``(a,)``."""
-    __slots__ = ('items', 'line', 'col')
-    items: tuple[Expr, ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, items, line=None, col=None):
-        self.items = items
-        self.line = line
-        self.col = col
+    def __init__(self, items: tuple[Expr, ...], line: Pos = None, col: Pos = None):
+        self.items, self.line, self.col = items, line, col
 
 
 @node(frozen=True)
 class DictExpr(Expr):
-    __slots__ = ('items', 'line', 'col')
-    items: tuple[tuple[Expr, Expr], ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, items, line=None, col=None):
-        self.items = items
-        self.line = line
-        self.col = col
+    def __init__(self, items: tuple[tuple[Expr, Expr], ...], line: Pos = None, col: Pos = None):
+        self.items, self.line, self.col = items, line, col
 
 
 @node(frozen=True)
 class Subscript(Expr):
     """``value[i]`` or ``value[i, j]`` (several indices print comma-separated)."""
-    __slots__ = ('value', 'index', 'line', 'col')
-    value: Expr
-    index: tuple[Expr, ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, value, index, line=None, col=None):
-        self.value = value
-        self.index = index
-        self.line = line
-        self.col = col
+    def __init__(self, value: Expr, index: tuple[Expr, ...], line: Pos = None, col: Pos = None):
+        self.value, self.index = value, index
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
@@ -224,19 +144,10 @@ class Call(Expr):
     ``func`` is the dotted callee as written (``pl.tile.load``, ``self.helper``,
     ``pl.range``, ``abs``); ``kwargs`` keep their written order, ``attrs`` included.
     """
-    __slots__ = ('func', 'args', 'kwargs', 'line', 'col')
-    func: str
-    args: tuple[Expr, ...]
-    kwargs: tuple[tuple[str, Expr], ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, func, args=(), kwargs=(), line=None, col=None):
-        self.func = func
-        self.args = args
-        self.kwargs = kwargs
-        self.line = line
-        self.col = col
+    def __init__(self, func: str, args: tuple[Expr, ...] = (),
+                 kwargs: tuple[tuple[str, Expr], ...] = (), line: Pos = None, col: Pos = None):
+        self.func, self.args, self.kwargs = func, args, kwargs
+        self.line, self.col = line, col
 
     @property
     def op(self) -> Optional[str]:
@@ -277,49 +188,24 @@ class Call(Expr):
 @node(frozen=True)
 class BinOp(Expr):
     """Infix operator: ``+ - * / // % ** == != < <= > >= and or xor & | ^ << >>``."""
-    __slots__ = ('op', 'left', 'right', 'line', 'col')
-    op: str
-    left: Expr
-    right: Expr
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, op, left, right, line=None, col=None):
-        self.op = op
-        self.left = left
-        self.right = right
-        self.line = line
-        self.col = col
+    def __init__(self, op: str, left: Expr, right: Expr, line: Pos = None, col: Pos = None):
+        self.op, self.left, self.right = op, left, right
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class UnaryOp(Expr):
     """Prefix operator: ``-``, ``~``, ``not``."""
-    __slots__ = ('op', 'operand', 'line', 'col')
-    op: str
-    operand: Expr
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, op, operand, line=None, col=None):
-        self.op = op
-        self.operand = operand
-        self.line = line
-        self.col = col
+    def __init__(self, op: str, operand: Expr, line: Pos = None, col: Pos = None):
+        self.op, self.operand = op, operand
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class Opaque(Expr):
     """Text the model does not understand, printed back verbatim."""
-    __slots__ = ('text', 'line', 'col')
-    text: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, text, line=None, col=None):
-        self.text = text
-        self.line = line
-        self.col = col
+    def __init__(self, text: str, line: Pos = None, col: Pos = None):
+        self.text, self.line, self.col = text, line, col
 
 
 # ----------------------------------------------------------------------------- types
@@ -327,7 +213,7 @@ class Opaque(Expr):
 
 @node(frozen=True)
 class Type(_Node):
-    __slots__ = ()
+    """A type annotation node."""
 
 
 @node(frozen=True, uncompared=(), hidden=())
@@ -337,112 +223,55 @@ class TileView(_Node):
     Only fields written in the text are set; ``None`` means "the implicit value
     for the tile's shape and memory space" (see ``tilemem.ir.views``).
     """
-    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad',
-                 'compact')
-    valid_shape: Optional[tuple[Expr, ...]]
-    stride: Optional[tuple[Expr, ...]]
-    start_offset: Optional[Expr]
-    blayout: Optional[str]
-    slayout: Optional[str]
-    fractal: Optional[int]
-    pad: Optional[str]
-    compact: Optional[str]
-
-    def __init__(self, valid_shape=None, stride=None, start_offset=None, blayout=None,
-            slayout=None, fractal=None, pad=None, compact=None):
-        self.valid_shape = valid_shape
-        self.stride = stride
-        self.start_offset = start_offset
-        self.blayout = blayout
-        self.slayout = slayout
-        self.fractal = fractal
-        self.pad = pad
-        self.compact = compact
+    def __init__(self, valid_shape: Optional[tuple[Expr, ...]] = None,
+                 stride: Optional[tuple[Expr, ...]] = None, start_offset: Optional[Expr] = None,
+                 blayout: Optional[str] = None, slayout: Optional[str] = None,
+                 fractal: Optional[int] = None, pad: Optional[str] = None,
+                 compact: Optional[str] = None):
+        self.valid_shape, self.stride, self.start_offset = valid_shape, stride, start_offset
+        self.blayout, self.slayout, self.fractal = blayout, slayout, fractal
+        self.pad, self.compact = pad, compact
 
 
 @node(frozen=True)
 class TileType(Type):
     """``pl.Tile[[dims], pl.DTYPE(, memref)?(, pl.Mem.S)?(, pl.TileView(...))?]``."""
-    __slots__ = ('shape', 'dtype', 'memref', 'space', 'view', 'line', 'col')
-    shape: tuple[Expr, ...]
-    dtype: str
-    memref: Optional[Expr]
-    space: Optional[str]
-    view: Optional[TileView]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, shape, dtype, memref=None, space=None, view=None, line=None, col=None):
-        self.shape = shape
-        self.dtype = dtype
-        self.memref = memref
-        self.space = space
-        self.view = view
-        self.line = line
-        self.col = col
+    def __init__(self, shape: tuple[Expr, ...], dtype: str, memref: Optional[Expr] = None,
+                 space: Optional[str] = None, view: Optional[TileView] = None, line: Pos = None,
+                 col: Pos = None):
+        self.shape, self.dtype, self.memref = shape, dtype, memref
+        self.space, self.view = space, view
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class TensorType(Type):
     """``pl.Tensor[[dims], pl.DTYPE(, pl.TensorView(...))?(, memref)?]`` (``pld.DistributedTensor`` too)."""
-    __slots__ = ('shape', 'dtype', 'view', 'memref', 'kind', 'line', 'col')
-    shape: tuple[Expr, ...]
-    dtype: str
-    view: Optional[Expr]
-    memref: Optional[Expr]
-    kind: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, shape, dtype, view=None, memref=None, kind='pl.Tensor', line=None,
-            col=None):
-        self.shape = shape
-        self.dtype = dtype
-        self.view = view
-        self.memref = memref
-        self.kind = kind
-        self.line = line
-        self.col = col
+    def __init__(self, shape: tuple[Expr, ...], dtype: str, view: Optional[Expr] = None,
+                 memref: Optional[Expr] = None, kind: str = 'pl.Tensor', line: Pos = None,
+                 col: Pos = None):
+        self.shape, self.dtype, self.view = shape, dtype, view
+        self.memref, self.kind = memref, kind
+        self.line, self.col = line, col
 
 
 @node(frozen=True)
 class ScalarType(Type):
-    __slots__ = ('dtype', 'line', 'col')
-    dtype: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, dtype, line=None, col=None):
-        self.dtype = dtype
-        self.line = line
-        self.col = col
+    def __init__(self, dtype: str, line: Pos = None, col: Pos = None):
+        self.dtype, self.line, self.col = dtype, line, col
 
 
 @node(frozen=True)
 class TupleType(Type):
-    __slots__ = ('items', 'line', 'col')
-    items: tuple[Type, ...]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, items, line=None, col=None):
-        self.items = items
-        self.line = line
-        self.col = col
+    def __init__(self, items: tuple[Type, ...], line: Pos = None, col: Pos = None):
+        self.items, self.line, self.col = items, line, col
 
 
 @node(frozen=True)
 class OpaqueType(Type):
     """Any other annotation (``pl.Array[...]``, ``pl.Ptr``, ...), kept as its expression."""
-    __slots__ = ('expr', 'line', 'col')
-    expr: Expr
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, expr, line=None, col=None):
-        self.expr = expr
-        self.line = line
-        self.col = col
+    def __init__(self, expr: Expr, line: Pos = None, col: Pos = None):
+        self.expr, self.line, self.col = expr, line, col
 
 
 _TYPE_KINDS = ((TileType, "tile"), (TensorType, "tensor"), (ScalarType, "scalar"),
@@ -461,7 +290,7 @@ def type_kind(t: Optional[Type]) -> Optional[str]:
 
 @node
 class Stmt(_Node):
-    __slots__ = ()
+    """A statement node."""
 
 
 @node(uncompared=('line', 'col', 'annotation'), hidden=('line', 'col', 'annotation'))
@@ -470,55 +299,32 @@ class Assign(Stmt):
 
     ``annotation``: the annotation expression as written (read by the DSL reading; not
     compared)."""
-    __slots__ = ('targets', 'type', 'value', 'comments', 'line', 'col', 'annotation')
-    targets: list[str]
-    type: Optional[Type]
-    value: Expr
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-    annotation: Optional[Expr]
-
-    def __init__(self, targets, type, value, comments=_LIST, line=None, col=None,
-            annotation=None):
-        self.targets = targets
-        self.type = type
-        self.value = value
+    def __init__(self, targets: list[str], type: Optional[Type], value: Expr,
+                 comments: list[str] = _LIST, line: Pos = None, col: Pos = None,
+                 annotation: Optional[Expr] = None):
+        self.targets, self.type, self.value = targets, type, value
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
         self.annotation = annotation
+        self.line, self.col = line, col
 
 
 @node
 class EvalStmt(Stmt):
     """A bare expression statement, e.g. ``pl.system.bar_v()``."""
-    __slots__ = ('expr', 'comments', 'line', 'col')
-    expr: Expr
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, expr, comments=_LIST, line=None, col=None):
+    def __init__(self, expr: Expr, comments: list[str] = _LIST, line: Pos = None,
+                 col: Pos = None):
         self.expr = expr
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class Return(Stmt):
-    __slots__ = ('values', 'comments', 'line', 'col')
-    values: list[Expr]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, values, comments=_LIST, line=None, col=None):
+    def __init__(self, values: list[Expr], comments: list[str] = _LIST, line: Pos = None,
+                 col: Pos = None):
         self.values = values
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node(uncompared=('line', 'col', 'annotation'), hidden=('line', 'col', 'annotation'))
@@ -528,24 +334,15 @@ class Yield(Stmt):
     One target prints ``rv: T = pl.yield_(v)``; several print ``a, b = pl.yield_(x, y)``
     (unannotated, so their types live in ``target_types`` as None).
     """
-    __slots__ = ('values', 'targets', 'target_types', 'comments', 'line', 'col', 'annotation')
-    values: list[Expr]
-    targets: list[str]
-    target_types: list[Optional[Type]]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-    annotation: Optional[Expr]
-
-    def __init__(self, values, targets=_LIST, target_types=_LIST, comments=_LIST, line=None,
-            col=None, annotation=None):
+    def __init__(self, values: list[Expr], targets: list[str] = _LIST,
+                 target_types: list[Optional[Type]] = _LIST, comments: list[str] = _LIST,
+                 line: Pos = None, col: Pos = None, annotation: Optional[Expr] = None):
         self.values = values
         self.targets = [] if targets is _LIST else targets
         self.target_types = [] if target_types is _LIST else target_types
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
         self.annotation = annotation
+        self.line, self.col = line, col
 
 
 @node
@@ -555,23 +352,13 @@ class For(Stmt):
     ``kind`` is the callee's last component (range, parallel, unroll, pipeline,
     while_, spmd, split_aiv); ``loop_var`` may be None (``pl.while_``).
     """
-    __slots__ = ('loop_var', 'iter_args', 'iter', 'body', 'comments', 'line', 'col')
-    loop_var: Optional[str]
-    iter_args: Optional[list[str]]
-    iter: Call
-    body: list[Stmt]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, loop_var, iter_args, iter, body, comments=_LIST, line=None, col=None):
-        self.loop_var = loop_var
-        self.iter_args = iter_args
-        self.iter = iter
+    def __init__(self, loop_var: Optional[str], iter_args: Optional[list[str]], iter: Call,
+                 body: list[Stmt], comments: list[str] = _LIST, line: Pos = None,
+                 col: Pos = None):
+        self.loop_var, self.iter_args, self.iter = loop_var, iter_args, iter
         self.body = body
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
     @property
     def kind(self) -> str:
@@ -585,113 +372,60 @@ class For(Stmt):
 
 @node
 class While(Stmt):
-    __slots__ = ('cond', 'body', 'comments', 'line', 'col')
-    cond: Expr
-    body: list[Stmt]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, cond, body, comments=_LIST, line=None, col=None):
-        self.cond = cond
-        self.body = body
+    def __init__(self, cond: Expr, body: list[Stmt], comments: list[str] = _LIST,
+                 line: Pos = None, col: Pos = None):
+        self.cond, self.body = cond, body
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class If(Stmt):
-    __slots__ = ('cond', 'then_body', 'else_body', 'comments', 'line', 'col')
-    cond: Expr
-    then_body: list[Stmt]
-    else_body: Optional[list[Stmt]]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, cond, then_body, else_body=None, comments=_LIST, line=None, col=None):
-        self.cond = cond
-        self.then_body = then_body
-        self.else_body = else_body
+    def __init__(self, cond: Expr, then_body: list[Stmt], else_body: Optional[list[Stmt]] = None,
+                 comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
+        self.cond, self.then_body, self.else_body = cond, then_body, else_body
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class With(Stmt):
     """``with <call>[ as name]:`` — pl.scope / pl.at / pl.cluster / pl.spmd."""
-    __slots__ = ('item', 'as_name', 'body', 'comments', 'line', 'col')
-    item: Expr
-    as_name: Optional[str]
-    body: list[Stmt]
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, item, as_name, body, comments=_LIST, line=None, col=None):
-        self.item = item
-        self.as_name = as_name
-        self.body = body
+    def __init__(self, item: Expr, as_name: Optional[str], body: list[Stmt],
+                 comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
+        self.item, self.as_name, self.body = item, as_name, body
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class Break(Stmt):
-    __slots__ = ('comments', 'line', 'col')
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, comments=_LIST, line=None, col=None):
+    def __init__(self, comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class Continue(Stmt):
-    __slots__ = ('comments', 'line', 'col')
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, comments=_LIST, line=None, col=None):
+    def __init__(self, comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class Pass(Stmt):
-    __slots__ = ('comments', 'line', 'col')
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, comments=_LIST, line=None, col=None):
+    def __init__(self, comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 @node
 class OpaqueStmt(Stmt):
     """A statement line the model does not understand, printed back verbatim."""
-    __slots__ = ('text', 'comments', 'line', 'col')
-    text: str
-    comments: list[str]
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, text, comments=_LIST, line=None, col=None):
+    def __init__(self, text: str, comments: list[str] = _LIST, line: Pos = None, col: Pos = None):
         self.text = text
         self.comments = [] if comments is _LIST else comments
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
 
 # ----------------------------------------------------------------------------- functions
@@ -699,19 +433,11 @@ class OpaqueStmt(Stmt):
 
 @node
 class Param(_Node):
-    __slots__ = ('name', 'type', 'direction', 'line', 'col')
-    name: str
-    type: Type
-    direction: str          # In | Out | InOut
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, name, type, direction='In', line=None, col=None):
-        self.name = name
-        self.type = type
-        self.direction = direction
-        self.line = line
-        self.col = col
+    """A function parameter; ``direction`` is In, Out or InOut."""
+    def __init__(self, name: str, type: Type, direction: str = 'In', line: Pos = None,
+                 col: Pos = None):
+        self.name, self.type, self.direction = name, type, direction
+        self.line, self.col = line, col
 
 
 @node(uncompared=('name_hints', 'line', 'col'), hidden=('name_hints', 'line', 'col'))
@@ -720,46 +446,26 @@ class Function(_Node):
 
     ``func_type`` is the FunctionType name (Opaque when the decorator has none);
     ``level``/``role`` are as written or derived the way PyPTO derives them.
-    ``extra`` holds further decorator kwargs (auto_scope, external_source) in order.
-    """
-    __slots__ = ('name', 'func_type', 'level', 'role', 'params', 'return_types', 'body', 'extra',
-                 'returns_tuple', 'comments', 'decorator', 'name_hints', 'line', 'col')
-    name: str
-    func_type: str
-    level: Optional[str]
-    role: Optional[str]
-    params: list[Param]
-    return_types: list[Type]
-    body: list[Stmt]
-    extra: list[tuple[str, Expr]]
-    returns_tuple: bool     # ``-> tuple[...]`` even with one element
-    comments: list[str]
-    decorator: str
-    # The name hint PyPTO gave each var, by printed name, when the reader knows it (the
-    # DSL reading: ``x`` assigned twice is two vars with hint ``x``, printed ``x``,
-    # ``x_1``).  Printed text does not carry hints; the rules then infer them
-    # (rules/p3_rewrite.dl, name_hint).  Used to name inserted moves (printer.md §6).
-    name_hints: dict[str, str]
-    line: Optional[int]
-    col: Optional[int]
+    ``extra`` holds further decorator kwargs (auto_scope, external_source) in order;
+    ``returns_tuple``: ``-> tuple[...]`` even with one element.
 
-    def __init__(self, name, func_type, level, role, params, return_types, body, extra=_LIST,
-            returns_tuple=False, comments=_LIST, decorator='pl.function', name_hints=_DICT,
-            line=None, col=None):
-        self.name = name
-        self.func_type = func_type
-        self.level = level
-        self.role = role
-        self.params = params
-        self.return_types = return_types
-        self.body = body
+    ``name_hints``: the name hint PyPTO gave each var, by printed name, when the reader
+    knows it (the DSL reading: ``x`` assigned twice is two vars with hint ``x``, printed
+    ``x``, ``x_1``).  Printed text does not carry hints; the rules then infer them
+    (rules/p3_rewrite.dl, name_hint).  Used to name inserted moves (printer.md §6).
+    """
+    def __init__(self, name: str, func_type: str, level: Optional[str], role: Optional[str],
+                 params: list[Param], return_types: list[Type], body: list[Stmt],
+                 extra: list[tuple[str, Expr]] = _LIST, returns_tuple: bool = False,
+                 comments: list[str] = _LIST, decorator: str = 'pl.function',
+                 name_hints: dict[str, str] = _DICT, line: Pos = None, col: Pos = None):
+        self.name, self.func_type, self.level = name, func_type, level
+        self.role, self.params, self.return_types = role, params, return_types
+        self.body, self.returns_tuple, self.decorator = body, returns_tuple, decorator
         self.extra = [] if extra is _LIST else extra
-        self.returns_tuple = returns_tuple
         self.comments = [] if comments is _LIST else comments
-        self.decorator = decorator
         self.name_hints = {} if name_hints is _DICT else name_hints
-        self.line = line
-        self.col = col
+        self.line, self.col = line, col
 
     @property
     def is_incore(self) -> bool:
@@ -768,31 +474,18 @@ class Function(_Node):
 
 @node(uncompared=('line', 'col', 'reading'))
 class Program(_Node):
-    __slots__ = ('name', 'functions', 'dynamic', 'prefix', 'header', 'class_name', 'line', 'col',
-                 'reading')
-    name: str
-    functions: list[Function]
-    dynamic: list[tuple[str, Expr]]   # NAME = pl.dynamic("NAME")
-    prefix: str
-    header: Optional[str]     # the ``# pypto.program: X`` line as written
-    class_name: Optional[str]
-    line: Optional[int]
-    col: Optional[int]
-    # how the text was read: "ir" (PyPTO's printed IR) or "dsl" (hand-written DSL,
-    # through PyPTO's front end); see tilemem.frontend.reading
-    reading: str
-
-    def __init__(self, name, functions, dynamic=_LIST, prefix='pl', header=None,
-            class_name=None, line=None, col=None, reading='ir'):
-        self.name = name
-        self.functions = functions
+    """A ``@pl.program`` class: its functions, and its ``dynamic`` dims (``NAME =
+    pl.dynamic("NAME")``).  ``header`` is the ``# pypto.program: X`` line as written;
+    ``reading`` says how the text was read: "ir" (PyPTO's printed IR) or "dsl"
+    (hand-written DSL, through PyPTO's front end; see tilemem.frontend.reading)."""
+    def __init__(self, name: str, functions: list[Function],
+                 dynamic: list[tuple[str, Expr]] = _LIST, prefix: str = 'pl',
+                 header: Optional[str] = None, class_name: Optional[str] = None,
+                 line: Pos = None, col: Pos = None, reading: str = 'ir'):
+        self.name, self.functions = name, functions
         self.dynamic = [] if dynamic is _LIST else dynamic
-        self.prefix = prefix
-        self.header = header
-        self.class_name = class_name
-        self.line = line
-        self.col = col
-        self.reading = reading
+        self.prefix, self.header, self.class_name = prefix, header, class_name
+        self.line, self.col, self.reading = line, col, reading
 
     def function(self, name: str) -> Optional[Function]:
         for f in self.functions:
