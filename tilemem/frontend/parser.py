@@ -320,56 +320,60 @@ def _tile_view(call: ir.Call) -> Optional[ir.TileView]:
     return ir.TileView(**fields)
 
 
-def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
+def _is_space(e) -> bool:
+    return type(e) is ir.Dotted and len(e.parts) == 3 and e.parts[1] == "Mem"
+
+
+def _is_call_of(name: str):
+    return lambda e: type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == name
+
+
+# what may follow ``[dims], dtype`` in a Tile and a Tensor annotation, by kind
+_TILE_ITEMS = (("space", _is_space), ("view", _is_call_of("TileView")), ("memref", _is_memref))
+_TENSOR_ITEMS = (("view", _is_call_of("TensorView")), ("memref", _is_memref))
+
+
+def _shaped(e: ir.Subscript, kinds) -> Optional[tuple]:
+    """``(dims, dtype, {kind: item})`` of a ``[dims], dtype, item...`` annotation: the items
+    may come in any order (they print in the canonical one), each kind at most once; None
+    when the annotation is not of that form."""
     idx = e.index
     if len(idx) < 2 or type(idx[0]) is not ir.ListExpr:
         return None
     dtype = _dtype(idx[1])
     if dtype is None:
         return None
-    # memref, Mem and view may come in any order; they print in the canonical one
-    memref = space = view = None
+    items = {}
     for item in idx[2:]:
-        t = type(item)
-        if t is ir.Dotted and len(item.parts) == 3 and item.parts[1] == "Mem":
-            if space is not None:
-                return None
-            space = item.parts[2]
-        elif t is ir.Call and item.func.rsplit(".", 1)[-1] == "TileView":
-            if view is not None:
-                return None
-            view = _tile_view(item)
-            if view is None:
-                return None
-        elif _is_memref(item):
-            if memref is not None:
-                return None
-            memref = item
-        else:
+        kind = next((k for k, is_kind in kinds if is_kind(item)), None)
+        if kind is None or kind in items:
             return None
-    return ir.TileType(idx[0].items, dtype, memref, space, view, e.line, e.col)
+        items[kind] = item
+    return idx[0].items, dtype, items
+
+
+def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
+    shaped = _shaped(e, _TILE_ITEMS)
+    if shaped is None:
+        return None
+    dims, dtype, items = shaped
+    view = space = None
+    if "view" in items:
+        view = _tile_view(items["view"])
+        if view is None:
+            return None
+    if "space" in items:
+        space = items["space"].parts[2]
+    return ir.TileType(dims, dtype, items.get("memref"), space, view, e.line, e.col)
 
 
 def _tensor_type(e: ir.Subscript, kind: str) -> Optional[ir.Type]:
-    idx = e.index
-    if len(idx) < 2 or type(idx[0]) is not ir.ListExpr:
+    shaped = _shaped(e, _TENSOR_ITEMS)
+    if shaped is None:
         return None
-    dtype = _dtype(idx[1])
-    if dtype is None:
-        return None
-    view = memref = None
-    for item in idx[2:]:
-        if type(item) is ir.Call and item.func.rsplit(".", 1)[-1] == "TensorView":
-            if view is not None:
-                return None
-            view = item
-        elif _is_memref(item):
-            if memref is not None:
-                return None
-            memref = item
-        else:
-            return None
-    return ir.TensorType(idx[0].items, dtype, view, memref, kind, e.line, e.col)
+    dims, dtype, items = shaped
+    return ir.TensorType(dims, dtype, items.get("view"), items.get("memref"), kind, e.line,
+                         e.col)
 
 
 def to_type(e: ir.Expr) -> ir.Type:
