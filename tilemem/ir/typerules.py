@@ -392,6 +392,14 @@ class _Unknown(Exception):
     """Not enough information to derive (derive_result_type returns None)."""
 
 
+def _need_kwarg(kwargs, key: str, name: str) -> ir.Expr:
+    """Keyword argument ``key`` of op ``name``; without it the result is left underived."""
+    v = kwargs.get(key)
+    if v is None:
+        raise _Unknown(f"{name} without {key}")
+    return v
+
+
 def _lay(t: ir.TileType, valid=None) -> EffectiveView:
     """FRESH view with valid = VS(t) (or ``valid``) and LAY(t) (blayout/slayout/pad/compact
     of E(t); fractal 512)."""
@@ -403,6 +411,11 @@ def _lay(t: ir.TileType, valid=None) -> EffectiveView:
 def _like(t: ir.TileType) -> "_Res":
     """A result of the tile's shape, dtype and view (the deducer copies its input)."""
     return _Res(tuple(t.shape), norm_dtype(t.dtype), _lay(t))
+
+
+def _like_arg(i: int):
+    """The rule of an op whose result copies the tile at argument ``i`` (see :func:`_like`)."""
+    return lambda op, args, kwargs: _like(_need_tile(args, i, op))
 
 
 def _first_space(args) -> Optional[str]:
@@ -578,10 +591,7 @@ def _r_binary(op, args, kwargs):
 
 # ---------------------------------------------------------------- 3.2 tile (+) scalar
 
-@_rule(*_TILE_SCALAR)
-def _r_tile_scalar(op, args, kwargs):
-    t = _need_tile(args, 0, op)
-    return _like(t)
+_rule(*_TILE_SCALAR)(_like_arg(0))
 
 
 @_rule("addsc", "subsc", "rems")
@@ -593,10 +603,7 @@ def _r_addsc(op, args, kwargs):
     return _Res(bcast(t1.shape, t2.shape), dtype, _lay(t1))
 
 
-@_rule("sels")
-def _r_sels(op, args, kwargs):
-    src = _need_tile(args, 1, op)
-    return _like(src)
+_rule("sels")(_like_arg(1))                 # sels(mask, src, tmp, scalar): like src
 
 
 @_rule("expands")
@@ -630,19 +637,13 @@ def _r_cmp(op, args, kwargs):
 
 # ---------------------------------------------------------------- 3.4 unary, cast
 
-@_rule(*_UNARY)
-def _r_unary(op, args, kwargs):
-    t = _need_tile(args, 0, op)
-    return _like(t)
+_rule(*_UNARY)(_like_arg(0))
 
 
 @_rule("cast")
 def _r_cast(op, args, kwargs):
     t = _need_tile(args, 0, op)
-    tt = kwargs.get("target_type")
-    if tt is None:
-        raise _Unknown("cast without target_type")
-    dtype = norm_dtype(tt)
+    dtype = norm_dtype(_need_kwarg(kwargs, "target_type", "cast"))
     if dtype == norm_dtype(t.dtype):
         raise DeductionError("cast to the same dtype")
     return _Res(tuple(t.shape), dtype, _lay(t))
@@ -873,9 +874,7 @@ def _r_create(op, args, kwargs):
     if not args:
         raise _Unknown("create without shape")
     shape = _dims(args[0].expr)
-    dt = kwargs.get("dtype")
-    if dt is None:
-        raise _Unknown("create without dtype")
+    dt = _need_kwarg(kwargs, "dtype", "create")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else None
     transpose, flat = _kw_bool(kwargs, "transpose"), _kw_bool(kwargs, "flat_layout")
@@ -1192,9 +1191,7 @@ def _r_gather_mask(op, args, kwargs):
 @_rule("gather_compare")
 def _r_gather_compare(op, args, kwargs):
     src = _need_tile(args, 0, op)
-    oc = kwargs.get("out_cols")
-    if oc is None:
-        raise _Unknown("gather_compare without out_cols")
+    oc = _need_kwarg(kwargs, "out_cols", "gather_compare")
     rows = src.shape[0]
     dst_shape = (rows, _norm_dim(oc))
     cd = kwargs.get("count_dtype")
