@@ -76,16 +76,7 @@ class CommentQueue:
                 continue
             if ln > header_end:
                 continue
-            kept = []
-            for col, text in self.pending[ln]:
-                if col < body_col:
-                    out.append(text)
-                else:
-                    kept.append((col, text))
-            if kept:
-                self.pending[ln] = kept
-            else:
-                del self.pending[ln]
+            out.extend(self._take(ln, lambda c: c < body_col))
         return out
 
     def requeue_after(self, end_line: int, col: int, texts: list[str]) -> None:
@@ -98,37 +89,37 @@ class CommentQueue:
     def discard_tail(self, block_line: int, block_col: int, upper_line: Optional[int]) -> None:
         """A block (first statement at ``block_line``/``block_col``) ended: drop its
         pending comments up to ``upper_line`` (None: all later ones)."""
-        if not self.pending:
-            return
-        cands = [k for k in self.pending if k >= block_line and (upper_line is None or k <= upper_line)]
-        for ln in sorted(cands):
-            rest = []
-            for col, text in self.pending[ln]:
-                if col >= block_col:
-                    self.dropped.append((ln, text))
-                else:
-                    rest.append((col, text))
-            if rest:
-                self.pending[ln] = rest
-            else:
-                del self.pending[ln]
+        if self.pending:
+            self._drop([k for k in self.pending
+                        if k >= block_line and (upper_line is None or k <= upper_line)],
+                       lambda c: c >= block_col)
 
     def discard_stale_before(self, line: int, col: int) -> None:
         """Before a later sibling at ``line``/``col``: drop comments above it that are
         indented deeper (they trailed an inner block that has closed)."""
-        if not self.pending:
-            return
-        for ln in sorted(k for k in self.pending if k < line):
-            rest = []
-            for c, text in self.pending[ln]:
-                if c > col:
-                    self.dropped.append((ln, text))
-                else:
-                    rest.append((c, text))
-            if rest:
-                self.pending[ln] = rest
+        if self.pending:
+            self._drop([k for k in self.pending if k < line], lambda c: c > col)
+
+    def _drop(self, lines: list[int], inside) -> None:
+        """Drop the pending comments of ``lines`` whose column ``inside`` accepts (they
+        belonged to a block that has closed)."""
+        for ln in sorted(lines):
+            self.dropped.extend((ln, text) for text in self._take(ln, inside))
+
+    def _take(self, ln: int, taken) -> list[str]:
+        """Remove the pending comments of line ``ln`` whose column ``taken`` accepts and
+        return their texts, in order; the others stay pending."""
+        out, kept = [], []
+        for col, text in self.pending[ln]:
+            if taken(col):
+                out.append(text)
             else:
-                del self.pending[ln]
+                kept.append((col, text))
+        if kept:
+            self.pending[ln] = kept
+        else:
+            del self.pending[ln]
+        return out
 
 
 # ----------------------------------------------------------------------------- statements
