@@ -12,6 +12,7 @@ from typing import Iterator
 
 from tilemem import ir
 from tilemem.errors import TilememError
+from tilemem.ir.walk import own_exprs, statements
 
 FREE_SUFFIX = "__FREE_VAR"
 
@@ -27,52 +28,23 @@ def names_in(e) -> Iterator[ir.Name]:
 
 def _bound_names(fn: ir.Function) -> set[str]:
     bound = {p.name for p in fn.params}
-    stack = [fn.body]
-    while stack:
-        for s in stack.pop():
-            if isinstance(s, ir.Assign):
-                bound.update(s.targets)
-            elif isinstance(s, ir.Yield):
-                bound.update(s.targets)
-            elif isinstance(s, ir.For):
-                if s.loop_var:
-                    bound.add(s.loop_var)
-                bound.update(s.iter_args or [])
-                stack.append(s.body)
-            elif isinstance(s, ir.If):
-                stack.append(s.then_body)
-                stack.append(s.else_body or [])
-            elif isinstance(s, (ir.While, ir.With)):
-                if isinstance(s, ir.With) and s.as_name:
-                    bound.add(s.as_name)
-                stack.append(s.body)
+    for s, _ in statements(fn.body):
+        if isinstance(s, (ir.Assign, ir.Yield)):
+            bound.update(s.targets)
+        elif isinstance(s, ir.For):
+            if s.loop_var:
+                bound.add(s.loop_var)
+            bound.update(s.iter_args or [])
+        elif isinstance(s, ir.With) and s.as_name:
+            bound.add(s.as_name)
     return bound
 
 
 def _reads(fn: ir.Function) -> Iterator[ir.Name]:
-    stack = [fn.body]
-    while stack:
-        for s in stack.pop():
-            if isinstance(s, ir.Assign):
-                yield from names_in(s.value)
-            elif isinstance(s, ir.EvalStmt):
-                yield from names_in(s.expr)
-            elif isinstance(s, (ir.Return, ir.Yield)):
-                for v in s.values:
-                    yield from names_in(v)
-            elif isinstance(s, ir.For):
-                yield from names_in(s.iter)
-                stack.append(s.body)
-            elif isinstance(s, ir.If):
-                yield from names_in(s.cond)
-                stack.append(s.then_body)
-                stack.append(s.else_body or [])
-            elif isinstance(s, ir.While):
-                yield from names_in(s.cond)
-                stack.append(s.body)
-            elif isinstance(s, ir.With):
-                yield from names_in(s.item)
-                stack.append(s.body)
+    """Every name the statements of ``fn`` read, in program order."""
+    for s, _ in statements(fn.body):
+        for e in own_exprs(s):
+            yield from names_in(e)
 
 
 def _dotted_in(e) -> Iterator[ir.Dotted]:
@@ -111,43 +83,21 @@ def _check_spaces(fn: ir.Function, path: str) -> None:
             for x in t.items:
                 types(x)
 
-    stack = [fn.body]
-    while stack:
-        for s in stack.pop():
-            exprs: list = []
-            if isinstance(s, ir.Assign):
-                types(s.type)
-                exprs.append(s.value)
-            elif isinstance(s, ir.Yield):
-                for t in s.target_types:
-                    types(t)
-                exprs.extend(s.values)
-            elif isinstance(s, ir.EvalStmt):
-                exprs.append(s.expr)
-            elif isinstance(s, ir.Return):
-                exprs.extend(s.values)
-            elif isinstance(s, ir.For):
-                exprs.append(s.iter)
-                stack.append(s.body)
-            elif isinstance(s, ir.If):
-                exprs.append(s.cond)
-                stack.append(s.then_body)
-                stack.append(s.else_body or [])
-            elif isinstance(s, ir.While):
-                exprs.append(s.cond)
-                stack.append(s.body)
-            elif isinstance(s, ir.With):
-                exprs.append(s.item)
-                stack.append(s.body)
-            for e in exprs:
-                for d in _dotted_in(e):
-                    sp = space_of_expr(d)
-                    if sp is not None and sp not in SPACES:
-                        bad(sp, d.line, d.col)
-                    if len(d.parts) == 3 and d.parts[1] in enums:
-                        what, members = enums[d.parts[1]]
-                        if d.parts[2] not in members:
-                            bad(d.parts[2], d.line, d.col, what, members)
+    for s, _ in statements(fn.body):
+        if isinstance(s, ir.Assign):
+            types(s.type)
+        elif isinstance(s, ir.Yield):
+            for t in s.target_types:
+                types(t)
+        for e in own_exprs(s):
+            for d in _dotted_in(e):
+                sp = space_of_expr(d)
+                if sp is not None and sp not in SPACES:
+                    bad(sp, d.line, d.col)
+                if len(d.parts) == 3 and d.parts[1] in enums:
+                    what, members = enums[d.parts[1]]
+                    if d.parts[2] not in members:
+                        bad(d.parts[2], d.line, d.col, what, members)
 
 
 def check_program(program: ir.Program, path: str = "<input>") -> None:

@@ -7,6 +7,7 @@ iterative:
 * :func:`child_bodies` -- the statement lists directly inside a statement;
 * :func:`statements` -- every statement of a body, in program (pre-)order, with its
   depth;
+* :func:`own_exprs` -- the expressions a statement holds itself (not its bodies');
 * :func:`run_nested` -- runs a walk written as recursive *generators* on an explicit
   stack: where a recursive walk would call ``self.body(x)``, the generator writes
   ``yield self.body(x)`` and gets the child's return value back, so the code keeps
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Generator, Iterator, Optional
 
-from tilemem.ir.nodes import Call, For, If, Stmt, While, With, Yield
+from tilemem.ir.nodes import (Assign, Call, EvalStmt, Expr, For, If, Return, Stmt, While,
+                              With, Yield)
 
-__all__ = ["child_bodies", "statements", "run_nested", "last_yield"]
+__all__ = ["child_bodies", "statements", "own_exprs", "run_nested", "last_yield"]
 
 
 def child_bodies(s: Stmt) -> tuple[list[Stmt], ...]:
@@ -46,6 +48,26 @@ def statements(body: list[Stmt], depth: int = 0) -> Iterator[tuple[Stmt, int]]:
         nested = child_bodies(s)
         for b in reversed(nested):
             stack.append((iter(b), d + 1))
+
+
+def own_exprs(s: Stmt) -> list[Expr]:
+    """The expressions ``s`` holds itself, not those of its nested bodies: an assignment's
+    value, an expression statement's expression, the values of a return or yield, a
+    loop's header call, the condition of an ``if`` or ``while``, a ``with``'s item."""
+    t = type(s)
+    if t is Assign:
+        return [s.value]
+    if t is EvalStmt:
+        return [s.expr]
+    if t is Return or t is Yield:
+        return list(s.values)
+    if t is For:
+        return [s.iter]
+    if t is If or t is While:
+        return [s.cond]
+    if t is With:
+        return [s.item]
+    return []
 
 
 Walk = Generator[Any, Any, Any]
