@@ -43,22 +43,18 @@ def _looks_like_path(s: str) -> bool:
 @record(frozen=True)
 class SolveWarning(Record):
     """Something about the input worth a warning (the answer is still PyPTO's)."""
-    __slots__ = ('path', 'line', 'col', 'message', 'code', 'source_line', 'var')
-    path: str
-    line: Optional[int]
-    col: Optional[int]
-    message: str
-    code: str
-    source_line: Optional[str]     # the text of ``line`` (for a caret excerpt)
-    var: Optional[str]             # the var it is about, "function:name", if any
-
-    def __init__(self, path, line, col, message, code, source_line=None, var=None):
-        self.path = path
-        self.line = line
-        self.col = col
-        self.message = message
-        self.code = code
-        self.source_line = source_line
+    def __init__(
+            self,
+            path: str,
+            line: Optional[int],
+            col: Optional[int],
+            message: str,
+            code: str,
+            source_line: Optional[str] = None,  # the text of ``line`` (for a caret excerpt)
+            var: Optional[str] = None,          # the var it is about, "function:name", if any
+    ):
+        self.path, self.line, self.col = path, line, col
+        self.message, self.code, self.source_line = message, code, source_line
         self.var = var
 
     def __str__(self) -> str:

@@ -48,15 +48,8 @@ class Setting(Record):
     """One effective value and where it came from: ``default``, ``environment``
     (``detail``: the variable), ``file`` (``detail``: the pyproject.toml) or
     ``command line`` (``detail``: the option)."""
-    __slots__ = ('value', 'origin', 'detail')
-    value: Any
-    origin: str
-    detail: Optional[str]
-
-    def __init__(self, value, origin="default", detail=None):
-        self.value = value
-        self.origin = origin
-        self.detail = detail
+    def __init__(self, value: Any, origin: str = "default", detail: Optional[str] = None):
+        self.value, self.origin, self.detail = value, origin, detail
 
     def describe(self) -> str:
         if self.origin == "default":

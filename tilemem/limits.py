@@ -34,17 +34,14 @@ class Limits(Record):
     file); ``max_facts`` bounds the facts derived by the rules of ``--rules`` files
     (every instance of their rules counts) and ``max_seconds`` the time spent
     evaluating them.  The shipped rules are bounded by the program's size."""
-    __slots__ = ('max_input_size', 'max_line_length', 'max_facts', 'max_seconds')
-    max_input_size: int          # ~18x the largest real kernel
-    max_line_length: int          # ~100x the longest real line
-    max_facts: int              # user rules only: the shipped rules are bounded
-    max_seconds: float
-
-    def __init__(self, max_input_size=64 * MiB, max_line_length=1 * MiB, max_facts=1_000_000,
-                 max_seconds=60.0):
-        self.max_input_size = max_input_size
-        self.max_line_length = max_line_length
-        self.max_facts = max_facts
+    def __init__(
+            self,
+            max_input_size: int = 64 * MiB,  # ~18x the largest real kernel
+            max_line_length: int = 1 * MiB,  # ~100x the longest real line
+            max_facts: int = 1_000_000,      # user rules only: the shipped rules are bounded
+            max_seconds: float = 60.0,
+    ):
+        self.max_input_size, self.max_line_length, self.max_facts = max_input_size, max_line_length, max_facts
         self.max_seconds = max_seconds
 
     def replace(self, **changes) -> "Limits":

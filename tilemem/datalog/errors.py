@@ -12,19 +12,16 @@ __all__ = [
 @record(frozen=True)
 class Diagnostic(Record):
     """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
-    __slots__ = ('file', 'line', 'col', 'message', 'severity')
-    file: str
-    line: int
-    col: int
-    message: str
-    severity: str          # "error" or "warning"
-
-    def __init__(self, file, line, col, message, severity="error"):
-        self.file = file
-        self.line = line
-        self.col = col
-        self.message = message
-        self.severity = severity
+    def __init__(
+            self,
+            file: str,
+            line: int,
+            col: int,
+            message: str,
+            severity: str = "error",  # "error" or "warning"
+    ):
+        self.file, self.line, self.col = file, line, col
+        self.message, self.severity = message, severity
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"

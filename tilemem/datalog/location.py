@@ -17,15 +17,8 @@ __all__ = ["Loc", "Located", "value_key"]
 @record(frozen=True)
 class Loc(Record):
     """A source position (1-based line and column)."""
-    __slots__ = ('file', 'line', 'col')
-    file: str
-    line: int
-    col: int
-
-    def __init__(self, file, line, col):
-        self.file = file
-        self.line = line
-        self.col = col
+    def __init__(self, file: str, line: int, col: int):
+        self.file, self.line, self.col = file, line, col
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

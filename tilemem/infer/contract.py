@@ -20,25 +20,11 @@ CONTRACT_CODE = "contract-break"
 @record(frozen=True)
 class ContractBreak(Record):
     """One operand PyPTO's output leaves outside the spaces its op accepts."""
-    __slots__ = ('function', 'var', 'op', 'slot', 'space', 'reason', 'line', 'col')
-    function: str
-    var: str
-    op: str
-    slot: int
-    space: str
-    reason: str
-    line: Optional[int]
-    col: Optional[int]
-
-    def __init__(self, function, var, op, slot, space, reason, line, col):
-        self.function = function
-        self.var = var
-        self.op = op
-        self.slot = slot
-        self.space = space
-        self.reason = reason
-        self.line = line
-        self.col = col
+    def __init__(self, function: str, var: str, op: str, slot: int, space: str, reason: str,
+                 line: Optional[int], col: Optional[int]):
+        self.function, self.var, self.op = function, var, op
+        self.slot, self.space, self.reason = slot, space, reason
+        self.line, self.col = line, col
 
     @property
     def message(self) -> str:

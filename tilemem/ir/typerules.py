@@ -83,13 +83,8 @@ class ArgInfo(Record):
     moved var, a ``TensorType``, or a ``ScalarType`` for a scalar var.  Constants need no
     type (their dtype is read from the expression).
     """
-    __slots__ = ('expr', 'type')
-    expr: Optional[ir.Expr]
-    type: Optional[ir.Type]
-
-    def __init__(self, expr=None, type=None):
-        self.expr = expr
-        self.type = type
+    def __init__(self, expr: Optional[ir.Expr] = None, type: Optional[ir.Type] = None):
+        self.expr, self.type = expr, type
 
     @property
     def tile(self) -> Optional[ir.TileType]:

@@ -237,15 +237,8 @@ def expr_lists_equal(a: Sequence, b: Sequence) -> bool:
 
 @record(frozen=True)
 class ImplicitLayout(Record):
-    __slots__ = ('blayout', 'slayout', 'fractal')
-    blayout: str
-    slayout: str
-    fractal: int
-
-    def __init__(self, blayout, slayout, fractal):
-        self.blayout = blayout
-        self.slayout = slayout
-        self.fractal = fractal
+    def __init__(self, blayout: str, slayout: str, fractal: int):
+        self.blayout, self.slayout, self.fractal = blayout, slayout, fractal
 
 
 def shape_layout(shape: Sequence) -> str:
@@ -295,27 +288,13 @@ class EffectiveView(Record):
     ``valid_shape == ()`` means "same as shape" (only in a stored view; an effective view
     always has it filled).  ``pad``/``compact`` use the names ``"null"`` etc.
     """
-    __slots__ = ('valid_shape', 'stride', 'start_offset', 'blayout', 'slayout', 'fractal', 'pad',
-                 'compact')
-    valid_shape: tuple
-    stride: tuple
-    start_offset: Optional[ir.Expr]
-    blayout: str
-    slayout: str
-    fractal: int
-    pad: str
-    compact: str
-
-    def __init__(self, valid_shape=(), stride=(), start_offset=None, blayout="row_major",
-                 slayout="none_box", fractal=512, pad="null", compact="null"):
-        self.valid_shape = valid_shape
-        self.stride = stride
-        self.start_offset = start_offset
-        self.blayout = blayout
-        self.slayout = slayout
-        self.fractal = fractal
-        self.pad = pad
-        self.compact = compact
+    def __init__(self, valid_shape: tuple = (), stride: tuple = (),
+                 start_offset: Optional[ir.Expr] = None, blayout: str = "row_major",
+                 slayout: str = "none_box", fractal: int = 512, pad: str = "null",
+                 compact: str = "null"):
+        self.valid_shape, self.stride, self.start_offset = valid_shape, stride, start_offset
+        self.blayout, self.slayout, self.fractal = blayout, slayout, fractal
+        self.pad, self.compact = pad, compact
 
     def with_layout(self, lay: ImplicitLayout) -> "EffectiveView":
         return replace(self, blayout=lay.blayout, slayout=lay.slayout, fractal=lay.fractal)

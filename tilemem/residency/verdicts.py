@@ -19,19 +19,16 @@ from tilemem.records import Record, record
 @record(frozen=True)
 class Refusal(Record):
     """One reason a statement stays in its loop."""
-    __slots__ = ('rank', 'code', 'detail', 'reason', 'fix')
-    rank: int                    # the rules' rank: lower is more fundamental
-    code: str                    # the refusal rule's code
-    detail: object               # what it is about: a var's name, a callee, a caller, a space
-    reason: str                  # the reason in words
-    fix: Optional[str]    # what would lift this reason, where a program change can
-
-    def __init__(self, rank, code, detail, reason, fix=None):
-        self.rank = rank
-        self.code = code
-        self.detail = detail
-        self.reason = reason
-        self.fix = fix
+    def __init__(
+            self,
+            rank: int,                  # the rules' rank: lower is more fundamental
+            code: str,                  # the refusal rule's code
+            detail: object,             # what it is about: a var's name, a callee, a caller, a space
+            reason: str,                # the reason in words
+            fix: Optional[str] = None,  # what would lift this reason, where a program change can
+    ):
+        self.rank, self.code, self.detail = rank, code, detail
+        self.reason, self.fix = reason, fix
 
     def to_dict(self) -> dict:
         from dataclasses import asdict      # imported when a verdict is shown as JSON
@@ -40,29 +37,21 @@ class Refusal(Record):
 
 @record(frozen=True)
 class ResidencyDecision(Record):
-    __slots__ = ('function', 'var', 'line', 'loop_line', 'hoisted', 'code', 'reason', 'refusals',
-                 'fix')
-    function: str
-    var: str
-    line: Optional[int]          # the statement's line in the input
-    loop_line: Optional[int]     # the line of the loop it sits in
-    hoisted: bool
-    code: str                    # "hoisted" or the most fundamental refusal's code
-    reason: str                  # the verdict, or the most fundamental refusal in words
-    refusals: tuple[Refusal, ...]   # every refusal, most fundamental first
-    fix: Optional[str]    # what would make it legal: every refusal's fix, if each has one
-
-    def __init__(self, function, var, line, loop_line, hoisted, code, reason, refusals=(),
-                 fix=None):
-        self.function = function
-        self.var = var
-        self.line = line
-        self.loop_line = loop_line
-        self.hoisted = hoisted
-        self.code = code
-        self.reason = reason
-        self.refusals = refusals
-        self.fix = fix
+    def __init__(
+            self,
+            function: str,
+            var: str,
+            line: Optional[int],                 # the statement's line in the input
+            loop_line: Optional[int],            # the line of the loop it sits in
+            hoisted: bool,
+            code: str,                           # "hoisted" or the most fundamental refusal's code
+            reason: str,                         # the verdict, or the most fundamental refusal in words
+            refusals: tuple[Refusal, ...] = (),  # every refusal, most fundamental first
+            fix: Optional[str] = None,           # what would make it legal: every refusal's fix, if each has one
+    ):
+        self.function, self.var, self.line = function, var, line
+        self.loop_line, self.hoisted, self.code = loop_line, hoisted, code
+        self.reason, self.refusals, self.fix = reason, refusals, fix
 
     def to_dict(self) -> dict:
         from dataclasses import asdict      # imported when a verdict is shown as JSON

@@ -46,22 +46,18 @@ RULES: dict[str, str] = {
 @record(frozen=True)
 class Diagnostic(Record):
     """One message located in an input file (``line``/``col`` are 1-based or None)."""
-    __slots__ = ('path', 'line', 'col', 'message', 'code', 'severity', 'source_line')
-    path: str
-    line: Optional[int]
-    col: Optional[int]
-    message: str
-    code: str
-    severity: str            # error | warning | note
-    source_line: Optional[str]  # the text of ``line``, for the caret excerpt
-
-    def __init__(self, path, line, col, message, code, severity="error", source_line=None):
-        self.path = path
-        self.line = line
-        self.col = col
-        self.message = message
-        self.code = code
-        self.severity = severity
+    def __init__(
+            self,
+            path: str,
+            line: Optional[int],
+            col: Optional[int],
+            message: str,
+            code: str,
+            severity: str = "error",            # error | warning | note
+            source_line: Optional[str] = None,  # the text of ``line``, for the caret excerpt
+    ):
+        self.path, self.line, self.col = path, line, col
+        self.message, self.code, self.severity = message, code, severity
         self.source_line = source_line
 
     def first_line(self) -> str:
