@@ -118,24 +118,24 @@ def _size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError("must be 0 (no limit) or more")
-    return n
+def _limit(read, unit: str = ""):
+    """An argparse type for a limit: ``read`` turns the text into a number, which must be
+    0 (no limit) or more; ``unit`` names it in the messages."""
+    of, more = (f" of {unit}", f" {unit}") if unit else ("", "")
+
+    def limit(text: str):
+        try:
+            x = read(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number{of}: {text!r}") from None
+        if not 0 <= x < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more{more}")
+        return x
+    return limit
 
 
-def _seconds(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not x >= 0 or x == float("inf"):
-        raise argparse.ArgumentTypeError("must be 0 (no limit) or more seconds")
-    return x
+_count = _limit(lambda text: int(text.replace("_", "").replace(",", "")))
+_seconds = _limit(float, "seconds")
 
 
 def add_limit_options(p: argparse.ArgumentParser, rules: bool) -> None:
