@@ -23,6 +23,7 @@ from typing import Optional, Sequence
 from tilemem.datalog import Atom, Const, Var
 from tilemem.explain.nodes import ExplainError, ProofNode, _rule_doc, _rule_loc, short_doc
 from tilemem.explain.whynot import WhyNot
+from tilemem.ir.optable import op_table
 
 #: the default width of answers (a terminal's, and what fits in a review)
 WIDTH = 100
@@ -600,7 +601,7 @@ def answer_move(ses, m) -> Answer:
     """Why the pass inserted move ``m``: the deciding path of its ``move_at`` fact."""
     tree = ses.explain_move(m)
     names = ses.names(ses.phase3())
-    text, steps, line = value_sentence(names.subject(f"{m.function}:{m.name}"), f"a tile.move of `{m.producer}` to {m.target}",
+    text, steps, line = value_sentence(names.subject(f"{m.function}:{m.name}"), f"a {op_table().inserted_move} of `{m.producer}` to {m.target}",
                                        tree, 2, names, verb="is", because=", inserted before")
     producer = f"{m.function}:{m.producer}"
     own = next((n for n in tree.walk() if n.kind == "derived" and n.pred == "space"

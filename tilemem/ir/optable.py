@@ -12,8 +12,8 @@ __all__ = ["OpTable", "op_table"]
 
 
 class OpTable:
-    """The output-memory rule of each op (ops.json "output"), and the op the pass inserts
-    as a move (``op_inserted_move``), from the op table's rows."""
+    """The output-memory rule of each op (ops.json "output"), the op the pass inserts as a
+    move (``op_inserted_move``) and the ops of other roles, from the op table's rows."""
 
     def __init__(self, rows: dict):
         get = lambda rel: rows.get(rel, ())
@@ -23,6 +23,12 @@ class OpTable:
         self.inherits = frozenset(op for (op,) in get("op_inherits_input"))
         self.no_rule = frozenset(op for (op,) in get("op_no_output_rule"))
         self.inserted_move = min(op for (op,) in get("op_inserted_move"))
+        self._rows = rows
+
+    def role(self, relation: str) -> str:
+        """The op of a role relation (``op_chain_load``, ``op_fresh_tensor``, ...) that
+        words name: the first by name."""
+        return min(row[0] for row in self._rows.get(relation, ()))
 
     def output_rule(self, op: str) -> tuple:
         """``("fixed", S)`` | ``("kwarg", K, default or None)`` | ``("inherit",)`` |

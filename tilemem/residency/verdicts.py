@@ -149,12 +149,18 @@ class _Words:
         return f" (line {line})" if line else ""
 
 
+def _op(role: str) -> str:
+    """The op the words name for a role of the op table (``op_chain_load``: tile.load)."""
+    from tilemem.ir.optable import op_table
+    return op_table().role(role)
+
+
 def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[str, Optional[str]]:
     """(reason, fix) of one refusal; fix is None where no change of the program lifts it."""
     loop = f"the loop at line {loop_line}" if loop_line else "the loop"
     if code == "unmarked":
-        return ("a user-written tile.load (no compiler bridge mark): residency never moves "
-                "explicit tile programs"), None
+        return (f"a user-written {_op('op_chain_load')} (no compiler bridge mark): residency "
+                "never moves explicit tile programs"), None
     if code == "not_incore":
         return f"`{detail}` is not an InCore function", None
     if code == "not_stationary":
@@ -193,7 +199,8 @@ def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[
         return ((f"`{w.stmt_text(detail)}` (line {line}) comes first and closes the hoistable "
                  "prefix of the loop body"), f"place it before line {line}")
     if code == "source_manual":
-        return f"its source `{_name(detail)}` is a user-written tile.load, which stays in the loop", None
+        return (f"its source `{_name(detail)}` is a user-written {_op('op_chain_load')}, which "
+                "stays in the loop"), None
     if code == "source_not_hoisted":
         return f"its source `{_name(detail)}`{w.where_defined(detail)} stays in the loop", None
     if code == "capacity_exceeded":
@@ -201,7 +208,7 @@ def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[
         return f"{detail} footprint {total} B exceeds {cap} B", f"use smaller {detail} tiles in `{fn}`"
     if code == "capacity_unknown":
         return ((f"{detail} capacity cannot be bounded (an allocation of unknown size, a pipelined "
-                 "loop, or system.reserve_buffer)"), None)
+                 f"loop, or {_op('op_reserves_buffer')})"), None)
     if code == "source_not_param":
         what = f"source `{_name(detail)}`" if detail else "its source"
         return f"{what} is not a parameter of `{fn}`", None
@@ -235,7 +242,7 @@ def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[
         against = f"`{outs[0]}`" if outs else "the outputs"
         actual = w.actual(detail, fn, src) or src
         return ((f"source `{src}` is an external parameter at the call in `{caller}`: no "
-                 f"tensor.create proves it does not alias {against}"),
+                 f"{_op('op_fresh_tensor')} proves it does not alias {against}"),
                 f"create `{actual}` with pl.create_tensor in `{caller}`")
     return f"refused by rule '{code}'", None
 

@@ -25,6 +25,7 @@ import html
 from pathlib import Path
 from typing import Optional, Sequence
 
+from tilemem.ir.optable import op_table
 from tilemem.tools.colors import HOIST_PEN, HOVER_PEN, MOVE_PEN, SPACE_ORDER, space_color
 from tilemem.tools.graph.build import record_field
 from tilemem.tools.graph.look import legend_items, qualified
@@ -74,7 +75,7 @@ def _moves_table(moves, source_lines) -> str:
                     f'<td><a href="#" class="goto">{_esc(name)}</a></td><td>{_esc(record_field(m, "producer"))}</td>'
                     f'<td>{_swatch(record_field(m, "target"))}</td><td>{reason}</td></tr>')
     if not rows:
-        return '<h3 id="moves">Inserted moves</h3>\n<p>No tile.move was inserted.</p>'
+        return f'<h3 id="moves">Inserted moves</h3>\n<p>No {op_table().inserted_move} was inserted.</p>'
     return ('<h3 id="moves">Inserted moves</h3>\n<table class="decisions" id="moves-table"><tr>'
             '<th>function</th><th>move</th><th>copies</th><th>to</th><th>why (the line that needs it)</th>'
             '</tr>\n' + "\n".join(rows) + "\n</table>")

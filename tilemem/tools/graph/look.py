@@ -5,6 +5,7 @@ the same colour in DOT, SVG, PNG, the HTML page and on a terminal.
 """
 from __future__ import annotations
 
+from tilemem.ir.optable import op_table
 from tilemem.tools.colors import (HOIST_PEN, MOVE_PEN, SPACE_ORDER, UNRESOLVED_COLOR,
                                   space_color)
 
@@ -35,7 +36,7 @@ def node_tooltip(nid: str, a: dict) -> str:
     if a.get("line"):
         bits.append(f"line {a['line']}")
     if a.get("move"):
-        bits.append("tile.move inserted by tilemem")
+        bits.append(f"{op_table().inserted_move} inserted by tilemem")
     if a.get("reason"):
         bits.append(a["reason"])
     return "\n".join(bits)
@@ -91,7 +92,7 @@ def legend_items(graphs) -> list[tuple[str, str, str]]:
     if None in used:
         items.append(("no space", UNRESOLVED_COLOR, "unresolved"))
     if any(a.get("move") for g in graphs for _, a in g.nodes(data=True)):
-        items.append(("inserted tile.move", "#ffffff", "move"))
+        items.append((f"inserted {op_table().inserted_move}", "#ffffff", "move"))
     if any(a.get("hoisted") for g in graphs for _, a in g.nodes(data=True)):
         items.append(("hoisted out of loop (double border)", "#ffffff", "hoist"))
     return items
