@@ -68,50 +68,38 @@ BRIDGE_WARNING = ("{n} load{s} carr{ies} the compiler's Mat-bridge mark "
                   "TILEMEM_BACKEND or [tool.tilemem] backend")
 
 
-@record(hidden=('_source_text', '_engine', '_limits', '_session'))
+@record(hidden=('_source_text', '_engine', '_limits', '_session'), extras=True)
 class Solution(Record):
     """The result of solving one program.
 
     ``text``: the annotated program as PyPTO prints it; ``program``: the rewritten IR;
     ``spaces``: function -> var -> space; ``moves``: the inserted moves.
     """
-    __slots__ = ('text', 'program', 'spaces', 'moves', 'backend', 'source', 'path', 'extra_rules',
-                 'residency', 'warnings', '_source_text', '_engine', '_limits', '_session',
-                 '__dict__')
-    text: str
-    program: ir.Program
-    spaces: dict[str, dict[str, str]]
-    moves: list[MoveRecord]
-    backend: Optional[str]
-    source: ir.Program
-    path: str
-    extra_rules: tuple[str, ...]
-    # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
-    residency: Optional[list[ResidencyDecision]]
-    # e.g. bridge marks without a backend (SolveWarning records)
-    warnings: list[SolveWarning]
-    _source_text: Optional[str]
-    _engine: Optional[str]
-    _limits: Optional[Limits]
-    _session: object
-
-    def __init__(self, text, program, spaces, moves, backend, source, path="<input>",
-                 extra_rules=(), residency=None, warnings=LIST, _source_text=None, _engine=None,
-                 _limits=None, _session=None):
-        self.text = text
-        self.program = program
-        self.spaces = spaces
-        self.moves = moves
-        self.backend = backend
-        self.source = source
-        self.path = path
-        self.extra_rules = extra_rules
-        self.residency = residency
-        self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
-        self._source_text = _source_text
-        self._engine = _engine
-        self._limits = _limits
+    def __init__(
+            self,
+            text: str,
+            program: ir.Program,
+            spaces: dict[str, dict[str, str]],
+            moves: list[MoveRecord],
+            backend: Optional[str],
+            source: ir.Program,
+            path: str = "<input>",
+            extra_rules: tuple[str, ...] = (),
+            # phase 4 verdicts (None without a backend): one per marked load / chain step in a loop
+            residency: Optional[list[ResidencyDecision]] = None,
+            # e.g. bridge marks without a backend (SolveWarning records)
+            warnings: list[SolveWarning] = LIST,
+            _source_text: Optional[str] = None,
+            _engine: Optional[str] = None,
+            _limits: Optional[Limits] = None,
+            _session: object = None,
+    ):
+        self.text, self.program, self.spaces = text, program, spaces
+        self.moves, self.backend, self.source = moves, backend, source
+        self.path, self.extra_rules, self.residency = path, extra_rules, residency
+        self._source_text, self._engine, self._limits = _source_text, _engine, _limits
         self._session = _session
+        self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
 
     def query(self, pattern: str):
         """Rows of a Datalog pattern over the program's facts and derived relations.

@@ -59,16 +59,12 @@ class Setting(Record):
         return f"{self.origin} ({self.detail})"
 
 
-@record
+@record(extras=True)
 class Settings(Record):
     """The effective settings of one invocation (see the module docstring)."""
-    __slots__ = ('values', 'config_file', '__dict__')
-    values: dict[str, Setting]
-    config_file: Optional[Path]
-
-    def __init__(self, values=DICT, config_file=None):
-        self.values = values.factory() if type(values) is Fresh else values
+    def __init__(self, values: dict[str, Setting] = DICT, config_file: Optional[Path] = None):
         self.config_file = config_file
+        self.values = values.factory() if type(values) is Fresh else values
 
     def __getitem__(self, key: str):
         return self.values[key].value

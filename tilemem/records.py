@@ -78,15 +78,18 @@ class _LazyFields:
         return out
 
 
-def record(cls=None, *, frozen: bool = False, uncompared: tuple = (), hidden: tuple = ()):
+def record(cls=None, *, frozen: bool = False, uncompared: tuple = (), hidden: tuple = (),
+           extras: bool = False):
     """Finish a record class.  Its fields are the parameters of its ``__init__``, in order;
     a class that writes no ``__slots__`` is made again with those fields as its slots
-    (the ``__init__`` must set each of them), one that writes them (e.g. to add
-    ``__dict__``) must list them in ``__init__``'s order.  ``uncompared`` fields take no
-    part in equality and hashing, ``hidden`` ones are not in the repr.  Classes that are
-    not ``frozen`` are unhashable, as mutable dataclasses are."""
+    (the ``__init__`` must set each of them; ``extras``: and a ``__dict__``, for
+    attributes that are not fields), one that writes them must list them in
+    ``__init__``'s order.  ``uncompared`` fields take no part in equality and hashing,
+    ``hidden`` ones are not in the repr.  Classes that are not ``frozen`` are unhashable,
+    as mutable dataclasses are."""
     if cls is None:
-        return lambda c: record(c, frozen=frozen, uncompared=uncompared, hidden=hidden)
+        return lambda c: record(c, frozen=frozen, uncompared=uncompared, hidden=hidden,
+                                extras=extras)
     init = cls.__dict__.get("__init__")
     names, defaults, annotations = (), {}, cls.__dict__.get("__annotations__", {})
     if init is not None:
@@ -103,7 +106,7 @@ def record(cls=None, *, frozen: bool = False, uncompared: tuple = (), hidden: tu
             assert "__class__" not in code.co_freevars, (cls.__name__, "super() in a remade class")
             annotations = init.__annotations__
         ns = {k: v for k, v in cls.__dict__.items() if k not in ("__dict__", "__weakref__")}
-        ns["__slots__"] = names
+        ns["__slots__"] = names + ("__dict__",) if extras else names
         cls = type(cls)(cls.__name__, cls.__bases__, ns)
     cls._fields = names
     cls.__dataclass_fields__ = _LazyFields(cls, defaults, annotations, uncompared, hidden)

@@ -72,19 +72,19 @@ FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
 _FACTS_ROWS = Fresh(lambda: defaultdict(list))
 
 
-@record
+@record(extras=True)
 class Facts(Record):
-    __slots__ = ('rows', 'stmts', 'vars', 'origin', '__dict__')
-    rows: dict[str, list[tuple]]
-    # pos -> (function name, statement) for source mapping and the emitter
-    stmts: dict[int, tuple[str, ir.Stmt]]
-    # var id -> (function name, plain name)
-    vars: dict[str, tuple[str, str]]
-    # (pred, row) -> source line, for explanations; None when not recorded (a solve
-    # does not need it, and it is one dict entry per fact)
-    origin: Optional[dict[tuple, int]]
-
-    def __init__(self, rows=_FACTS_ROWS, stmts=DICT, vars=DICT, origin=DICT):
+    def __init__(
+            self,
+            rows: dict[str, list[tuple]] = _FACTS_ROWS,
+            # pos -> (function name, statement) for source mapping and the emitter
+            stmts: dict[int, tuple[str, ir.Stmt]] = DICT,
+            # var id -> (function name, plain name)
+            vars: dict[str, tuple[str, str]] = DICT,
+            # (pred, row) -> source line, for explanations; None when not recorded (a solve
+            # does not need it, and it is one dict entry per fact)
+            origin: Optional[dict[tuple, int]] = DICT,
+    ):
         self.rows = rows.factory() if type(rows) is Fresh else rows
         self.stmts = stmts.factory() if type(stmts) is Fresh else stmts
         self.vars = vars.factory() if type(vars) is Fresh else vars

@@ -29,33 +29,19 @@ _VAR_LIST_ATTRS = ("dump_vars", "manual_dep_edges", "compiler_manual_dep_edges",
                    "arg_direction_overrides_vars")
 
 
-@record
+@record(extras=True)
 class Solution3(Record):
     """The phase-0..3 results the emitter reads, indexed for lookup."""
-    __slots__ = ('space', 'resolved', 'move_at', 'move_use', 'move_slot', 'blayout', 'slayout',
-                 'retarget', 'rederive', 'name_hint', '__dict__')
-    space: dict[str, str]
-    resolved: set[str]
-    move_at: dict[int, list[tuple[str, str]]]
-    move_use: dict[tuple[int, int], tuple[str, str]]
-    move_slot: dict[tuple[int, str, str], int]
-    blayout: dict[tuple[int, str, str], str]
-    slayout: dict[tuple[int, str, str], str]
-    retarget: dict[int, tuple[str, str]]
-    rederive: set[int]
-    name_hint: dict[str, str]
-
-    def __init__(self, space, resolved, move_at, move_use, move_slot, blayout, slayout, retarget,
-                 rederive, name_hint):
-        self.space = space
-        self.resolved = resolved
-        self.move_at = move_at
-        self.move_use = move_use
-        self.move_slot = move_slot
-        self.blayout = blayout
-        self.slayout = slayout
-        self.retarget = retarget
-        self.rederive = rederive
+    def __init__(self, space: dict[str, str], resolved: set[str],
+                 move_at: dict[int, list[tuple[str, str]]],
+                 move_use: dict[tuple[int, int], tuple[str, str]],
+                 move_slot: dict[tuple[int, str, str], int],
+                 blayout: dict[tuple[int, str, str], str],
+                 slayout: dict[tuple[int, str, str], str], retarget: dict[int, tuple[str, str]],
+                 rederive: set[int], name_hint: dict[str, str]):
+        self.space, self.resolved, self.move_at = space, resolved, move_at
+        self.move_use, self.move_slot, self.blayout = move_use, move_slot, blayout
+        self.slayout, self.retarget, self.rederive = slayout, retarget, rederive
         self.name_hint = name_hint
 
     @classmethod
@@ -77,21 +63,12 @@ class Solution3(Record):
         )
 
 
-@record
+@record(extras=True)
 class MoveRecord(Record):
-    __slots__ = ('function', 'consumer_line', 'producer', 'target', 'name', '__dict__')
-    function: str
-    consumer_line: Optional[int]
-    producer: str
-    target: str
-    name: str
-
-    def __init__(self, function, consumer_line, producer, target, name):
-        self.function = function
-        self.consumer_line = consumer_line
-        self.producer = producer
-        self.target = target
-        self.name = name
+    def __init__(self, function: str, consumer_line: Optional[int], producer: str, target: str,
+                 name: str):
+        self.function, self.consumer_line, self.producer = function, consumer_line, producer
+        self.target, self.name = target, name
 
 
 class _FunctionRewriter:

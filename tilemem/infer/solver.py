@@ -30,14 +30,10 @@ def load_rules(extra_rules: Sequence[str] = ()) -> RuleSet:
     return RuleSet.from_package(extra=list(extra_rules))
 
 
-@record
+@record(extras=True)
 class Derived(Record):
     """The derived relations of one solve, as Python sets/dicts."""
-    __slots__ = ('facts', 'relations', '__dict__')
-    facts: Facts
-    relations: dict[str, list[tuple]]
-
-    def __init__(self, facts, relations=DICT):
+    def __init__(self, facts: Facts, relations: dict[str, list[tuple]] = DICT):
         self.facts = facts
         self.relations = relations.factory() if type(relations) is Fresh else relations
 

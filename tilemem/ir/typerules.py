@@ -469,23 +469,19 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
     return _finish(op, args, kwargs, res, lhs_space, lhs_memref)
 
 
-@record
+@record(extras=True)
 class _Res(Record):
-    __slots__ = ('shape', 'dtype', 'view', 'space', 'memref', 'stamp', '__dict__')
-    shape: tuple
-    dtype: str
-    view: Optional[EffectiveView]
-    space: Optional[str]          # deducer space (None = unset)
-    memref: Optional[ir.Expr]
-    stamp: Optional[str]  # override of the registry stamp ("<registry>" = by rule)
-
-    def __init__(self, shape, dtype, view, space=None, memref=None, stamp="<registry>"):
-        self.shape = shape
-        self.dtype = dtype
-        self.view = view
-        self.space = space
-        self.memref = memref
-        self.stamp = stamp
+    def __init__(
+            self,
+            shape: tuple,
+            dtype: str,
+            view: Optional[EffectiveView],
+            space: Optional[str] = None,          # deducer space (None = unset)
+            memref: Optional[ir.Expr] = None,
+            stamp: Optional[str] = "<registry>",  # override of the registry stamp ("<registry>" = by rule)
+    ):
+        self.shape, self.dtype, self.view = shape, dtype, view
+        self.space, self.memref, self.stamp = space, memref, stamp
 
 
 def _stamp(op, args, kwargs) -> Optional[str]:

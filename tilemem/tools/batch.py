@@ -107,33 +107,26 @@ def output_paths(files: Sequence[tuple[str, str]], out_dir: str) -> list[str]:
 # ----------------------------------------------------------------------------- one file
 
 
-@record
+@record(extras=True)
 class FileResult(Record):
     """The outcome of solving one file (picklable: it crosses process boundaries)."""
-    __slots__ = ('path', 'status', 'source', 'text', 'json', 'error', 'located', 'warnings',
-                 'seconds', '__dict__')
-    path: str
-    status: str                  # ok | input-error | internal-error
-    source: Optional[str]      # the input text
-    text: Optional[str]        # the solved text (ends with a newline)
-    json: Optional[dict]       # solution_json(...) when asked for
-    error: Optional[str]       # the one-line error message
-    # where the error is: (line, col, message, source line), when it has a position
-    located: Optional[tuple]
-    warnings: list   # SolveWarning records
-    seconds: float
-
-    def __init__(self, path, status=OK, source=None, text=None, json=None, error=None,
-                 located=None, warnings=LIST, seconds=0.0):
-        self.path = path
-        self.status = status
-        self.source = source
-        self.text = text
-        self.json = json
-        self.error = error
-        self.located = located
+    def __init__(
+            self,
+            path: str,
+            status: str = OK,                 # ok | input-error | internal-error
+            source: Optional[str] = None,     # the input text
+            text: Optional[str] = None,       # the solved text (ends with a newline)
+            json: Optional[dict] = None,      # solution_json(...) when asked for
+            error: Optional[str] = None,      # the one-line error message
+            # where the error is: (line, col, message, source line), when it has a position
+            located: Optional[tuple] = None,
+            warnings: list = LIST,            # SolveWarning records
+            seconds: float = 0.0,
+    ):
+        self.path, self.status, self.source = path, status, source
+        self.text, self.json, self.error = text, json, error
+        self.located, self.seconds = located, seconds
         self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
-        self.seconds = seconds
 
     @property
     def changed(self) -> bool:
