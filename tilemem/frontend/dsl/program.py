@@ -516,6 +516,15 @@ class FunctionReader(ExprReader, OpCaller):
                 self.comments.discard_stale_before(s.line or 1, _col0(s))
             self.statement(s)
 
+    def block(self, s) -> list:
+        """The statements built from ``s.body``, in a block of their own; comments still
+        pending inside it when it ends are dropped (they belonged to it)."""
+        self.blocks.append([])
+        self.body(s.body)
+        if s.body:
+            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
+        return self.blocks.pop()
+
     def _drain(self, s) -> list[str]:
         return self.extent.drain(self.comments, s)
 
@@ -1212,11 +1221,7 @@ class FunctionReader(ExprReader, OpCaller):
         self.loop_kinds.append(kind)
         self.split_modes.append(kws[0][1] if kind == "split_aiv" else None)
         self.incore_depth += 1
-        self.blocks.append([])
-        self.body(s.body)
-        if s.body:
-            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
-        body = self.blocks.pop()
+        body = self.block(s)
         self.incore_depth -= 1
         self.split_modes.pop()
         self.loop_kinds.pop()
@@ -1600,11 +1605,7 @@ class FunctionReader(ExprReader, OpCaller):
             self.define(s.as_name, tid, s)
             as_key = tid.key
         self.incore_depth += 1
-        self.blocks.append([])
-        self.body(s.body)
-        if s.body:
-            self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
-        body = self.blocks.pop()
+        body = self.block(s)
         self.incore_depth -= 1
         if needs_incore:
             at_kws = [("level", dotted("pl", "Level", "CORE_GROUP"))] + opt
