@@ -177,12 +177,9 @@ class ExprReader:
     def closure_val(self, c, node) -> Val:
         if isinstance(c, Dynamic):
             return self.dynamic_var(c.name).ref(node)
-        if isinstance(c, bool):
-            return const_bool(c, node)
-        if isinstance(c, int):
-            return const_int(c, "INDEX", node)
-        if isinstance(c, float):
-            return const_float(c, "FP32", node)
+        v = _python_const(c, node)
+        if v is not None:
+            return v
         if isinstance(c, list):
             vals = [self.closure_val(x, node) for x in c]
             return self.make_tuple(vals, node)
@@ -280,13 +277,7 @@ class ExprReader:
             v = self.fold(e)
         except _NoFold:
             return None
-        if isinstance(v, bool):
-            return const_bool(v, e)
-        if isinstance(v, int):
-            return const_int(v, "INDEX", e)
-        if isinstance(v, float):
-            return const_float(v, "FP32", e)
-        return None
+        return _python_const(v, e)
 
     # -- operators -------------------------------------------------------------------
     def _binop(self, e: ir.BinOp) -> Val:
@@ -375,3 +366,15 @@ _DISPATCH = {
     ir.Call: ExprReader._call,
     ir.Opaque: ExprReader._opaque,
 }
+
+
+def _python_const(v, node) -> Optional[Val]:
+    """A Python constant as PyPTO's front end makes it (a bool, an INDEX int, an FP32
+    float); None for any other value."""
+    if isinstance(v, bool):
+        return const_bool(v, node)
+    if isinstance(v, int):
+        return const_int(v, "INDEX", node)
+    if isinstance(v, float):
+        return const_float(v, "FP32", node)
+    return None
