@@ -1332,15 +1332,55 @@ class FunctionReader(ExprReader, OpCaller):
 
     def shard(self, name: str, call: ir.Call) -> Val:
         """``pl.aiv_shard(x)`` / ``pl.aic_gather(x)``: the split mode is the enclosing
-        ``pl.split_aiv``'s; stored without ``split=`` (the printer suppresses it there)."""
+        ``pl.split_aiv``'s; stored without ``split=`` (the printer suppresses it there).
+        The outlined form ``pl.tile.aiv_shard(t, split=N[, lane_stride=M])`` carries the
+        split itself, outside any split_aiv loop, on a tile only (AP:6270-6390)."""
         mode = next((m for m in reversed(self.split_modes) if m is not None), None)
-        if mode is None:
-            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop", call)
-        if len(call.args) != 1 or call.kwargs:
-            raise DslError(f"{name}() takes 1 positional argument", call)
+        split = lane = None
+        for k, v in call.kwargs:
+            if k == "split":
+                split = v
+            elif k == "lane_stride":
+                lane = v
+            elif k == "mode":
+                raise DslError(f"pl.{name}() does not take a mode= argument \u2014 pass the lowered integer "
+                               "'split=' (outlined form) or rely on the enclosing pl.split_aiv(mode=...) scope "
+                               "(high-level form)", call)
+            else:
+                raise DslError(f"pl.{name}() does not accept keyword argument '{k}'", call)
+        if len(call.args) != 1:
+            raise DslError(f"pl.{name}() takes exactly one positional argument (the tile to "
+                           f"{'shard' if name == 'aiv_shard' else 'gather'}), got {len(call.args)}", call)
         x = self.expr(call.args[0])
         ns = "tile" if isinstance(x.type, ir.TileType) else "tensor"
-        stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), (), call.line, call.col)
+        if split is not None:
+            if mode is not None:
+                raise DslError(f"pl.{name}() does not take a split= argument inside a 'for ... in "
+                               "pl.split_aiv(...)' loop \u2014 the split mode is inherited from that scope", call)
+            if isinstance(x.type, ir.TensorType):
+                raise DslError(f"pl.{name}(..., split=N) does not accept a high-level Tensor operand \u2014 the "
+                               "outlined split= form is tile-only. Wrap the Tensor in a 'for aiv_id in "
+                               "pl.split_aiv(...)' region instead, which supplies the split mode and lowers to "
+                               "the tile op.", call)
+            if type(split) is not ir.IntConst:
+                raise DslError(f"pl.{name}(..., split=N) requires an integer split (the lowered SplitMode "
+                               f"value), got '{self.source_of(split)}'", call)
+            kws = [("split", ir.IntConst(split.value))]
+            if lane is not None:
+                if name == "aic_gather":
+                    raise DslError("pl.aic_gather() does not take a lane_stride= argument: only the Cube -> "
+                                   "Vector shard is ever rebalanced onto a ragged boundary's valid region, so "
+                                   "the gather always re-joins the lanes on the box partition", call)
+                if type(lane) is not ir.IntConst:
+                    raise DslError(f"pl.{name}(..., lane_stride=N) requires an integer partition stride, got "
+                                   f"'{self.source_of(lane)}'", call)
+                kws.append(("lane_stride", ir.IntConst(lane.value)))
+            mode = kws[0][1]
+            stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), tuple(kws), call.line, call.col)
+        elif mode is None:
+            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop", call)
+        else:
+            stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), (), call.line, call.col)
         if isinstance(x.type, ir.TensorType):
             # the lanes split rows (UP_DOWN) or columns (LEFT_RIGHT) in two; gather joins them
             shape = list(x.type.shape)
