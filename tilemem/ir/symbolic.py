@@ -62,6 +62,12 @@ def s_sub(a, b):
                 return fold(s_sub(x, b), int_const(0))
             if exprs_equal(x, b):
                 return fold(s_sub(y, b), int_const(0))
+    # c - (x + d) -> (c - d) - x ; c - (x - d) -> (c + d) - x  (constants gathered on the left,
+    # as PyPTO's simplifier prints them: 64 - (i * 64 + 8) is 56 - i * 64)
+    if ca is not None and isinstance(b, ir.BinOp) and b.op in "+-" and const_value(b.right) is not None:
+        k = ca - const_value(b.right) if b.op == "+" else ca + const_value(b.right)
+        if k != 0:
+            return ir.BinOp("-", int_const(k), b.left)
     # (x + y) - y -> x ; (x + y) - x -> y
     if isinstance(a, ir.BinOp) and a.op == "+":
         if exprs_equal(a.right, b):
@@ -153,10 +159,15 @@ def _linear(e, coef: int = 1, acc: Optional[dict] = None):
 
 
 def _bounds(e):
-    """Constant interval [lo, hi] of an integer expr (vars unbounded)."""
+    """Constant interval [lo, hi] of an integer expr.  A bare var is an INDEX var (a
+    scalar of another dtype reaches index arithmetic only through ``pl.cast``, a call:
+    unbounded), and PyPTO's analyzer bounds an INDEX var by [0, +inf)
+    (src/ir/arith/const_int_bound.cpp, DefaultBoundFromDtype)."""
     c = const_value(e)
     if c is not None:
         return (c, c)
+    if isinstance(e, ir.Name):
+        return (0, _INF)
     if isinstance(e, ir.BinOp):
         l, r = _bounds(e.left), _bounds(e.right)
         if e.op == "+":

@@ -970,7 +970,7 @@ class OpCaller:
     # -- result types -------------------------------------------------------------------------
     def result_type(self, call: ir.Call, rule: str, spec: OpSpec, b: dict):
         if rule in ("tile", "tile_region", "declared"):
-            args = [typerules.ArgInfo(a, self.type_of_expr(a)) for a in call.args]
+            args = [typerules.ArgInfo(self._index_items(a), self.type_of_expr(a)) for a in call.args]
             try:
                 t = typerules.derive_result_type(call.op, args, dict(call.kwargs)) if call.op else None
             except typerules.DeductionError as e:
@@ -990,6 +990,20 @@ class OpCaller:
         name, arg = m.group(1), m.group(2)
         f = getattr(self, f"_rt_{name}")
         return _printed_dims(f(call, arg, spec, b))
+
+    def _index_items(self, e):
+        """A list argument (offsets, shapes) as the deducer's index arithmetic sees it: an
+        integer scalar var of another dtype than INDEX is promoted, ``pl.cast(r, pl.INDEX)``
+        (what PyPTO prints in a valid_shape derived from it)."""
+        if type(e) is not ir.ListExpr:
+            return e
+        items = []
+        for x in e.items:
+            t = self.type_of_expr(x) if type(x) is ir.Name else None
+            if isinstance(t, ir.ScalarType) and t.dtype in INT_DTYPES and t.dtype != "INDEX":
+                x = ir.Call("pl.cast", (x, dotted("pl", "INDEX")))
+            items.append(x)
+        return ir.ListExpr(tuple(items))
 
     def type_of_key(self, key: str):
         return self.key_types.get(key)
