@@ -1652,8 +1652,16 @@ class OpCaller:
         return ir.TensorType(tuple(idx.shape), a.dtype)
 
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
+        """tensor_ops/reduction.cpp: the last axis reduced to 1 (argmax/argmin: INT32 indices)."""
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), a.dtype)
+        return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), arg or a.dtype)
+
+    def _rt_tensor_col_reduce(self, call, arg, spec, b):
+        """tensor_ops/reduction.cpp: axis -2 reduced to 1, [..., M, N] -> [..., 1, N]."""
+        a = self._tensor_of(call, 0, spec)
+        if len(a.shape) < 2:
+            raise DslError(f"The operator {call.op} requires at least a 2D tensor, but got {len(a.shape)} dimensions")
+        return ir.TensorType(tuple(a.shape[:-2]) + (ir.IntConst(1), a.shape[-1]), arg or a.dtype)
 
 
 def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
