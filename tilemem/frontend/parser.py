@@ -507,7 +507,7 @@ class _Builder:
         return ir.NoneConst()
 
     def ellipsis(self, c):
-        return ir.Opaque("...")
+        return ir.Opaque("...", *_pos(c[0])) if c else ir.Opaque("...")
 
     def empty_tuple(self, c):
         return ir.TupleExpr(())

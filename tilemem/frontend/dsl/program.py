@@ -49,7 +49,12 @@ DERIVED_LEVEL_ROLE = {
 }
 FUNCTION_TYPES = ("Opaque", "Orchestration", "InCore", "AIC", "AIV", "Group", "Spmd", "Inline", "Graph")
 LEVELS = ("AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP", "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL")
+# the readability aliases of pl.Level (include/pypto/ir/function.h): the same enum values,
+# printed by their primary names
+LEVEL_ALIASES = {"L2CACHE": "CHIP_DIE", "PROCESSOR": "CHIP", "UMA": "CHIP", "NODE": "HOST", "POD": "CLUSTER_0",
+                 "CLOS1": "CLUSTER_1", "CLOS2": "CLUSTER_2"}
 ROLES = ("Orchestrator", "SubWorker")
+_HOST_LEVELS = ("HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL")     # LevelToLinquLevel >= 3
 _LOOP_KINDS = ("range", "parallel", "unroll", "pipeline")
 _ITERATORS = ("range", "parallel", "unroll", "pipeline", "while_", "spmd", "split_aiv")
 _ITER_ERR = ("For loop must use pl.range(), pl.parallel(), pl.unroll(), pl.pipeline(), pl.while_(), "
@@ -1247,6 +1252,7 @@ class FunctionReader(ExprReader, OpCaller):
             v = given[k]
             if k == "level":
                 lv = v.parts[-1] if type(v) is ir.Dotted else None
+                lv = LEVEL_ALIASES.get(lv, lv)
                 if lv not in LEVELS:
                     raise DslError(f"Unknown Level value: {self.source_of(v)}", v)
                 kws.append((k, dotted("pl", "Level", lv)))
@@ -1985,9 +1991,10 @@ def _enum_kw(v, enum: str, valid, fname: str):
     if type(v) is not ir.Dotted or len(v.parts) < 2 or v.parts[-2] != enum or \
             (len(v.parts) == 3 and v.parts[0] not in ("pl",)) or len(v.parts) > 3:
         raise DslError(f"Expected pl.{enum}.<name>", v)
-    if v.parts[-1] not in valid:
+    name = LEVEL_ALIASES.get(v.parts[-1], v.parts[-1]) if enum == "Level" else v.parts[-1]
+    if name not in valid:
         raise DslError(f"Unknown {enum} value: {v.parts[-1]}", v)
-    return v.parts[-1]
+    return name
 
 
 def _decorator(dec, fname: str):
@@ -2109,7 +2116,14 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
         items.append((ir.StrConst(key, '"'), _attr_value(r, v)))
     if items:
         r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
-    r.body(body)
+    rest = [x for x in body if not _str_stmt(x)]
+    if role == "SubWorker" and level in _HOST_LEVELS and len(rest) == 1 and type(rest[0]) is ir.EvalStmt \
+            and type(rest[0].expr) is ir.Opaque and rest[0].expr.text == "...":
+        # an abstract SubWorker: a runtime-bound callback, printed as its bare `...`
+        # (decorator.py _is_abstract_subworker_body; python_printer.cpp)
+        r.blocks[-1].append(ir.EvalStmt(ir.Opaque("..."), line=rest[0].line, col=rest[0].col))
+    else:
+        r.body(body)
     if rf.body:
         comments.discard_tail(rf.body[0].line or 1, _col0(rf.body[0]), None)
     fn_body = r.blocks[0]
