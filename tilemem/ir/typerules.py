@@ -695,18 +695,46 @@ def _acc_view(valid, compact="null") -> EffectiveView:
     return fresh_view(valid, blayout="col_major", slayout="row_major", fractal=1024, compact=compact)
 
 
-def _product(lhs: ir.TileType, rhs: ir.TileType):
+def _product(lhs: ir.TileType, rhs: ir.TileType, op: Optional[str] = None):
+    """(shape, valid) of lhs @ rhs; with ``op``, PyPTO's checks of the operands first
+    (DeduceMatmulProductInfo, tile_ops/matmul.cpp), on what is constant."""
     if len(lhs.shape) != 2 or len(rhs.shape) != 2:
         raise DeductionError("matmul operands must be 2-D")
     shape = (lhs.shape[0], rhs.shape[1])
     valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[1])
+    if op is not None:
+        kl, kr = const_value(lhs.shape[1]), const_value(rhs.shape[0])
+        if kl is not None and kr is not None and kl != kr:
+            raise DeductionError(f"The operator {op} requires matching physical inner dimensions (physical K), "
+                                 f"but got lhs K={kl} and rhs K={kr}")
+        vl, vr = const_value(valid_shape_of(lhs)[1]), const_value(valid_shape_of(rhs)[0])
+        if vl is not None and vr is not None and vl > vr:
+            raise DeductionError(f"The operator {op} requires rhs valid K to cover lhs valid K, but got "
+                                 f"lhs K={vl} and rhs K={vr}")
+        if norm_dtype(lhs.dtype) != norm_dtype(rhs.dtype):
+            raise DeductionError(f"The operator {op} requires identical lhs and rhs data types, but got "
+                                 f"{_dt_text(lhs.dtype)} and {_dt_text(rhs.dtype)}")
     return shape, valid
+
+
+def _dt_text(dtype) -> str:
+    """DataType::ToString, for messages (bfloat16, fp32, int8)."""
+    d = norm_dtype(dtype)
+    return "bfloat16" if d == "BF16" else d.lower()
+
+
+def _covers(op: str, what: str, acc_dim, dim, acc_name: str, name: str) -> None:
+    """matmul_acc: the accumulator's valid extent covers the product's (constants only)."""
+    a, p = const_value(acc_dim), const_value(dim)
+    if a is not None and p is not None and p > a:
+        raise DeductionError(f"The operator {op} requires acc valid {what} to cover {name} valid {what}, but got "
+                             f"acc {what}={a} and {name} {what}={p}")
 
 
 @_rule("matmul", "matmul_bias")
 def _r_matmul(op, args, kwargs):
     lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
-    shape, valid = _product(lhs, rhs)
+    shape, valid = _product(lhs, rhs, op)
     view = _acc_view(valid, acc_compact(valid[0], shape[0]))
     return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), view, space="Acc")
 
@@ -714,6 +742,20 @@ def _r_matmul(op, args, kwargs):
 @_rule("matmul_acc")
 def _r_matmul_acc(op, args, kwargs):
     acc = _need_tile(args, 0, op)
+    lhs, rhs = args[1].tile if len(args) > 1 else None, args[2].tile if len(args) > 2 else None
+    if lhs is not None and rhs is not None and len(acc.shape) == 2:
+        shape, valid = _product(lhs, rhs, op)          # DeduceTileMatMulAccType (tile_ops/matmul.cpp)
+        for i, what in ((0, "M"), (1, "N")):
+            a, p = const_value(acc.shape[i]), const_value(shape[i])
+            if a is not None and p is not None and a != p:
+                raise DeductionError(f"The operator {op} requires matching physical {what} dimensions, but got "
+                                     f"acc {what}={a} and product {what}={p}")
+        _covers(op, "M", valid_shape_of(acc)[0], valid[0], "acc", "lhs")
+        _covers(op, "N", valid_shape_of(acc)[1], valid[1], "acc", "rhs")
+        want = _acc_dtype(lhs.dtype, rhs.dtype)
+        if norm_dtype(acc.dtype) != want:
+            raise DeductionError(f"The operator {op} requires accumulator dtype {_dt_text(want)}, but got "
+                                 f"{_dt_text(acc.dtype)}")
     view = _acc_view(valid_shape_of(acc), effective_view(acc).compact)
     return _Res(tuple(acc.shape), norm_dtype(acc.dtype), view, space="Acc")
 

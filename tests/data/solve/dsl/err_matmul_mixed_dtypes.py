@@ -1,0 +1,12 @@
+import pypto.language as pl
+
+
+@pl.program
+class Mixed:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.BF16],
+               out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        x = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        y = pl.load(b, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        z = pl.matmul(x, y)
+        return pl.store(z, [0, 0], out)
