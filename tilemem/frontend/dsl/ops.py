@@ -970,7 +970,9 @@ class OpCaller:
     # -- result types -------------------------------------------------------------------------
     def result_type(self, call: ir.Call, rule: str, spec: OpSpec, b: dict):
         if rule in ("tile", "tile_region", "declared"):
-            args = [typerules.ArgInfo(self._index_items(a), self.type_of_expr(a)) for a in call.args]
+            stored = [re.split(r"[?@#|]", a, maxsplit=1)[0] for a in spec.args]
+            args = [typerules.ArgInfo(self._index_items(a) if i < len(stored) and stored[i] in ("offsets", "offset")
+                                      else a, self.type_of_expr(a)) for i, a in enumerate(call.args)]
             try:
                 t = typerules.derive_result_type(call.op, args, dict(call.kwargs)) if call.op else None
             except typerules.DeductionError as e:
@@ -992,9 +994,9 @@ class OpCaller:
         return _printed_dims(f(call, arg, spec, b))
 
     def _index_items(self, e):
-        """A list argument (offsets, shapes) as the deducer's index arithmetic sees it: an
-        integer scalar var of another dtype than INDEX is promoted, ``pl.cast(r, pl.INDEX)``
-        (what PyPTO prints in a valid_shape derived from it)."""
+        """Offsets as the deducer's index arithmetic sees them: an integer scalar var of
+        another dtype than INDEX is promoted, ``pl.cast(r, pl.INDEX)`` (what PyPTO prints in
+        a valid_shape derived from it; a requested valid_shape keeps the var as given)."""
         if type(e) is not ir.ListExpr:
             return e
         items = []
