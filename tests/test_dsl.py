@@ -364,3 +364,14 @@ def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
     with pytest.raises(TilememError, match="pl.row_max: Tile inputs require tmp_tile"):
         read_program(textwrap.dedent(kernel(load, "u = pl.row_max(t)")), "k.py")
     assert "pl.tile.col_sum(t)" in print_program(read_program(textwrap.dedent(kernel(load, "u = pl.col_sum(t)")), "k.py"))
+
+
+@pytest.mark.parametrize("value", ["[]", "'s'"])
+def test_a_list_or_string_where_a_number_attribute_goes_is_a_located_error(value):
+    # found by a literal sweep: a keyword's list or string where an int attribute goes
+    # reached the float formatter and crashed (PyPTO's builders reject it too)
+    src = (DATA / "distributed_collectives.py").read_text()
+    assert "core_num=2" in src
+    with pytest.raises(TilememError) as e:
+        read_program(src.replace("core_num=2", f"core_num={value}", 1), "k.py")
+    assert "'core_num'" in e.value.message and e.value.line == src[:src.index("core_num=2")].count("\n") + 1

@@ -726,7 +726,12 @@ class OpCaller:
             if isinstance(val, bool):
                 return ir.BoolConst(val)
             if isinstance(val, int):
-                return ir.IntConst(val) if val >= 0 else ir.IntConst(val)
+                return ir.IntConst(val)
+            if not isinstance(val, float):
+                # a keyword's Python list or string where a number goes: the attribute
+                # binding's TypeError (it crashed formatting the value as a float)
+                raise DslError(f"incompatible function arguments: '{p.name}' must be a Python {k}, got "
+                               f"{type(val).__name__}")
             return ir.FloatConst(_float_text(val))
         if k == "castmode":
             if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
