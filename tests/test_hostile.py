@@ -259,6 +259,73 @@ def test_long_line_over_the_cap_is_a_located_error(tmp_path, reading):
     assert (e.value.line, e.value.col) == (7, 101)
 
 
+def test_dsl_list_literal_memory(tmp_path):
+    """A long list literal in a DSL kernel is read without Python's syntax tree of it: a
+    300 kB list (under the default line cap) took 149 MB, ~400 bytes per input byte
+    (ast.parse of the whole module, then tilemem's grammar); printed IR pays only its
+    IR (one node per element)."""
+    src = tmp_path / "long.py"
+    src.write_text(_long_line("list", 300_000, reading="dsl"))
+    status, peak, err = _peak_rss_mb(["fmt", src])
+    assert status == 0, err[:500]
+    assert peak <= 100, f"{peak:.0f} MB"
+
+
+def _dsl_with(text: str, where: str) -> str:
+    if where == "kernel":
+        return DSL_BASE.replace("        return out_0\n", f"        n = {text}\n        return out_0\n", 1)
+    return DSL_BASE.replace("@pl.program", f"{text}\n\n\n@pl.program", 1)
+
+
+@pytest.mark.parametrize("terms,where", [(100_000, "kernel"), (3_000, "module"),
+                                         (3_000, "module, continued")])
+def test_dsl_operator_chain_is_read(terms, where):
+    """A `1 + 1 + ...` chain in a DSL module: the scan elides it from Python's syntax
+    tree (which fails past a few thousand terms, then reported at 1:1) and the kernel
+    reader folds it in a loop (it recursed once per operator)."""
+    if where == "kernel":
+        text = _dsl_with(" + ".join(["1"] * terms), where)
+    elif where == "module":
+        text = _dsl_with("N = " + " + ".join(["1"] * terms), where)
+    else:
+        text = _dsl_with("N = (" + " +\n    ".join(["1"] * terms) + ")", where)
+    sol = tilemem.solve(text, path="k.py")
+    if where == "kernel":
+        assert f"        n: pl.Scalar[pl.INDEX] = {terms}" in sol.text.splitlines()
+
+
+def test_dsl_statement_too_deep_for_python_is_located():
+    """What Python's parser cannot build even from the skeleton is an error at the
+    statement (it was `1:1: invalid Python: maximum recursion depth exceeded ...`)."""
+    text = _dsl_with("for i in " + " + ".join(["1"] * 100_000) + ":\n    pass", "module")
+    with pytest.raises(TilememError) as e:
+        tilemem.solve(text, path="k.py")
+    line = text.count("\n", 0, text.index("for i in")) + 1
+    assert (e.value.line, e.value.col) == (line, 1), e.value.format_first_line()[:200]
+    assert "nested too deeply for Python's parser" in str(e.value)
+
+
+def test_dsl_skeleton_keeps_what_the_scan_reads():
+    """Elided text that the scan reads is read from the file exactly: a long module
+    constant (a 600-element list, a 600-term sum) folds as in a short file, a decorator
+    keeps its keywords; positions of errors after an elided group are the file's."""
+    from tilemem.frontend.pysource import scan_module
+    pad = "# " + "x" * 5000 + "\n"            # a long line: the scan reads a skeleton
+    text = (pad + "import pypto.language as pl\nSHAPE = [" + ", ".join(["16"] * 600) + "]\n"
+            "N = " + " + ".join(["1"] * 600) + "\nM = [" + ", ".join(["x"] * 600) + "]\n"
+            "@pl.program(strict_ssa=True" + ", " * 0 + ")\nclass P:\n    pass\n")
+    scope, sites = scan_module(text, "k.py")
+    assert scope.constants["SHAPE"] == [16] * 600 and scope.constants["N"] == 600
+    assert "M" not in scope.constants
+    assert [s.name for s in sites] == ["P"] and sites[0].strict_ssa
+    long = "X = [" + ", ".join(["é"] * 600) + "]"
+    for bad, line, col in [(pad + long + " é = 3\n", 2, len(long) + 2),   # Python's column
+                           (pad + long + "\nY = = 3\n", 3, 5)]:
+        with pytest.raises(TilememError) as e:
+            scan_module(bad, "k.py")
+        assert (e.value.line, e.value.col) == (line, col), e.value
+
+
 def test_input_size_cap(tmp_path):
     import subprocess
     from cli_helpers import run, tilemem_command

@@ -17,6 +17,7 @@ module (``ast.parse`` builds a syntax tree and runs nothing), to learn
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional, Union
@@ -150,21 +151,281 @@ def _constants_of(body: list, folder: _Folder, into: dict) -> None:
                 into[s.target.id] = v
 
 
+# ----------------------------------------------------------------------------- the skeleton
+#
+# Python's syntax tree costs ~300 bytes of memory per byte of a list literal or an
+# operator chain (a 1 MB list: 305 MB), and an operator chain of a few thousand terms
+# is past its construction depth ("maximum recursion depth exceeded during ast
+# construction").  The scan needs none of that: the program classes are read by
+# tilemem's grammar, and only short module-level values are folded.  So a long line
+# makes the scan read a *skeleton* of the module: every bracket group and every
+# statement's value longer than ELIDE_TOKENS tokens or ELIDE_CHARS characters is
+# replaced by `_( )`, padded with spaces to the span's end (newlines and the UTF-8 length of each line
+# kept, so every position Python reports is the file's).  A constant or decorator
+# whose text was elided is parsed again from the file, exactly, when it is at most
+# EXACT_CHARS long; a longer one is not a constant (a decorator: an error).
+
+ELIDE_TOKENS = 500
+ELIDE_CHARS = 4096
+EXACT_CHARS = 65536
+_ELIDED = "_"                        # the padding is a call of it: `_(   )`
+_LONG_LINE = re.compile(r"[^\n]{%d}" % (ELIDE_CHARS + 1))
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _elided_spans(text: str) -> Optional[list[tuple[tuple[int, int], tuple[int, int]]]]:
+    """((line, col), (line, col)) character ranges to elide, outermost only, in order;
+    None when the text does not tokenize (Python's own parser then says why) or
+    brackets nest past Python's limit (its error, as PyPTO gets it, is kept)."""
+    import io
+    import tokenize
+    spans: list = []
+    opened: list = []                # per open bracket: (end of the bracket, tokens so far)
+    n = 0                            # tokens so far (comments and blank lines not counted)
+    stmt: list = []                  # the statement: [first token, tokens at its start, '=' end, last token]
+    skip = (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+
+    def add(start, end):
+        while spans and spans[-1][0] >= start:       # inner spans go with the outer one
+            spans.pop()
+        spans.append((start, end))
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind = tok.type
+            if kind in skip:
+                continue
+            if kind == tokenize.ERRORTOKEN:          # not Python: its parser says where
+                return None
+            if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if stmt and not opened:
+                    _statement_tail(stmt, n, add)
+                stmt = []
+                continue
+            if not stmt:
+                stmt = [tok, n, None, tok]
+            n += 1
+            if kind == tokenize.OP:
+                if tok.string in "([{":
+                    opened.append((tok.end, n))
+                    if len(opened) > 200:
+                        return None
+                elif tok.string in ")]}" and opened:
+                    start, at = opened.pop()
+                    if (n - 1 - at > ELIDE_TOKENS or _chars(start, tok.start) > ELIDE_CHARS) \
+                            and stmt[0].string not in _NO_GROUPS:
+                        add(start, tok.start)
+                elif tok.string == "=" and not opened:
+                    stmt[2] = (tok.end, n)
+            stmt[3] = tok
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return spans
+
+
+def _chars(start, end) -> int:
+    """The characters between two (line, col) positions on one line (0 on two: a group
+    over many lines counts by its tokens)."""
+    return end[1] - start[1] if start[0] == end[0] else 0
+
+
+# statements whose brackets hold names, not values: `_( )` there is not Python
+_NO_GROUPS = {"def", "async", "import", "from"}
+
+
+_NO_TAIL = {"def", "class", "import", "from", "for", "with", "async", "try", "except",
+            "finally", "else", "global", "nonlocal", "pass", "break", "continue", "lambda"}
+
+
+def _statement_tail(stmt, n_end, add) -> None:
+    """Elide the value of a long statement: after its last top-level `=`, after a
+    leading `return`/`assert`/`del`/`raise`/`yield`, between `if`/`elif`/`while` and
+    the closing `:`, or the whole of an expression statement."""
+    first, n_start, eq, last = stmt
+    tokens = n_end - n_start
+    one_line = first.start[0] == last.end[0]
+    long = tokens > ELIDE_TOKENS or one_line and last.end[1] - first.start[1] > ELIDE_CHARS
+    if not long or first.string == "@" or first.string in _NO_TAIL:
+        return
+    if eq is not None:
+        start = eq[0]
+    elif first.string in ("return", "assert", "del", "raise", "yield", "await"):
+        start = first.end
+    elif first.string in ("if", "elif", "while"):
+        if last.string != ":":
+            return
+        add(first.end, last.start)
+        return
+    else:
+        start = first.start
+    add(start, last.end)
+
+
+def _skeleton(text: str) -> Optional[tuple[str, list]]:
+    """The text with its long groups and values elided (see above) and the elided
+    spans, or None when there is nothing to elide or the text does not tokenize."""
+    if "\x00" in text or _LONE_CR.search(text):
+        return None                  # Python's error, or its lines, are not tokenize's
+    spans = _elided_spans(text)
+    if not spans:
+        return None
+    starts = _line_starts(text)
+
+    def offset(pos):
+        return starts[pos[0] - 1] + pos[1]
+
+    out = []
+    at = 0
+    for start, end in spans:
+        a, b = offset(start), offset(end)
+        out.append(text[at:a])
+        out.append(_padding(text[a:b]))
+        at = b
+    out.append(text[at:])
+    return "".join(out), spans
+
+
+def _padding(seg: str) -> str:
+    """``_( )`` in the space of ``seg``: its newlines kept, each other character a space
+    per UTF-8 byte (Python's columns are bytes)."""
+    width = len if seg.isascii() else (lambda run: len(run.encode("utf-8", "surrogatepass")))
+    blank = _NOT_NEWLINE.sub(lambda m: " " * width(m.group()), seg)
+    first = blank.find(" ")
+    last = blank.rfind(" ")
+    if first < 0 or blank[first + 1:first + 2] != " " or last <= first + 1:
+        return seg                   # cannot happen for a span past the thresholds
+    return blank[:first] + _ELIDED + "(" + blank[first + 2:last] + ")" + blank[last + 1:]
+
+
+_NOT_NEWLINE = re.compile(r"[^\n\r]+")
+
+
+def _holds_elided(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == _ELIDED
+               for n in ast.walk(node))
+
+
+def _line_starts(text: str) -> "array":
+    """The offset of each line's first character (8 bytes a line)."""
+    from array import array
+    starts = array("q", [0])
+    starts.extend(m.end() for m in re.finditer("\n", text))
+    return starts
+
+
+def _exact(node: ast.expr, text: str, starts) -> Optional[ast.expr]:
+    """``node`` of the skeleton parsed again from the file's text (same positions), or
+    None when its text is longer than EXACT_CHARS or is not one expression."""
+    def offset(line, col_bytes):             # Python's columns are UTF-8 bytes
+        a = starts[line - 1]
+        b = starts[line] if line < len(starts) else len(text)
+        return a + len(text[a:b].encode("utf-8", "surrogatepass")[:col_bytes]
+                       .decode("utf-8", "surrogatepass"))
+    if node.end_lineno is None or node.end_lineno - node.lineno > EXACT_CHARS:
+        return None
+    a, b = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+    if b - a > EXACT_CHARS:
+        return None
+    seg = text[a:b]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse("(" + seg + "\n)", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _restore_elided(tree: ast.Module, text: str, path: str) -> None:
+    """Put back, parsed exactly, what the scan reads and the skeleton elided: the values
+    of assignments (constants; too long: not a constant) and the decorators of classes
+    (a program's keyword arguments; too long: an error)."""
+    starts = _line_starts(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                and _holds_elided(node.value):
+            exact = _exact(node.value, text, starts)
+            node.value = exact if exact is not None else \
+                ast.copy_location(ast.Constant(None), node.value)   # folds to nothing
+        elif isinstance(node, ast.ClassDef):
+            for i, d in enumerate(node.decorator_list):
+                if _holds_elided(d):
+                    exact = _exact(d, text, starts)
+                    if exact is None:
+                        raise TilememError(path, d.lineno, d.col_offset + 1,
+                                           f"decorator too long to read (over {EXACT_CHARS:,} "
+                                           f"characters)", source=text)
+                    node.decorator_list[i] = exact
+
+
+def _parse(text: str, path: str) -> tuple[ast.Module, Optional[str]]:
+    """The module's syntax tree, and the text it was parsed from when that is a
+    skeleton (else None)."""
+    elided = _skeleton(text) if _LONG_LINE.search(text) else None
+
+    def parse(src):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # e.g. invalid escape sequences
+            return ast.parse(src, filename=path)
+    try:
+        try:
+            if elided is None:
+                return parse(text), None
+            return parse(elided[0]), elided[0]
+        except SyntaxError as e:
+            # an error off the elided lines is the file's; on them it may be `_( )` where
+            # Python wants names (or the file's own, hidden): the whole text decides
+            if elided is None or not any(a[0] <= (e.lineno or 0) <= b[0] for a, b in elided[1]):
+                raise
+            return parse(text), None
+        except (RecursionError, MemoryError):
+            if elided is not None:
+                raise
+            # past the construction depth on short lines: elide and try once more
+            elided = _skeleton(text)
+            if elided is None:
+                raise
+            return parse(elided[0]), elided[0]
+    except SyntaxError as e:
+        line = e.lineno or 1
+        col = e.offset or 1
+        raise TilememError(path, line, col, f"invalid Python: {e.msg}", source=text) from None
+    except (RecursionError, MemoryError) as e:
+        line, col = _largest_statement(text)
+        what = "nested too deeply" if isinstance(e, RecursionError) else "too large"
+        raise TilememError(path, line, col, f"invalid Python: this statement is {what} for "
+                           f"Python's parser (PyPTO, which imports the module with Python, "
+                           f"cannot read it either)", source=text) from None
+    except (ValueError, OverflowError) as e:
+        raise TilememError(path, 1, 1, f"invalid Python: {e}", source=text) from None
+
+
+def _largest_statement(text: str) -> tuple[int, int]:
+    """(line, col) of the statement of the most tokens (where Python's parser ran out)."""
+    import io
+    import tokenize
+    best, where, n, first = -1, (1, 1), 0, None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if first is not None and n > best:
+                    best, where = n, (first.start[0], first.start[1] + 1)
+                n, first = 0, None
+            elif tok.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT):
+                first = first or tok
+                n += 1
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        pass
+    return where
+
+
 def scan_module(text: str, path: str) -> tuple[ModuleScope, list[ProgramSite]]:
     """The module's scope and its program classes, in source order.
 
     Raises TilememError for text that is not Python (with Python's own message
     and position)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")          # e.g. invalid escape sequences
-            tree = ast.parse(text, filename=path)
-    except SyntaxError as e:
-        line = e.lineno or 1
-        col = e.offset or 1
-        raise TilememError(path, line, col, f"invalid Python: {e.msg}", source=text) from None
-    except (ValueError, RecursionError, MemoryError, OverflowError) as e:
-        raise TilememError(path, 1, 1, f"invalid Python: {e}", source=text) from None
+    tree, skeleton = _parse(text, path)
+    if skeleton is not None:
+        _restore_elided(tree, text, path)
     scope = ModuleScope()
     _scan_imports(tree.body, scope.aliases)
     folder = _Folder(scope.aliases, scope.constants)

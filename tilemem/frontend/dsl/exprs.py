@@ -147,6 +147,9 @@ class _NoFold(Exception):
     pass
 
 
+_NOT_FOLDED = object()
+
+
 class ExprReader:
     """Mixin of the function reader: ``expr(e) -> Val``."""
 
@@ -244,7 +247,36 @@ class ExprReader:
         return True
 
     def fold(self, e):
-        """Python's value of a foldable tree (raises _NoFold)."""
+        """Python's value of a foldable tree (raises _NoFold).  Post-order over a stack:
+        an operator chain is as long as its line (``1 + 1 + ...``), not as deep as the
+        parser's nesting limit."""
+        out: list = []
+        stack = [(e, False)]
+        while stack:
+            x, ready = stack.pop()
+            t = type(x)
+            if t is ir.BinOp:
+                if not ready:
+                    stack += ((x, True), (x.right, False), (x.left, False))
+                    continue
+                b = out.pop()
+                a = out.pop()
+                try:
+                    out.append(_PY_OPS[x.op](a, b))
+                except (ZeroDivisionError, OverflowError, KeyError, TypeError, ValueError):
+                    raise _NoFold from None
+            elif t is ir.UnaryOp:
+                if x.op != "-":
+                    raise _NoFold
+                if not ready:
+                    stack += ((x, True), (x.operand, False))
+                    continue
+                out.append(-out.pop())
+            else:
+                out.append(self._fold_leaf(x))
+        return out[0]
+
+    def _fold_leaf(self, e):
         t = type(e)
         if t is ir.IntConst:
             return e.value
@@ -256,19 +288,16 @@ class ExprReader:
             c = self.closure(e.id)
             if isinstance(c, (int, float)) and not isinstance(c, Dynamic):
                 return c
-            raise _NoFold
-        if t is ir.UnaryOp:
-            v = self.fold(e.operand)
-            if e.op == "-":
-                return -v
-            raise _NoFold
-        if t is ir.BinOp:
-            a, b = self.fold(e.left), self.fold(e.right)
-            try:
-                return _PY_OPS[e.op](a, b)
-            except (ZeroDivisionError, OverflowError, KeyError, TypeError, ValueError):
-                raise _NoFold from None
         raise _NoFold
+
+    def _fold_value(self, e):
+        """fold(e), or _NOT_FOLDED when ``e`` is not foldable or does not fold."""
+        if not self.foldable(e):
+            return _NOT_FOLDED
+        try:
+            return self.fold(e)
+        except _NoFold:
+            return _NOT_FOLDED
 
     def folded(self, e) -> Optional[Val]:
         if not self.foldable(e):
@@ -281,14 +310,40 @@ class ExprReader:
 
     # -- operators -------------------------------------------------------------------
     def _binop(self, e: ir.BinOp) -> Val:
-        f = self.folded(e)
-        if f is not None:
-            return f
-        if e.op in _UNSUPPORTED_BINOPS:
-            raise DslError(f"Unsupported binary operator: {_UNSUPPORTED_BINOPS[e.op]}", e)
-        left = self.expr(e.left)
-        right = self.expr(e.right)
-        return make_binop(e.op, left, right, e)
+        """Each operator folded when its operands fold, else built with PyPTO's promotion.
+        The left operands of a chain (``a + b + c + ...``: as long as the line) are walked
+        in a loop; each level folds when its left and right operands do, which is what
+        folding the level's whole tree decides."""
+        spine = [e]                  # e, e.left, e.left.left, ... while operators
+        while type(spine[-1].left) is ir.BinOp:
+            spine.append(spine[-1].left)
+        base = spine[-1].left
+        values = [_NOT_FOLDED] * len(spine)
+        v = self._fold_value(base)
+        for i in range(len(spine) - 1, -1, -1):
+            x = spine[i]
+            if v is not _NOT_FOLDED:
+                r = _NOT_FOLDED if x.op in _COMPARE or x.op in ("and", "or") else self._fold_value(x.right)
+                try:
+                    v = _NOT_FOLDED if r is _NOT_FOLDED else _PY_OPS[x.op](v, r)
+                except (ZeroDivisionError, OverflowError, KeyError, TypeError, ValueError):
+                    v = _NOT_FOLDED
+            values[i] = v
+        k = 0                        # the first level from the top that folds
+        val = None
+        while k < len(spine):
+            if values[k] is not _NOT_FOLDED:
+                val = _python_const(values[k], spine[k])
+                if val is not None:
+                    break
+            if spine[k].op in _UNSUPPORTED_BINOPS:
+                raise DslError(f"Unsupported binary operator: {_UNSUPPORTED_BINOPS[spine[k].op]}", spine[k])
+            k += 1
+        if val is None:
+            val = self.expr(base)
+        for x in reversed(spine[:k]):
+            val = make_binop(x.op, val, self.expr(x.right), x)
+        return val
 
     def _unary(self, e: ir.UnaryOp) -> Val:
         if e.op == "-":
