@@ -316,6 +316,18 @@ def test_rule_file_fuzz():
     assert counts.get("agree", 0) > n // 10 and counts.get("refused", 0) > n // 10, counts
 
 
+@pytest.mark.parametrize("escape,shown", [("\\q", "'\\q'"), ("\\\n", "'\\' followed by U+000A"),
+                                          ("\\\x1b", "'\\' followed by U+001B")])
+def test_rule_error_is_one_located_line(escape, shown):
+    """Found by the long run (rules-20266201-401): a backslash before a line break in a
+    rule-file string was quoted raw, so the message ran over two lines."""
+    from tilemem.datalog import RuleError
+    from tilemem.infer.solver import load_rules
+    with pytest.raises(RuleError) as e:
+        load_rules([("fuzz.dl", f'.decl s(x)\ns("a{escape}b").\n')])
+    assert str(e.value) == f"fuzz.dl:2:5: error: unknown escape sequence {shown} in string"
+
+
 # ----------------------------------------------------------------------------- console
 
 

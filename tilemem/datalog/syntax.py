@@ -439,7 +439,9 @@ def _decode_string(tok: Token) -> str:
         if c == "\\":
             nxt = raw[i + 1]          # the lexer guarantees a following character
             if nxt not in _ESCAPES:
-                raise _LocatedError(tok, i + 1, f"unknown escape sequence '\\{nxt}' in string")
+                # one line whatever follows the backslash (a line break, a control character)
+                what = f"'\\{nxt}'" if nxt.isprintable() else f"'\\' followed by U+{ord(nxt):04X}"
+                raise _LocatedError(tok, i + 1, f"unknown escape sequence {what} in string")
             out.append(_ESCAPES[nxt])
             i += 2
         else:
