@@ -516,7 +516,8 @@ class OpCaller:
             if _is_tile(lhs) and _is_scalar_like(rhs):
                 return call_wrapper(scalar_op)
             if _is_scalar_like(lhs) and _is_scalar_like(rhs) and len(ra) > 3:
-                if b.get("high_precision"):
+                hp = b.get("high_precision")
+                if hp is not None and (not isinstance(hp, Py) or hp.value):
                     raise DslError("pl.div: high_precision is only supported for Tensor or Tile division")
                 return make_binop(ra[3], self._as_val(lhs), self._as_val(rhs), node)
             self._dispatch_error(spec.name, [lhs, rhs])
@@ -950,7 +951,12 @@ class OpCaller:
     def _finish(self, spec, irop, args, kws, b, node) -> Val:
         func = _printed_op(irop)
         call = ir.Call(func, tuple(args), tuple(kws), *self._pos(node))
-        val = Val(call, self.result_type(call, spec.result, spec, b))
+        result = spec.result
+        if spec.rule == "binary_or_scalar":
+            # the stored op's own deducer types it (tensor.sub storing tensor.subs: subs's rule)
+            own = op_table().get(*irop.rsplit(".", 1))
+            result = own.result if own is not None else result
+        val = Val(call, self.result_type(call, result, spec, b))
         for rule in dtype_rules().get(irop, ()):
             rule.check(call, val.type, self.type_of_expr)
         return val
@@ -1363,6 +1369,8 @@ class OpCaller:
         return t
 
     def _rt_tensor_binary(self, call, arg, spec, b):
+        """tensor_ops/elementwise.cpp: the promoted dtype; `tensor_binary(lhs)` keeps the
+        tensor's dtype against a scalar (DeduceTensorOpElementwiseScalarType's preserve_lhs_dtype)."""
         a = self._tensor_of(call, 0, spec)
         other = self._arg_type(call, 1)
         dt = a.dtype
@@ -1377,7 +1385,7 @@ class OpCaller:
         else:
             cv = const_value(call.args[1])
             sdt = cv[0] if cv is not None else (other.dtype if isinstance(other, ir.ScalarType) else a.dtype)
-            if sdt in FLOAT_DTYPES and a.dtype in INT_DTYPES:
+            if sdt in FLOAT_DTYPES and a.dtype in INT_DTYPES and arg != "lhs":
                 dt = "FP32"
         return ir.TensorType(tuple(shape), dt)
 
