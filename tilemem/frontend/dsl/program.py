@@ -1489,7 +1489,8 @@ class FunctionReader(ExprReader, OpCaller):
         cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line, cexpr.col),
                             line=first.line, col=first.col)
         if leading:
-            cstmt.comments = ["# " + t for t in leading]
+            # pl.cond is the loop's condition, not a statement: its comments go to the next one
+            self.comments.requeue_after(self.extent.end(first), _col0(first), leading)
         self.blocks[-1].append(cstmt)
         self.body(s.body[1:])
         self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
