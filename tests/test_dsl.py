@@ -375,3 +375,26 @@ def test_a_list_or_string_where_a_number_attribute_goes_is_a_located_error(value
     with pytest.raises(TilememError) as e:
         read_program(src.replace("core_num=2", f"core_num={value}", 1), "k.py")
     assert "'core_num'" in e.value.message and e.value.line == src[:src.index("core_num=2")].count("\n") + 1
+
+
+@pytest.mark.parametrize("old,new", [
+    # a sels source that is not a tile has no dtype for the scalar (it crashed reading one)
+    ("pl.tile.sels(t, t, t, 3.0)", "pl.tile.sels(t, [[1]], t, 3.0)"),
+    ("pl.tile.sels(t, t, t, 3.0)", "pl.tile.sels(t, pl.FP32, t, 3.0)"),
+])
+def test_sels_source_that_is_not_a_tile_is_a_located_error(old, new):
+    src = (DATA / "sels_integral_float_on_unsigned_src.py").read_text()
+    assert old in src
+    with pytest.raises(TilememError) as e:
+        read_program(src.replace(old, new), "k.py")
+    assert e.value.line == src[:src.index(old)].count("\n") + 1
+
+
+def test_empty_remote_load_valid_shape_is_a_rank_error():
+    # valid_shape=[] was taken for "no valid shape" and crashed indexing it
+    src = (DATA / "distributed_remote_tiles.py").read_text()
+    old = "valid_shape=[1, valid_cols]"
+    assert old in src
+    with pytest.raises(TilememError) as e:
+        read_program(src.replace(old, "valid_shape=[]"), "k.py")
+    assert "valid_shape rank (0) must match target tensor rank (2)" in e.value.message

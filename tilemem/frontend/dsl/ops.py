@@ -783,13 +783,10 @@ class OpCaller:
         """ir/utils.py:316-431: an untyped constant (an INDEX literal) takes the dtype of
         the paired tile/tensor; other constants and typed scalars stay; an INDEX scalar
         value is rejected."""
-        operand = b.get("src") if kind == "sels" else None     # sels: the source tile's dtype
-        for p in spec.params:
-            if operand is not None:
-                break
-            x = b.get(p.name)
-            if _is_tile(x) or _is_tensor(x):
-                operand = x
+        # sels: the source tile's dtype, and no other (a src that is not a tile has none:
+        # its deducer rejects it); otherwise the first tile/tensor operand's
+        names = ("src",) if kind == "sels" else [p.name for p in spec.params]
+        operand = next((x for x in map(b.get, names) if _is_tile(x) or _is_tensor(x)), None)
         target = operand.type.dtype if operand is not None else None
         val = self._as_val(v)
         cv = const_value(val.expr)
@@ -1207,7 +1204,7 @@ class OpCaller:
                     got = "ScalarType" if cv is not None else _type_name(xt)
                     raise DslError(f"pld.tile.remote_load valid_shape {i} must be an integer scalar, "
                                    f"but got {got}")
-        for what, n in (("offsets", len(offs)), ("shape", len(shape)), ("valid_shape", len(req or t.shape))):
+        for what, n in (("offsets", len(offs)), ("shape", len(shape)), ("valid_shape", len(t.shape) if req is None else len(req))):
             if n != len(t.shape):
                 raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
                                f"({len(t.shape)})")
