@@ -4,7 +4,8 @@
 that call them: ``tilemem.pipeline`` and the solver) so that each call's *exclusive*
 wall time goes to a stage:
 
-* parse -- ``parse`` + ``check_program`` (text -> IR, well-formedness)
+* parse -- ``read_program(s)`` (``tilemem.api``), ``parse`` + ``check_program`` (text -> IR,
+           well-formedness)
 * facts -- ``extract`` / ``extract_program`` (IR -> Datalog facts)
 * rules -- ``derive`` / ``derive_residency`` minus the facts inside them (loading facts
            into the engine, rule evaluation, reading the derived relations)
@@ -50,10 +51,13 @@ class StageTimer:
     @contextmanager
     def installed(self):
         # the stages are chained in tilemem.pipeline (tilemem.api drives a Pipeline)
-        from tilemem import pipeline
+        from tilemem import api, pipeline
         from tilemem.infer import emitter
         from tilemem.infer import solver
-        plan = [(pipeline, "parse", "parse"), (pipeline, "check_program", "parse"),
+        # tilemem.solve reads its input through frontend.reading (read_program(s), as
+        # tilemem.api imports them): the printed or the DSL reading and its checks
+        plan = [(api, "read_program", "parse"), (api, "read_programs", "parse"),
+                (pipeline, "parse", "parse"), (pipeline, "check_program", "parse"),
                 (solver, "extract", "facts"), (solver, "extract_program", "facts"),
                 (pipeline, "derive", "rules"), (pipeline, "derive_residency", "rules"),
                 (pipeline, "emit", "emit"), (pipeline, "apply_hoists", "emit"),
