@@ -398,3 +398,13 @@ def test_empty_remote_load_valid_shape_is_a_rank_error():
     with pytest.raises(TilememError) as e:
         read_program(src.replace(old, "valid_shape=[]"), "k.py")
     assert "valid_shape rank (0) must match target tensor rank (2)" in e.value.message
+
+
+def test_slice_of_a_tensor_whose_valid_shape_has_another_rank_is_an_error():
+    # a TensorView valid_shape of rank 1 on a 2-D parameter crashed the slice's window read
+    src = (DATA / "tensor_views.py").read_text()
+    old = "valid_shape=[20, 32]"
+    assert old in src
+    with pytest.raises(TilememError) as e:
+        read_program(src.replace(old, "valid_shape=[20]"), "k.py")
+    assert "tensor.slice source valid_shape rank 1 does not match its shape rank 2" in e.value.message

@@ -1410,6 +1410,9 @@ class OpCaller:
         src_valid, _, _, pad = view_parts(a.view)
         if len(dims) == len(a.shape) == len(offs) and src_valid and \
                 not views.expr_lists_equal(src_valid, a.shape):
+            if len(src_valid) != len(dims):     # CheckWindowReadRanks (type_inference.cpp)
+                raise DslError(f"tensor.slice source valid_shape rank {len(src_valid)} does not match its "
+                               f"shape rank {len(dims)}")
             valid = list(finalize_dims(typerules.window_read(a.shape, src_valid, offs, dims,
                                                              valid or None)))
         if drop:
