@@ -774,6 +774,36 @@ TERMINAL_TRAP = "\x1b]0;TITLE\x07\x1b[31m"          # retitles the window, turns
 SHOWN = "\\x1b]0;TITLE\\x07\\x1b[31m"
 
 
+def test_rule_cache_keeps_the_most_recently_used_sets(tmp_path, monkeypatch):
+    """Every distinct --rules set stored ~750 kB in the user's cache and nothing removed
+    them (1.1 GB had piled up from fuzzing): the cache keeps the most recently used."""
+    import os
+    import time
+    from tilemem.datalog import program
+    from tilemem.datalog.program import RuleSet
+    from tilemem.infer.solver import load_rules
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
+    monkeypatch.setattr(program, "CACHED_RULE_SETS", 3, raising=False)
+    RuleSet.clear_cache()
+    try:
+        def keys():
+            return {f.name.split(".")[0] for f in cache.iterdir() if f.name.startswith("rules-")}
+        load_rules()
+        shipped = keys()
+        for i in range(5):
+            time.sleep(0.02)
+            load_rules([(f"r{i}.dl", f".decl mine{i}(x)\nmine{i}({i}).\n")])
+            if i == 2:                   # the shipped set is read again: used most recently
+                RuleSet.clear_cache()
+                for f in cache.iterdir():
+                    os.utime(f, (1, 1))  # as if written long ago
+                load_rules()
+        assert len(keys()) == 3 and shipped <= keys(), sorted(keys())
+    finally:
+        RuleSet.clear_cache()
+
+
 def test_excerpts_escape_control_characters(tmp_path, capsys):
     """Every quoted source line shows control characters escaped: a file holding
     ESC ] 0 ; TITLE BEL ESC [ 31 m changed the terminal's title and colour when an error

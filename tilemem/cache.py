@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private"]
+__all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune"]
 
 
 def cache_dir() -> Optional[Path]:
@@ -66,7 +66,12 @@ def read_private(path: Optional[Path]) -> Optional[bytes]:
     with os.fdopen(fd, "rb") as f:
         if not _private(os.fstat(f.fileno()), stat.S_ISREG):
             return None
-        return f.read()
+        data = f.read()
+        try:
+            os.utime(f.fileno())     # used now: what prune() keeps longest
+        except (OSError, NotImplementedError, TypeError):
+            pass
+        return data
 
 
 def write_private(path: Optional[Path], data: bytes) -> None:
@@ -85,3 +90,30 @@ def write_private(path: Optional[Path], data: bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def prune(directory: Optional[Path], prefix: str, keep: int) -> None:
+    """Remove all but the ``keep`` most recently used entries of the cache directory
+    whose names start with ``prefix`` (an entry: the files ``NAME.*`` of one key; used:
+    the newest time one of them was written or read).  Each distinct ``--rules`` set
+    stores ~750 kB: without this the directory grows with every rule file edited."""
+    if directory is None or not private_dir(directory):
+        return
+    try:
+        entries: dict[str, list[tuple[str, float]]] = {}
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.startswith(prefix) and e.is_file(follow_symlinks=False):
+                    entries.setdefault(e.name.split(".", 1)[0], []).append(
+                        (e.path, e.stat(follow_symlinks=False).st_mtime))
+        if len(entries) <= keep:
+            return
+        by_use = sorted(entries.values(), key=lambda files: max(t for _, t in files), reverse=True)
+        for files in by_use[keep:]:
+            for path, _ in files:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+    except OSError:
+        pass

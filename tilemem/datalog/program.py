@@ -22,7 +22,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
-from tilemem.cache import cache_dir, read_private, write_private
+from tilemem.cache import cache_dir, prune, read_private, write_private
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.location import Loc, Located
@@ -348,10 +348,15 @@ def _disk_load(texts) -> Optional["RuleSet"]:
         return None
 
 
+#: rule sets kept on disk (the most recently used; ~750 kB each with the shipped rules)
+CACHED_RULE_SETS = 64
+
+
 def _disk_store(texts, rs: "RuleSet") -> None:
     try:
         import pickle
         write_private(_disk_path(texts), pickle.dumps(rs, protocol=pickle.HIGHEST_PROTOCOL))
+        prune(cache_dir(), "rules-", CACHED_RULE_SETS)
     except Exception:
         pass
 
@@ -373,6 +378,7 @@ def _program_store(path: Optional[Path], rs: "RuleSet") -> None:
     try:
         import json
         write_private(path, json.dumps(rs._program(), separators=(",", ":")).encode())
+        prune(cache_dir(), "rules-", CACHED_RULE_SETS)
     except Exception:
         pass
 
