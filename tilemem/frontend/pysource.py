@@ -234,7 +234,8 @@ _NO_GROUPS = {"def", "async", "import", "from"}
 
 
 _NO_TAIL = {"def", "class", "import", "from", "for", "with", "async", "try", "except",
-            "finally", "else", "global", "nonlocal", "pass", "break", "continue", "lambda"}
+            "finally", "else", "global", "nonlocal", "pass", "break", "continue", "lambda",
+            "match", "case"}
 
 
 def _statement_tail(stmt, n_end, add) -> None:
@@ -256,6 +257,8 @@ def _statement_tail(stmt, n_end, add) -> None:
             return
         add(first.end, last.start)
         return
+    elif last.string == ":":
+        return                       # another block header: its body must stay its body
     else:
         start = first.start
     add(start, last.end)
