@@ -408,3 +408,21 @@ def test_slice_of_a_tensor_whose_valid_shape_has_another_rank_is_an_error():
     with pytest.raises(TilememError) as e:
         read_program(src.replace(old, "valid_shape=[20]"), "k.py")
     assert "tensor.slice source valid_shape rank 1 does not match its shape rank 2" in e.value.message
+
+
+@pytest.mark.parametrize("value,fits", [(str(2 ** 63 - 1), True), (str(2 ** 63), False), ("1" + "0" * 400, False)])
+def test_integer_constants_are_64_bit_as_pyptos_constint(value, fits):
+    # PyPTO's ConstInt constructor rejects a Python int outside int64; a 400-digit offset
+    # reached the index-bound arithmetic and crashed converting it to a float (long fuzz run)
+    src = (DATA / "clamp_valid_index_vars_are_nonnegative.py").read_text()
+    old = "[i * 64, 0]"
+    assert old in src
+    text = src.replace(old, f"[i * {value}, 0]", 1)
+    if fits:
+        assert "pl.tile.load" in print_program(read_program(text, "k.py"))
+        return
+    with pytest.raises(TilememError) as e:
+        read_program(text, "k.py")
+    assert "does not fit in a 64-bit ConstInt" in e.value.message
+    assert (e.value.line, e.value.col) == (src[:src.index(old)].count("\n") + 1,
+                                           src.index(old) - src.rindex("\n", 0, src.index(old)) + 5)

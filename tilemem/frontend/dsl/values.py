@@ -137,8 +137,15 @@ def float_text(v: float) -> str:
     return s
 
 
+#: PyPTO's ConstInt holds an int64: its constructor rejects a Python int outside it
+INT64_RANGE = range(-(1 << 63), 1 << 63)
+
+
 def const_int(v: int, dtype: str = "INDEX", node=None) -> Val:
     line, col = pos_of(node)
+    if v not in INT64_RANGE:
+        shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"  # str() of a huge int is slow
+        raise DslError(f"integer constant {shown} does not fit in a 64-bit ConstInt", node, line, col)
     if dtype == "INDEX":
         return Val(ir.IntConst(v, line, col), scalar("INDEX"))
     return Val(ir.Call("pl.const", (ir.IntConst(v), dotted("pl", dtype)), (), line, col), scalar(dtype))
