@@ -1534,18 +1534,21 @@ class FunctionReader(ExprReader, OpCaller):
             mode = None
             for k, v in item.kwargs:
                 if k == "mode":
-                    mode = v
+                    # extract_enum_value (parser/enum_utils.py): pl.ScopeMode.AUTO | MANUAL only
+                    if type(v) is ir.NoneConst:
+                        raise DslError("Expected pl.ScopeMode.<name>", v)
+                    mode = _enum_kw(v, "ScopeMode", ("AUTO", "MANUAL"), "scope")
                 else:
                     raise DslError(f"pl.scope() got an unexpected keyword '{k}'", s)
-            manual = type(mode) is ir.Dotted and mode.parts[-1] == "MANUAL"
-            if mode is None or (type(mode) is ir.Dotted and mode.parts[-1] == "AUTO"):
+            manual = mode == "MANUAL"
+            if mode in (None, "AUTO"):
                 if self.auto_scope:
                     raise DslError("a hand-placed AUTO 'with pl.scope()' requires @pl.function(auto_scope=False)", s)
                 if self.manual_depth:
                     raise DslError("an AUTO scope may not be nested inside a manual scope", s)
                 new_item = ir.Call("pl.scope", (), (), item.line, item.col)
             else:
-                new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", mode.parts[-1])),),
+                new_item = ir.Call("pl.scope", (), (("mode", dotted("pl", "ScopeMode", mode)),),
                                    item.line, item.col)
         elif name == "manual_scope":
             if item.args or item.kwargs:
