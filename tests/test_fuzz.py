@@ -404,6 +404,9 @@ SPACES = [b"Vec", b"Mat", b"Left", b"Right", b"Acc", b"Bias", b"DDR", b"Bogus", 
 JUNK = [b"(", b")", b"[", b"]", b"{", b"}", b",", b":", b"=", b"\n", b"    ", b"\t", b"'", b'"', b"\\",
         b"#", b"@", b".", b"->", b"pl", b"self", b"None", b"-", b"**", b"\x00", b"\xff", b"\xc3",
         b"\xe2\x80\xa8", b"\xef\xbb\xbf"]
+#: what replace_argument puts where an argument was
+ODD_ARGUMENTS = [b"None", b"[]", b"[[1]]", b"(1, 2)", b"pl.FP32", b"pl.Mem.Vec", b"-1.5", b"1e309", b"True",
+                 b"self", b"pl", b"'x'", b"[None]", b"pl.TileLayout.row_major", b"x[0]", b"-(2 ** 70)"]
 NUMBERS = [b"0", b"-1", b"1" + b"0" * 40, str(2 ** 64).encode(), str(10 ** 400).encode(), b"00", b"1e309",
            b"-0", b"9" * 5000]
 KEYWORDS = [b"for", b"if", b"else", b"def", b"return", b"class", b"in", b"with", b"while", b"not",
@@ -427,7 +430,8 @@ class Mutator:
             (1, "duplicate_token", self.duplicate_token), (3, "rename_identifier", self.rename_identifier),
             (2, "undefined_name", self.undefined_name), (3, "replace_number", self.replace_number),
             (3, "replace_op", self.replace_op), (3, "drop_argument", self.drop_argument),
-            (2, "add_argument", self.add_argument), (3, "insert_junk", self.insert_junk),
+            (2, "add_argument", self.add_argument), (2, "replace_argument", self.replace_argument),
+            (3, "insert_junk", self.insert_junk),
             (2, "replace_space", self.replace_space), (1, "replace_keyword", self.replace_keyword),
             (1, "long_line", self.long_line), (1, "deep_nesting", self.deep_nesting),
         ]
@@ -608,12 +612,26 @@ class Mutator:
     def _calls(self, t):
         return [i for i in range(1, len(t)) if t[i] == b"(" and IDENT.match(t[i - 1])]
 
-    def drop_argument(self, d):
+    def replace_argument(self, d):
+        """A call argument (a keyword's value) replaced by a value of another kind: the
+        sweeps over the DSL test programs found seven crashes of this shape that byte
+        mutations had not reached (a float axis, a list attribute, a tuple as a tile...)."""
         t = self._tokens(d)
         calls = self._calls(t)
         if not calls:
             return d
-        i = self.rng.choice(calls)
+        lo, hi, _ = self._argument(t, self.rng.choice(calls))
+        while lo < hi and t[lo].strip() == b"":
+            lo += 1
+        if lo + 1 < hi and IDENT.match(t[lo]) and t[lo + 1] == b"=":
+            lo += 2                                 # keep `name=`
+        if lo >= hi:
+            return d
+        return b"".join(t[:lo] + [self.rng.choice(ODD_ARGUMENTS)] + t[hi:])
+
+    def _argument(self, t, i):
+        """(lo, hi, k): argument k, picked at random, of the call whose `(` is t[i], is
+        t[lo:hi] (without its comma)."""
         depth, j, start = 0, i, i + 1
         commas = []
         while j < len(t):
@@ -628,7 +646,14 @@ class Mutator:
             j += 1
         bounds = [start] + [c + 1 for c in commas] + [j + 1]
         k = self.rng.randrange(len(bounds) - 1)
-        lo, hi = bounds[k], bounds[k + 1] - 1      # argument k is t[lo:hi]
+        return bounds[k], bounds[k + 1] - 1, k
+
+    def drop_argument(self, d):
+        t = self._tokens(d)
+        calls = self._calls(t)
+        if not calls:
+            return d
+        lo, hi, k = self._argument(t, self.rng.choice(calls))
         if hi < len(t) and t[hi] == b",":
             hi += 1
         elif k > 0:
