@@ -348,7 +348,7 @@ def test_dtype_table_rows_name_registered_ops_and_fire():
     # a dtype it does not list (a table the reader silently ignored would pass the goldens)
     from tilemem.frontend.dsl.ops import dtype_rules
     ops = {line.split("\t", 1)[0] for line in
-           (Path(tilemem.__file__).parent.parent / "rules" / "ops" / "op.facts").read_text().splitlines()}
+           (Path(__file__).resolve().parents[1] / "rules" / "ops" / "op.facts").read_text().splitlines()}
     rules = dtype_rules()
     assert len(rules) > 20 and set(rules) <= ops
     src = textwrap.dedent(kernel("t = pl.load(a, [0, 0], [16, 64])", "u = pl.tile.sin(t)"))
