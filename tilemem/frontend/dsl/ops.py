@@ -838,6 +838,8 @@ class OpCaller:
             return e
         if dt == "BOOL":
             return const_int(1 if cv[1] else 0, "BOOL").expr
+        if dt in INT_DTYPES and isinstance(cv[1], float):
+            return e        # _normalize_const_to_dtype: a float on an integer dtype stays a float
         return self._const_at(cv[1], dt)
 
     def store(self, spec: OpSpec, b: dict, node) -> Val:
