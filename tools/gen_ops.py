@@ -55,6 +55,8 @@ RELATIONS = {
     "op_output_reuses_input": ("op: symbol, slot: number", "result reuses the buffer of input slot"),
     "op_layout_in": ("op: symbol, slot: number, layout: symbol",
                      "backend layout required at input slot (both backends)"),
+    "op_kwarg": ("op: symbol, kwarg: symbol, type: symbol",
+                 "a declared attribute and its C++ type (op_registry.cpp ValidateKwargs checks a call's value)"),
     # roles PyPTO's passes give ops by name (not in ops.json: ROLES below)
     "op_inserted_move": ("op: symbol", "the op the pass inserts to copy a tile into another space"),
     "op_matmul_slot": ("op: symbol, slot: number, space: symbol",
@@ -132,6 +134,8 @@ def facts_for(o):
         yield "op_buffer_alias_view", (name,)
     if o.get("output_reuses_input_arg") is not None:
         yield "op_output_reuses_input", (name, int(o["output_reuses_input_arg"]))
+    for kw, ty in sorted((o.get("kwarg_types") or {}).items()):
+        yield "op_kwarg", (name, kw, ty.replace("std::string", "string"))
     spec = o.get("backend_tile_layout_spec")
     if spec:
         for slot, layout in enumerate(spec.get("input_layouts") or []):

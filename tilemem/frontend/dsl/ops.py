@@ -199,23 +199,75 @@ _INT = frozenset(INT_DTYPES - {"INDEX"})        # DataType::IsInt
 @dataclass(frozen=True)
 class DtypeRule:
     """One row of ``dtypes.txt``: the dtypes an operand of a stored op may have."""
-    operand: object                 # an int (a stored positional argument) or "result"
+    operand: object                 # an int (a stored positional argument), "N[]" (each element of
+                                    # tuple argument N) or "result"
     when: Optional[str]             # a kwarg that must be stored and true, or None
-    allowed: frozenset
+    allowed: frozenset              # dtype names; empty when ``same_as`` is set
     message: str
+    when_operand: Optional[tuple] = None    # (operand, dtypes): only when that operand has one of them
+    same_as: object = None          # the operand (or "result") whose dtype this one must equal
 
     def check(self, call: ir.Call, result, type_of) -> None:
         if self.when is not None:
             cv = const_value(dict(call.kwargs).get(self.when, ir.BoolConst(False)))
             if cv is None or not cv[1]:
                 return
-        if self.operand == "result":
-            t = result
-        else:
-            t = type_of(call.args[self.operand]) if self.operand < len(call.args) else None
-        dt = getattr(t, "dtype", None)
-        if dt is not None and dt not in self.allowed:
-            raise DslError(self.message.replace("{got}", DT_NAME.get(dt, dt)))
+        if self.when_operand is not None:
+            other = self._dtype(self.when_operand[0], call, result, type_of)
+            if other not in self.when_operand[1]:
+                return
+        if isinstance(self.operand, str) and self.operand.endswith("[]"):
+            self._check_items(call, type_of)
+            return
+        dt = self._dtype(self.operand, call, result, type_of)
+        if dt is None:
+            return
+        if self.same_as is not None:
+            want = self._dtype(self.same_as, call, result, type_of)
+            if want is None or dt == want:
+                return
+        elif dt in self.allowed:
+            return
+        raise DslError(self.message.replace("{got}", DT_NAME.get(dt, dt)))
+
+    def _check_items(self, call, type_of) -> None:
+        """Every element of a tuple operand (a shape, offset or index list)."""
+        i = int(self.operand[:-2])
+        e = call.args[i] if i < len(call.args) else None
+        for n, x in enumerate(e.items if type(e) is ir.ListExpr else ()):
+            dt = getattr(type_of(x), "dtype", None)
+            if dt is None and const_value(x) is not None:
+                dt = const_value(x)[0]
+            if dt is not None and dt not in self.allowed:
+                raise DslError(self.message.replace("{got}", DT_NAME.get(dt, dt)).replace("{i}", str(n)))
+
+    @staticmethod
+    def _dtype(operand, call, result, type_of) -> Optional[str]:
+        if operand == "result":
+            return getattr(result, "dtype", None)
+        if operand >= len(call.args):
+            return None
+        e = call.args[operand]
+        dt = getattr(type_of(e), "dtype", None)
+        if dt is None and const_value(e) is not None:
+            dt = const_value(e)[0]          # a constant the reader built (a re-stamped literal)
+        return dt
+
+
+def _dtype_names(words: str, where: str) -> frozenset:
+    names = set()
+    for w in words.replace(",", " ").split():
+        names |= _INT if w == "int" else {w}
+    if not names <= set(DTYPES):
+        raise RuntimeError(f"{where}: unknown dtype in {words!r}")  # pragma: no cover
+    return frozenset(names)
+
+
+def _operand(w: str):
+    if w.endswith("[]"):
+        int(w[:-2])
+        return w
+    return w if w == "result" else int(w)
 
 
 @functools.lru_cache(maxsize=1)
@@ -227,18 +279,22 @@ def dtype_rules() -> dict:
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
+        where = f"dtypes.txt:{lineno}"
         head, allowed, message = (x.strip() for x in raw.split(" : ", 2))
         words = head.split()
         if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "if"):
-            raise RuntimeError(f"dtypes.txt:{lineno}: cannot read {raw!r}")   # pragma: no cover
-        names = set()
-        for w in allowed.split():
-            names |= _INT if w == "int" else {w}
-        if not names <= set(DTYPES):
-            raise RuntimeError(f"dtypes.txt:{lineno}: unknown dtype in {allowed!r}")  # pragma: no cover
-        operand = words[1] if words[1] == "result" else int(words[1])
+            raise RuntimeError(f"{where}: cannot read {raw!r}")   # pragma: no cover
+        when = when_operand = None
+        if len(words) == 4:
+            if "=" in words[3]:
+                other, dts = words[3].split("=", 1)
+                when_operand = (_operand(other), _dtype_names(dts, where))
+            else:
+                when = words[3]
+        same_as = _operand(allowed[1:]) if allowed.startswith("=") else None
+        names = frozenset() if same_as is not None else _dtype_names(allowed, where)
         rules.setdefault(words[0], []).append(
-            DtypeRule(operand, words[3] if len(words) == 4 else None, frozenset(names), message))
+            DtypeRule(_operand(words[1]), when, names, message, when_operand, same_as))
     return rules
 
 
@@ -346,6 +402,75 @@ def _registered(ns: str, name: str) -> bool:
     ops = {r[0] for r in RuleSet.from_package().fact_rows.get("op", ())}
     names = (f"tile.{name}", f"tensor.{name}") if ns == "pl" else (f"{ns}.{name}",)
     return any(n in ops for n in names)
+
+
+@functools.lru_cache(maxsize=1)
+def kwarg_types() -> dict:
+    """stored op -> {attribute: its declared C++ type}, the op table's ``op_kwarg`` rows."""
+    from tilemem.datalog import RuleSet
+    table: dict = {}
+    for op, kw, ty in RuleSet.from_package().fact_rows.get("op_kwarg", ()):
+        table.setdefault(op, {})[kw] = ty
+    return table
+
+
+# the std::any a keyword's value becomes (bindings ConvertKwargsDict): an enum of these
+# kinds is stored as its int; a dtype, memory space and the layouts stay themselves
+_ENUMS_AS_INT = frozenset({"PipeType", "CoreType", "SplitMode", "NotifyOp", "WaitCmp", "AtomicType"})
+
+
+def _attr_kind(e) -> str:
+    """The C++ type a stored keyword's value has in the registry's kwargs."""
+    cv = const_value(e) if type(e) in (ir.IntConst, ir.FloatConst, ir.BoolConst, ir.UnaryOp) else None
+    if cv is not None:
+        return {"BOOL": "bool", "INDEX": "int"}.get(cv[0], "double" if isinstance(cv[1], float) else "int")
+    if type(e) is ir.StrConst:
+        return "string"
+    if type(e) is ir.ListExpr:
+        return "list"
+    if type(e) is ir.Dotted and e.parts[0] == "pl":
+        if len(e.parts) == 2 and e.parts[1] in DTYPES:
+            return "DataType"
+        if len(e.parts) == 3:
+            kind = "MemorySpace" if e.parts[1] == "Mem" else e.parts[1]
+            return "int" if kind in _ENUMS_AS_INT else kind
+    return "Expr"
+
+
+# the wrapper parameter kinds whose value reaches the registry as the user gave it (the
+# other kinds convert and check it themselves: a dtype, an enum, a cast mode's name)
+_PASSED_AS_GIVEN = frozenset({"expr", "int", "bool", "float", "num", "str"})
+# result rules whose wrapper, given a shape, builds the Call with its type itself
+# (ir/op/tile_ops.py tpop_from_aic: `Call(op, [], kwargs, type)`): the registry never
+# sees those kwargs
+_BUILT_WITHOUT_REGISTRY = frozenset({"tpop"})
+
+
+def check_kwargs(op: str, spec: "OpSpec", kws, b: dict) -> None:
+    """op_registry.cpp ValidateKwargs: a value stored under an attribute the op declares
+    must have the declared type (a dtype may be an int); an op declaring none is unchecked."""
+    declared = kwarg_types().get(op)
+    if not declared or (spec.result.split("(")[0] in _BUILT_WITHOUT_REGISTRY and b.get("shape") is not None):
+        return
+    kinds = {p.name: p.kind for p in spec.params}
+    given = {key: param for key, param, mod in spec.kwargs
+             if not (mod == "!" and kinds.get(param) == "bool")      # stored as True
+             and "@" not in param and kinds.get(param) in _PASSED_AS_GIVEN}
+    for key, e in kws:
+        want = declared.get(key)
+        if want is None or key not in given:
+            continue            # not the user's value, or an argument the printer shows as a keyword
+        # a positional literal is already an IR constant (an Expr), a keyword a Python value
+        got = "Expr" if isinstance(b.get(given[key]), Val) else _attr_kind(e)
+        if got == want or (want == "DataType" and got == "int"):
+            continue
+        if got == "list" and e.items:
+            raise DslError(f"Unsupported list element type for key: {key}. A list-valued attr under an "
+                           f"arbitrary key may hold Var (a reference) or ArgDirection.")
+        if want in ("DataType", "MemorySpace", "TileLayout"):
+            what = "DataType or int" if want == "DataType" else want
+            raise DslError(f"Kwarg '{key}' for operator '{op}' expects {what}, but got incompatible type")
+        raise DslError(f"Kwarg '{key}' for operator '{op}' has incompatible type")
 
 
 class OpCaller:
@@ -628,7 +753,8 @@ class OpCaller:
         return repr(v)
 
     def _list_arg(self, v, what: str) -> ir.Expr:
-        """A shape / offset list: a MakeTuple of INDEX expressions."""
+        """A shape / offset list: a MakeTuple of INDEX expressions (the dtypes of its
+        elements are checked per op: dtypes.txt's `N[]` rows)."""
         if isinstance(v, Py) and isinstance(v.value, list):
             return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in v.value))
         if isinstance(v, Val):
@@ -653,6 +779,15 @@ class OpCaller:
             return self._as_val(v).expr
         if k == "list":
             return self._list_arg(v, p.name)
+        if k == "pred":
+            # language/typing/scalar.py predicate_to_expr: a Python bool is a BOOL constant,
+            # an expression passes; any other Python value reaches the builder, which rejects it
+            if isinstance(v, Py) and isinstance(v.value, bool):
+                return const_int(int(v.value), "BOOL").expr
+            if isinstance(v, Py):
+                raise DslError(f"{spec.name}(): {p.name} must be a bool or a scalar expression, "
+                               f"got {type(v.value).__name__} (create_op_call(): incompatible function arguments)")
+            return self._as_val(v).expr
         if k == "axis":
             return self._axis_arg(p.name, v)
         if k in ("coalesce", "gather_oob"):
@@ -718,12 +853,14 @@ class OpCaller:
             else:
                 raise DslError(f"incompatible function arguments: '{p.name}' must be a Python {k}, got "
                                f"{self._shown(v)}")
-            if k == "bool":
-                return ir.BoolConst(bool(val))
+            if k == "bool" and not isinstance(val, (int, float, str)):
+                return ir.BoolConst(bool(val))      # a list: only its truth is read (`k!`)
             if k == "str":
                 if not isinstance(val, str):
                     raise DslError(f"argument '{p.name}' must be a string, got {val!r}")
                 return ir.StrConst(val, "'")
+            if k == "float" and isinstance(val, int):
+                val = float(val)        # the wrapper stores float(value): a C++ double
             if isinstance(val, bool):
                 return ir.BoolConst(val)
             if isinstance(val, int):
@@ -895,6 +1032,9 @@ class OpCaller:
                 elif "#" in item:
                     item, retype = item.split("#", 1)
                     v = b.get(item)
+                    if isinstance(v, Py) and isinstance(v.value, (list, tuple, str)):
+                        # _normalize_expr takes a number or an expression
+                        raise DslError(f"Cannot convert {type(v.value)} to IR expression")
                     if not (isinstance(v, Py) and type(v.value) is int):
                         # an IR expression (a positional literal) stays as read; a Python float
                         # is _normalize_expr's FP32 constant (peer=2.5 prints 2.5)
@@ -945,9 +1085,13 @@ class OpCaller:
                 return
             if type(e) is ir.Dotted and e.parts[-1] in ("None_",):
                 return
+            if p.kind == "bool":
+                # `kwargs = {"k": True} if k else {}`: stored as True whatever was passed
+                e = ir.BoolConst(True)
         kws.append((key, e))
 
     def _finish(self, spec, irop, args, kws, b, node) -> Val:
+        check_kwargs(irop, spec, kws, b)
         func = _printed_op(irop)
         call = ir.Call(func, tuple(args), tuple(kws), *self._pos(node))
         result = spec.result

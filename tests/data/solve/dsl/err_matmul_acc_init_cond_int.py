@@ -1,0 +1,15 @@
+import pypto.language as pl
+
+
+@pl.program
+class InitInt:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(
+        self,
+        acc: pl.Tensor[[16, 16], pl.FP32],
+        a: pl.Tensor[[16, 16], pl.FP16],
+        b: pl.Tensor[[16, 16], pl.FP16],
+    ) -> pl.Tensor[[16, 16], pl.FP32]:
+        # predicate_to_expr turns a bool into a BOOL constant; an int reaches the builder
+        c = pl.matmul_acc(acc, a, b, init_cond=1)
+        return c
