@@ -439,7 +439,7 @@ def _attr_kind(e) -> str:
 
 # the wrapper parameter kinds whose value reaches the registry as the user gave it (the
 # other kinds convert and check it themselves: a dtype, an enum, a cast mode's name)
-_PASSED_AS_GIVEN = frozenset({"expr", "int", "bool", "float", "num", "str"})
+_PASSED_AS_GIVEN = frozenset({"expr", "int", "bool", "flag", "float", "num", "str"})
 # result rules whose wrapper, given a shape, builds the Call with its type itself
 # (ir/op/tile_ops.py tpop_from_aic: `Call(op, [], kwargs, type)`): the registry never
 # sees those kwargs
@@ -844,7 +844,7 @@ class OpCaller:
             if isinstance(v, Enum) and v.kind == kind and v.name in members:
                 return ir.IntConst(members.index(v.name))
             raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
-        if k in ("int", "bool", "float", "num", "str"):
+        if k in ("int", "bool", "flag", "float", "num", "str"):
             if isinstance(v, Py):
                 val = v.value
             elif isinstance(v, Val) and type(v.expr) in (ir.IntConst, ir.FloatConst, ir.BoolConst):
@@ -853,7 +853,7 @@ class OpCaller:
             else:
                 raise DslError(f"incompatible function arguments: '{p.name}' must be a Python {k}, got "
                                f"{self._shown(v)}")
-            if k == "bool" and not isinstance(val, (int, float, str)):
+            if k in ("bool", "flag") and not isinstance(val, (int, float, str)):
                 return ir.BoolConst(bool(val))      # a list: only its truth is read (`k!`)
             if k == "str":
                 if not isinstance(val, str):
@@ -888,6 +888,8 @@ class OpCaller:
             # a keyword), an expression a positional operand
             if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
                 return None if b.get("__event_kw__") is None else ir.IntConst(v.value)
+            if isinstance(v, Py):
+                raise DslError(f"{spec.irop} {p.name} must be int or Expr, got {type(v.value).__name__}")
             return None if b.get("__event_kw__") else self._as_val(v).expr
         if k == "pipebuf":
             # ir/op/system_ops.py _consumer_buf_operand: an expression passes, a Python int
@@ -1029,6 +1031,11 @@ class OpCaller:
                 retype = None
                 if "@" in item:
                     item, retype = item.split("@", 1)
+                    v = b.get(item)
+                    if isinstance(v, Py) and isinstance(v.value, (list, tuple, str)):
+                        # re-stamped as ConstInt(v, DT) / _normalize_expr: a number or an expression
+                        raise DslError(f"{spec.name}(): {item} must be a number or a scalar expression, "
+                                       f"got {type(v.value).__name__}")
                 elif "#" in item:
                     item, retype = item.split("#", 1)
                     v = b.get(item)
