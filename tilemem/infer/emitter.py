@@ -38,11 +38,11 @@ class Solution3(Record):
                  move_slot: dict[tuple[int, str, str], int],
                  blayout: dict[tuple[int, str, str], str],
                  slayout: dict[tuple[int, str, str], str], retarget: dict[int, tuple[str, str]],
-                 rederive: set[int], name_hint: dict[str, str]):
+                 rederive: set[int], replaced: set[str], name_hint: dict[str, str]):
         self.space, self.resolved, self.move_at = space, resolved, move_at
         self.move_use, self.move_slot, self.blayout = move_use, move_slot, blayout
         self.slayout, self.retarget, self.rederive = slayout, retarget, rederive
-        self.name_hint = name_hint
+        self.replaced, self.name_hint = replaced, name_hint
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
@@ -59,6 +59,7 @@ class Solution3(Record):
             slayout={(p, v, t): l for p, v, t, l in rel("move_slayout")},
             retarget={p: (k, s) for p, k, s in rel("retarget")},
             rederive={p for (p,) in rel("rederive")},
+            replaced={v for (v,) in rel("replaced_var")},
             name_hint={v: h for v, h in rel("name_hint")},
         )
 
@@ -333,11 +334,11 @@ class _FunctionRewriter:
         return s
 
     def rebuilt(self, targets: list[str], value: ir.Expr) -> bool:
-        """PyPTO rebuilds a statement that defines or reads a var the pass rebuilt (every
-        resolved var is replaced by a new one); a rebuilt statement loses its comments."""
-        if any(self.space_of(t) is not None for t in targets):
-            return True
-        return any(self.space_of(n.id) is not None for n in names_in(value))
+        """PyPTO rebuilds a statement that defines or reads a var the pass replaces
+        (``replaced_var``); a rebuilt statement loses its comments."""
+        replaced = self.sol.replaced
+        return any(self.vid(t) in replaced for t in targets) or \
+            any(self.vid(n.id) in replaced for n in names_in(value))
 
     def retype_definition(self, p, typ: ir.TileType, value: ir.Expr, space: str):
         """The LHS annotation of a resolved tile definition (and its possibly retargeted call)."""

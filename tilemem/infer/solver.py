@@ -20,7 +20,7 @@ from tilemem.records import DICT, Fresh, Record, record
 # The derived relations the emitter and the library expose.
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
-    "move_slot", "demand", "retarget", "rederive", "name_hint",
+    "move_slot", "demand", "retarget", "rederive", "replaced_var", "name_hint",
     "contract_break",
 )
 
