@@ -303,7 +303,7 @@ def _tile_view(call: ir.Call) -> Optional[ir.TileView]:
         if key in ("valid_shape", "stride"):
             if type(val) is not ir.ListExpr:
                 return None
-            fields[key] = val.items
+            fields[key] = tuple(val.items)
         elif key == "start_offset":
             fields[key] = val
         elif key in _TILEVIEW_ENUMS:
@@ -349,7 +349,7 @@ def _shaped(e: ir.Subscript, kinds) -> Optional[tuple]:
         if kind is None or kind in items:
             return None
         items[kind] = item
-    return idx[0].items, dtype, items
+    return tuple(idx[0].items), dtype, items
 
 
 def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
@@ -464,7 +464,8 @@ def _prefix(tok: Token, op: str, e):
 
 # ----------------------------------------------------------------------------- transformer
 
-_Name, _Dotted, _Call = ir.Name, ir.Dotted, ir.Call
+_Name, _Dotted, _Call, _IntConst, _IntItems = ir.Name, ir.Dotted, ir.Call, ir.IntConst, ir.IntItems
+
 
 
 class _Builder:
@@ -521,7 +522,7 @@ class _Builder:
         items = c[0]
         if items is None:
             return ir.ListExpr(())
-        return ir.ListExpr(tuple(items), items[0].line, items[0].col)
+        return ir.ListExpr(items if type(items) is _IntItems else tuple(items), items[0].line, items[0].col)
 
     def dict_item(self, c):
         return (c[0], c[1])
@@ -575,10 +576,24 @@ class _Builder:
         return c
 
     def seq_add(self, c):
+        """The sequence with one more item.  A run of integer constants (a list literal,
+        as long as its line) is kept as :class:`ir.IntItems` past its ``IntItems.COMPACT_AT``-th item
+        on, not as one node per item; another item turns it back into a list."""
         lst = c[0]
         if len(c) == 2:
-            lst.append(c[1])
+            x = c[1]
+            if type(lst) is _IntItems:
+                if lst.append(x):
+                    return lst
+                lst = list(lst)
+            elif len(lst) == _IntItems.COMPACT_AT and type(x) is _IntConst:
+                run = _IntItems.of(lst)
+                if run is not None and run.append(x):
+                    return run
+            lst.append(x)
         else:
+            if type(lst) is _IntItems:
+                lst = list(lst)
             lst.extend(c[1:])
         return lst
 
@@ -629,7 +644,7 @@ class _Builder:
 
     def return_stmt(self, c):
         tok, vals = c
-        return ir.Return(vals if vals is not None else [], line=tok.line, col=tok.column)
+        return ir.Return(list(vals) if vals is not None else [], line=tok.line, col=tok.column)
 
     def pass_stmt(self, c):
         return ir.Pass(line=c[0].line, col=c[0].column)

@@ -11,13 +11,15 @@ nodes that print the same compare equal.
 """
 from __future__ import annotations
 
+from array import array as _array
+from itertools import repeat as _repeat
 from typing import Optional, Union
 
 from tilemem.records import DICT as _DICT, LIST as _LIST, Record as _Node, record, replace
 
 __all__ = [
     "Expr", "Name", "Dotted", "IntConst", "FloatConst", "BoolConst", "NoneConst", "StrConst",
-    "ListExpr", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
+    "ListExpr", "IntItems", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
@@ -114,6 +116,126 @@ class StrConst(Expr):
 class ListExpr(Expr):
     def __init__(self, items: tuple[Expr, ...], line: Pos = None, col: Pos = None):
         self.items, self.line, self.col = items, line, col
+
+
+class IntItems:
+    """The items of a list of integer constants, held as arrays instead of one
+    :class:`IntConst` node per element.  A list literal is as long as its line: a node,
+    its column and the pointer to it cost ~100 bytes an element (~35 bytes per byte of
+    ``0, 0, ...``), the arrays 12 (the value, the column; the line once while it stays
+    the same; 8 bytes without positions).  A read-only sequence of IntConst: each
+    element is made when it is read, with its position; equal to, and hashed as, the
+    tuple of those nodes, so a ListExpr compares the same either way.  Values are int64
+    (PyPTO's ConstInt); a list with another value, or a position past 2**31, keeps its
+    nodes (``append`` says no)."""
+    __slots__ = ("values", "lines", "cols")
+    COMPACT_AT = 32                  # the readings hold a list of more int64 items this way
+
+    def __init__(self, values=(), lines=None, cols=None):
+        self.values = values if type(values) is _array else _array("q", values)
+        # positions (None: none): ``lines`` one int while every item is on that line
+        # (-1: not known), else an array("i") of lines; ``cols`` an array("i") (-1: none)
+        self.lines = lines
+        self.cols = cols
+
+    @classmethod
+    def of(cls, nodes, positions: bool = True) -> Optional["IntItems"]:
+        """The nodes as IntItems, or None when one is not an int64 IntConst."""
+        nodes = list(nodes)
+        if positions:
+            first = nodes[0].line if nodes and nodes[0].line is not None else -1
+            out = cls((), first, _array("i"))
+        else:
+            out = cls()
+        for x in nodes:
+            if not out.append(x):
+                return None
+        return out
+
+    def append(self, x) -> bool:
+        """Add the IntConst ``x`` (while a list is read); False, and nothing added, when
+        it is another node, its value is not an int64 or a position is past 2**31."""
+        if type(x) is not IntConst or type(x.value) is not int or not _INT64_MIN <= x.value <= _INT64_MAX:
+            return False
+        cols = self.cols
+        if cols is not None:
+            line = -1 if x.line is None else x.line
+            col = -1 if x.col is None else x.col
+            if not -1 <= line < _I32 or not -1 <= col < _I32:
+                return False
+            lines = self.lines
+            if type(lines) is int and line != lines:
+                self.lines = lines = _array("i", [lines]) * len(cols)
+            if type(lines) is not int:
+                lines.append(line)
+            cols.append(col)
+        self.values.append(x.value)
+        return True
+
+    def _line_list(self):
+        lines = self.lines
+        return _array("i", [lines]) * len(self.values) if type(lines) is int else lines
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        if self.cols is None:
+            return map(IntConst, self.values)
+        lines = self.lines
+        if type(lines) is int:
+            return map(_int_at, self.values, _repeat(lines), self.cols)
+        return map(_int_at, self.values, lines, self.cols)
+
+    def __getitem__(self, i):
+        cols, lines = self.cols, self.lines
+        if isinstance(i, slice):
+            if cols is None:
+                return IntItems(self.values[i])
+            return IntItems(self.values[i], lines if type(lines) is int else lines[i], cols[i])
+        if cols is None:
+            return IntConst(self.values[i])
+        return _int_at(self.values[i], lines if type(lines) is int else lines[i], cols[i])
+
+    def __reversed__(self):
+        return iter(self[::-1])
+
+    def __contains__(self, x) -> bool:
+        return type(x) is IntConst and x.value in self.values
+
+    def index(self, x, *args) -> int:
+        return tuple(self).index(x, *args)
+
+    def count(self, x) -> int:
+        return self.values.count(x.value) if type(x) is IntConst else 0
+
+    def __eq__(self, other):
+        if type(other) is IntItems:
+            return self.values == other.values
+        if isinstance(other, tuple):
+            return len(other) == len(self.values) and all(
+                type(o) is IntConst and o.value == v for o, v in zip(other, self.values))
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(tuple(self))
+
+    def __add__(self, other):
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other):
+        return tuple(other) + tuple(self)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+def _int_at(value, line, col):
+    return IntConst(value, line if line >= 0 else None, col if col >= 0 else None)
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_I32 = 1 << 31
 
 
 @node(frozen=True)
@@ -513,7 +635,10 @@ def subexpressions(e, operands_only: bool = False):
                 stack.extend(v for _, v in reversed(x.kwargs))
             stack.extend(reversed(x.args))
         elif isinstance(x, (ListExpr, TupleExpr)):
-            stack.extend(reversed(x.items))
+            if type(x.items) is IntItems:
+                yield from x.items          # leaves, made one at a time
+            else:
+                stack.extend(reversed(x.items))
         elif isinstance(x, DictExpr):
             if not operands_only:
                 for k, v in reversed(x.items):

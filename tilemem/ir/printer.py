@@ -98,8 +98,18 @@ def _p_str(e):
 
 
 def _join(items) -> str:
+    if type(items) is ir.IntItems:
+        return _join_ints(items.values)
     pe = print_expr
     return ", ".join([pe(x) for x in items])
+
+
+def _join_ints(values, chunk: int = 4096) -> str:
+    """``", ".join`` of integers a chunk at a time: the text of a long list without a
+    string object per element at once."""
+    if len(values) <= chunk:
+        return ", ".join(map(str, values))
+    return ", ".join([", ".join(map(str, values[i:i + chunk])) for i in range(0, len(values), chunk)])
 
 
 def _p_list(e):

@@ -143,6 +143,9 @@ def _type_text(t) -> str:
         return str(t)
 
 
+_INDEX = scalar("INDEX")
+
+
 class _NoFold(Exception):
     pass
 
@@ -211,7 +214,12 @@ class ExprReader:
         return Val(ir.ListExpr(tuple(v.expr for v in vals), line, col), ir.TupleType(tuple(v.type for v in vals)))
 
     def _list(self, e) -> Val:
-        return self.make_tuple(self.expr_list(e.items), e)
+        items = e.items
+        if type(items) is ir.IntItems:
+            # int64 literals, which read as the INDEX constants they are: the items kept
+            # as they are held (no node per element; a list is as long as its line)
+            return Val(ir.ListExpr(items, e.line, e.col), ir.TupleType((_INDEX,) * len(items)))
+        return self.make_tuple(self.expr_list(items), e)
 
     def _dotted(self, e: ir.Dotted) -> Val:
         parts = e.parts

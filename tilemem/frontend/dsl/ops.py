@@ -20,8 +20,8 @@ from tilemem import ir
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
-    DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float, const_int, dotted,
-    scalar,
+    DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT64_RANGE, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float,
+    const_int, dotted, scalar,
 )
 from tilemem.ir import typerules, views
 
@@ -727,8 +727,15 @@ class OpCaller:
         if isinstance(v, Enum):
             return self._enum_expr(v)
         if isinstance(v, Py) and isinstance(v.value, list):
-            return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in v.value))
+            return self._py_list_expr(v.value)
         return self._as_val(v).expr
+
+    def _py_list_expr(self, values: list) -> ir.ListExpr:
+        """The list of a Python list value; a long one of int64s held as arrays (a list
+        is as long as its line: no node per element)."""
+        if len(values) > ir.IntItems.COMPACT_AT and all(type(x) is int and x in INT64_RANGE for x in values):
+            return ir.ListExpr(ir.IntItems(values))
+        return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in values))
 
     def _enum_expr(self, v: Enum) -> ir.Expr:
         if v.kind == "DataType":
@@ -756,7 +763,7 @@ class OpCaller:
         """A shape / offset list: a MakeTuple of INDEX expressions (the dtypes of its
         elements are checked per op: dtypes.txt's `N[]` rows)."""
         if isinstance(v, Py) and isinstance(v.value, list):
-            return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in v.value))
+            return self._py_list_expr(v.value)
         if isinstance(v, Val):
             if isinstance(v.type, ir.TupleType) and type(v.expr) is ir.ListExpr:
                 return v.expr
