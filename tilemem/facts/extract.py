@@ -245,7 +245,6 @@ class _Extractor:
             self.f.add("call_tile", p, line=line)
         self.f.add("nargs", p, len(e.args), line=line)
         for i, a in enumerate(e.args):
-            self.f.add("arg_pos", p, i, line=line)
             if isinstance(a, ir.Name):
                 self.f.add("arg", p, i, self.vid(fname, a.id), line=line)
             else:
