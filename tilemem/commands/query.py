@@ -56,5 +56,7 @@ def run(args) -> int:
         banner = (f"tilemem query console: {path}"
                   f"{' (backend ' + ses.backend + ')' if ses.backend else ''}\n"
                   f"Type a pattern such as space(V, \"Acc\"), :help for commands, :quit to leave.")
+        import gc
+        gc.enable()             # a long session: the collector the command turned off is back
         errors = console.loop(sys.stdin, interactive, banner)
         return EXIT_INPUT if errors and not interactive else EXIT_OK
