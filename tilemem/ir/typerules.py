@@ -66,7 +66,7 @@ __all__ = [
     "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
-    "window_read", "write_union", "reshape_valid",
+    "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
 ]
 
 
@@ -170,6 +170,62 @@ def window_read(phys: Sequence, src_valid: Sequence, offsets: Sequence, window: 
             r = request[i]
             out.append(avail if (not exprs_equal(avail, w) and prove_le(avail, r)) else r)
     return tuple(out)
+
+
+def _integer_dim(e) -> bool:
+    """An extent the bounds proofs reason about (IsIntegerScalarExpr): not a float literal."""
+    return e is not None and type(e) not in (ir.FloatConst, ir.BoolConst, ir.StrConst, ir.NoneConst)
+
+
+def _provably_less(a, b) -> bool:
+    """``a < b`` for every value of its symbols (integers: ``a + 1 <= b``); a relation that
+    stays symbolic is not disproved."""
+    return _integer_dim(a) and _integer_dim(b) and prove_le(s_add(a, _c(1)), b)
+
+
+def _shown(e) -> str:
+    from tilemem.ir.printer import print_expr
+    return print_expr(e)
+
+
+def check_window_bounds(op: str, phys: Sequence, offsets: Sequence, window: Sequence,
+                        request: Optional[Sequence], clamped: bool, clamp: bool = False,
+                        remedy: str = "") -> None:
+    """type_inference.cpp CheckWindowReadDimBounds: a window starts inside its source, an
+    explicit valid_shape fits its window, and (unless the read clamps) the extent it reads
+    ends inside the source.  ``clamped``: kClampedWindow (tile.load: the requested extent
+    must fit), else kExactWindow (the whole window).  What is not provably wrong passes."""
+    if len(phys) != len(window) or len(offsets) != len(window):
+        return
+    for i, w in enumerate(window):
+        o, src = offsets[i], phys[i]
+        if _provably_less(o, _c(0)):
+            raise DeductionError(f"{op} offset {i} is provably negative ({_shown(o)}); a window must "
+                                 f"start inside its source")
+        r = request[i] if request is not None and i < len(request) else None
+        if r is not None and _provably_less(w, r):
+            raise DeductionError(f"{op} valid_shape {i} is {_shown(r)}, which exceeds the window extent "
+                                 f"{_shown(w)}; a valid region cannot be larger than the shape that holds it")
+        reach = r if clamped and r is not None else w
+        if not clamp and _integer_dim(o) and _integer_dim(reach) and _provably_less(src, s_add(o, reach)):
+            raise DeductionError(f"{op} reads past the end of dimension {i}: offset {_shown(o)} + extent "
+                                 f"{_shown(reach)} exceeds the source extent {_shown(src)}." + (f" {remedy}" if remedy else ""))
+
+
+def check_write_bounds(op: str, phys: Sequence, offsets: Sequence, reach: Sequence, remedy: str = "") -> None:
+    """type_inference.cpp CheckWriteDimBounds: a write starts inside its target and the
+    extent it touches (``reach``: the source's physical shape for an exact subview, its
+    valid shape for a valid-region transfer) ends inside it."""
+    if len(phys) != len(reach) or len(offsets) != len(reach):
+        return
+    for i, r in enumerate(reach):
+        o, tgt = offsets[i], phys[i]
+        if _provably_less(o, _c(0)):
+            raise DeductionError(f"{op} offset {i} is provably negative ({_shown(o)}); a write must start "
+                                 f"inside its target")
+        if _integer_dim(o) and _integer_dim(r) and _provably_less(tgt, s_add(o, r)):
+            raise DeductionError(f"{op} writes past the end of dimension {i}: offset {_shown(o)} + extent "
+                                 f"{_shown(r)} exceeds the target extent {_shown(tgt)}" + (f". {remedy}" if remedy else ""))
 
 
 def write_union(phys: Sequence, tgt_valid: Sequence, src_valid: Sequence, offsets: Sequence) -> tuple:
@@ -886,6 +942,9 @@ def _r_load(op, args, kwargs):
         if shapes and const_value(shapes[-1]) == 1:
             view = replace(view, blayout="col_major")
     if len(shapes) == len(ten.shape):
+        check_window_bounds(op, ten.shape, offs, shapes, req, clamped=True, clamp=clamp,
+                            remedy="Pass clamp=True -- pl.load(x, offsets, shapes, clamp=True) -- to narrow "
+                                   "the read to the source edge instead")
         sv = tuple(tvalid) if tvalid is not None else tuple(ten.shape)
         valid = []
         for i, w in enumerate(shapes):
@@ -1026,6 +1085,7 @@ def _r_slice(op, args, kwargs):
         for a in _list_items(dd) or ():
             c = const_value(a)
             drop.add(c % len(shape) if c is not None and c < 0 else c)
+    check_window_bounds(op, x.shape, offs, shape, req, clamped=False)
     valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
     if drop:
         shape, valid = _drop(shape, drop), _drop(valid, drop)
@@ -1129,6 +1189,7 @@ def _r_set_validshape(op, args, kwargs):
 def _r_assemble(op, args, kwargs):
     tgt, src = _need_tile(args, 0, op), _need_tile(args, 1, op)
     offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
+    check_write_bounds(op, tgt.shape, offs, src.shape)
     valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs)
     view = replace(effective_view(tgt), valid_shape=tuple(valid))
     return _Res(tuple(tgt.shape), norm_dtype(tgt.dtype), view, space=norm_space(tgt.space))
@@ -1143,6 +1204,7 @@ def _r_extract(op, args, kwargs):
     shape = _dims(args[3].expr)
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else "Vec"
+    check_window_bounds(op, src.shape, offs, shape, None, clamped=False)
     valid = window_read(src.shape, valid_shape_of(src), offs, shape)
     view = fresh_view(valid).with_layout(implicit_layout(shape, target))
     if target == "Left":

@@ -1201,6 +1201,16 @@ class OpCaller:
         if t is not None and not isinstance(t, ir.TensorType):
             raise DslError(f"The operator {call.op} requires third argument to be a TensorType or "
                            f"DistributedTensorType, but got {_type_name(t)}")
+        tile = self._arg_type(call, 0)
+        if spec.params[1].name == "offsets" and len(call.args) == 3 and isinstance(tile, ir.TileType) \
+                and t is not None and type(call.args[1]) is ir.ListExpr:
+            # a store without an ND partition moves the tile's valid region into the tensor
+            try:
+                typerules.check_write_bounds(call.op, t.shape, call.args[1].items, views.valid_shape_of(tile),
+                                             "A store performs no layout conversion: the offsets and the "
+                                             "tile extent must already be in the destination's coordinates")
+            except typerules.DeductionError as e:
+                raise DslError(str(e)) from None
         return self._rt_like(call, arg, spec, b)
 
     def _rt_float_like(self, call, arg, spec, b):
@@ -1568,6 +1578,13 @@ class OpCaller:
         valid = list(call.args[3].items) if len(call.args) > 3 else []
         drop = [x.value for x in call.args[4].items] if len(call.args) > 4 else []
         src_valid, _, _, pad = view_parts(a.view)
+        if len(dims) == len(a.shape) == len(offs):
+            clamp = const_value(dict(call.kwargs).get("clamp", ir.BoolConst(False)))
+            try:
+                typerules.check_window_bounds(call.op, a.shape, offs, dims, valid or None, clamped=True,
+                                              clamp=bool(clamp and clamp[1]))
+            except typerules.DeductionError as e:
+                raise DslError(str(e)) from None
         if len(dims) == len(a.shape) == len(offs) and src_valid and \
                 not views.expr_lists_equal(src_valid, a.shape):
             if len(src_valid) != len(dims):     # CheckWindowReadRanks (type_inference.cpp)
