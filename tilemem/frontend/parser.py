@@ -15,6 +15,7 @@ no other exception escapes :func:`parse`.
 from __future__ import annotations
 
 import re
+from sys import intern as _intern
 from typing import Iterator, Optional
 
 
@@ -422,7 +423,8 @@ _UNARY_PREC = 12
 
 
 def _climb(items: list, i: int, min_prec: int):
-    """Precedence climbing over ``items`` (IR operands and operator Tokens) from ``i``.
+    """Precedence climbing over ``items`` (IR operands, prefix operator Tokens and binary
+    operators' texts) from ``i``.
 
     Returns (node, next index).  Prefix operators bind their operand at their own
     precedence, so ``-a ** b`` is ``-(a ** b)`` and ``not a == b`` is ``not (a == b)``.
@@ -437,8 +439,9 @@ def _climb(items: list, i: int, min_prec: int):
         i += 1
     n = len(items)
     while i < n:
-        optok = items[i]
-        op = optok.value
+        op = items[i]               # a binary operator's text (Builder.seq_new)
+        if type(op) is not str:
+            op = op.value
         p = _BIN_PREC[op]
         if p < min_prec:
             break
@@ -466,6 +469,16 @@ def _prefix(tok: Token, op: str, e):
 
 _Name, _Dotted, _Call, _IntConst, _IntItems = ir.Name, ir.Dotted, ir.Call, ir.IntConst, ir.IntItems
 
+
+
+def _operator_text(seq: list) -> None:
+    """A binary operator that ends ``seq`` (the flat operand/operator sequence of an
+    operator chain, ``ophead``) as its text, interned: the sequence is as long as its
+    line, and a token with its positions cost ~150 bytes where the text costs none
+    (only prefix operators need their position)."""
+    last = seq[-1]
+    if type(last) is Token and last.type == "BINOP":
+        seq[-1] = _intern(last.value)
 
 
 class _Builder:
@@ -573,6 +586,8 @@ class _Builder:
 
     # ---- lists (left-recursive rules)
     def seq_new(self, c):
+        if len(c) == 2:
+            _operator_text(c)
         return c
 
     def seq_add(self, c):
@@ -595,6 +610,7 @@ class _Builder:
             if type(lst) is _IntItems:
                 lst = list(lst)
             lst.extend(c[1:])
+            _operator_text(lst)
         return lst
 
     # ---- operators
@@ -604,7 +620,9 @@ class _Builder:
         items.append(c[1])
         depth = 0
         for it in items:
-            if isinstance(it, Token) and (it.type == "PREFIX" or it.value == "**"):
+            if type(it) is str:
+                depth += it == "**"
+            elif type(it) is Token and it.type == "PREFIX":
                 depth += 1
         if depth > MAX_NESTING:
             raise _SyntaxProblem(f"expression nested too deeply (more than {MAX_NESTING} unary or '**' operators)",
