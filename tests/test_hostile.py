@@ -332,7 +332,9 @@ def _dsl_with(text: str, where: str) -> str:
 def test_dsl_operator_chain_is_read(terms, where):
     """A `1 + 1 + ...` chain in a DSL module: the scan elides it from Python's syntax
     tree (which fails past a few thousand terms, then reported at 1:1) and the kernel
-    reader folds it in a loop (it recursed once per operator)."""
+    reader folds it in a loop (it recursed once per operator).  PyPTO refuses chains
+    from ~330 terms (Python's RecursionError in its walks); tilemem reads them, by
+    decision (RELIABILITY.md, "Operator chains PyPTO cannot read")."""
     if where == "kernel":
         text = _dsl_with(" + ".join(["1"] * terms), where)
     elif where == "module":
