@@ -456,5 +456,6 @@ def scan_module(text: str, path: str) -> tuple[ModuleScope, list[ProgramSite]]:
                     visit(h.body, local)
 
     visit(tree.body, {})
+    del visit        # it refers to itself: a cycle, which a command (no cyclic collector) keeps
     sites.sort(key=lambda p: p.first_line)
     return scope, sites

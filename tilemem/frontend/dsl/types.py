@@ -8,6 +8,7 @@ implicit view are dropped), a TensorType the TensorView it keeps.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 from tilemem import ir
@@ -59,7 +60,10 @@ class TypeReader:
     constant, a dynamic symbol or a scalar var) or None."""
 
     def __init__(self, reader):
-        self.reader = reader          # the function reader (names, expressions, errors)
+        # the function reader (names, expressions, errors), which owns this reader: a proxy,
+        # not a cycle (a command runs without the cyclic collector: the cycle kept the
+        # reader, its module text and its syntax until the process ended)
+        self.reader = weakref.proxy(reader)
 
     # -- dtypes ---------------------------------------------------------------
     def dtype(self, e) -> str:
