@@ -228,29 +228,80 @@ def check_write_bounds(op: str, phys: Sequence, offsets: Sequence, reach: Sequen
                                  f"{_shown(r)} exceeds the target extent {_shown(tgt)}" + (f". {remedy}" if remedy else ""))
 
 
-def write_union(phys: Sequence, tgt_valid: Sequence, src_valid: Sequence, offsets: Sequence) -> tuple:
-    """typerules.md §2.2 (assemble)."""
+def _shape_text(dims: Sequence) -> str:
+    """FormatShape: ``[a, b]`` with each extent as PyPTO prints it."""
+    return "[" + ", ".join(_shown(d) for d in dims) + "]"
+
+
+def _dims_text(dims: Sequence[int]) -> str:
+    """FormatDimensionList: ``0``, ``0 and 1``, ``0, 1 and 2``."""
+    out = [str(d) for d in dims]
+    return out[0] if len(out) == 1 else ", ".join(out[:-1]) + " and " + out[-1]
+
+
+def write_union(phys: Sequence, tgt_valid: Sequence, src_valid: Sequence, offsets: Sequence,
+                op: str = "tile.assemble") -> tuple:
+    """The target's valid region after a write of ``src_valid`` at ``offsets``: one
+    origin-anchored rectangle, or the write is rejected (typerules.md §2.2;
+    type_inference.cpp InferWriteValidShapeUnion, in its order).  A growth must be
+    provable, so what stays symbolic where a proof is needed is rejected as PyPTO does."""
     T, S, o, P = list(tgt_valid), list(src_valid), list(offsets), list(phys)
-    if any(prove_le(s, _c(0)) for s in S):
+    if len(o) != len(P):
+        raise DeductionError(f"{op} requires one offset per target dimension, but got {len(o)} offsets "
+                             f"for target rank {len(P)}")
+    if len(S) != len(T) or len(T) != len(P):
+        return tuple(T)         # a valid_shape of another rank: the type's own check rejects it
+    # an empty written region leaves the target as it was
+    if any(prove_zero(s) for s in S):
         return tuple(T)
-    if any(prove_le(t, _c(0)) for t in T):
-        return tuple(S)
-    if expr_lists_equal(T, P):
+    # an empty target holds nothing: the written region alone, if it starts at the origin
+    for i, t in enumerate(T):
+        if prove_zero(t):
+            if not all(prove_zero(x) for x in o):
+                raise DeductionError(
+                    f"{op} writes at offset {_shape_text(o)} into a target whose valid region is empty "
+                    f"(dimension {i} has extent 0), which would leave a region that does not start at the "
+                    f"origin. A valid shape names one origin-anchored rectangle, so initialize an empty "
+                    f"target at offset 0")
+            return tuple(S)
+    # a fully valid target stays fully valid (the write bounds are its containment proof)
+    if expr_lists_equal(T, P) or all(prove_eq(t, p) for t, p in zip(T, P)):
         return tuple(T)
-    if len(S) != len(T) or len(o) != len(T):
-        return tuple(T)
-    growing = [i for i in range(len(T)) if not prove_le(s_add(o[i], S[i]), T[i])]
+    # the dims the write may push past the target's valid region
+    far = [S[i] if prove_zero(o[i]) else s_add(o[i], S[i]) for i in range(len(T))]
+    growing = [i for i in range(len(T)) if not prove_le(far[i], T[i])]
     if not growing:
         return tuple(T)
+    # an origin-anchored write that covers the target stands alone
     if all(prove_zero(x) for x in o) and all(prove_le(T[i], S[i]) for i in range(len(T))):
         return tuple(S)
+    # otherwise only a growth along one axis that abuts the region and spans every other
+    # axis exactly is one rectangle
     if len(growing) != 1:
-        raise DeductionError("assemble: write union grows more than one dim")
+        raise DeductionError(
+            f"{op} grows the valid region along dimensions {_dims_text(growing)} at once, whose union with "
+            f"the target is an L-shape rather than one origin-anchored rectangle. Target valid "
+            f"{_shape_text(T)}, writing {_shape_text(S)} at offset {_shape_text(o)}")
     d = growing[0]
+    if not prove_le(o[d], T[d]):
+        raise DeductionError(
+            f"{op} leaves a gap in dimension {d}: the write starts at {_shown(o[d])}, which is not provably "
+            f"at or before the target valid extent {_shown(T[d])}. A valid shape names one contiguous "
+            f"origin-anchored rectangle, so a write that grows it must abut the region already there")
     for i in range(len(T)):
-        if i != d and not (prove_zero(o[i]) and prove_eq(S[i], T[i])):
-            raise DeductionError("assemble: write union is not a rectangle")
-    T[d] = s_min(s_max(T[d], s_add(o[d], S[d])), P[d])
+        if i == d:
+            continue
+        if not prove_zero(o[i]):
+            raise DeductionError(
+                f"{op} grows dimension {d}, so it must span dimension {i} from the origin, but it starts at "
+                f"{_shown(o[i])}. The added region would be narrower than the region it extends, making the "
+                f"union an L-shape")
+        if not prove_eq(S[i], T[i]):
+            raise DeductionError(
+                f"{op} grows dimension {d}, so its extent in dimension {i} ({_shown(S[i])}) must provably "
+                f"equal the target valid extent ({_shown(T[i])}). The added region would otherwise not line "
+                f"up with the region it extends, making the union an L-shape")
+    T[d] = s_min(s_max(T[d], far[d]), P[d])
     return tuple(T)
 
 
@@ -623,6 +674,8 @@ def _r_binary(op, args, kwargs):
     else:
         lhs = _need_tile(args, 0, op)
         rhs = _need_tile(args, 1, op) if name != "prelu" else lhs
+    if name == "div":
+        _tdiv_contract(op, lhs, rhs)
     if name in ("div", "prelu"):
         shape, dtype = tuple(lhs.shape), norm_dtype(lhs.dtype)
     elif name in ("shl", "shr"):
@@ -634,6 +687,36 @@ def _r_binary(op, args, kwargs):
     else:
         shape, dtype = bcast(lhs.shape, rhs.shape), promote_dtype(lhs.dtype, rhs.dtype)
     return _Res(shape, dtype, _lay(lhs))
+
+
+_TDIV_DTYPES = ("INT16", "INT32", "FP16", "FP32")
+
+
+def _tdiv_contract(op: str, a: ir.TileType, b: ir.TileType) -> None:
+    """tile.div has no broadcasting (elementwise.cpp, require_tdiv_contract): one dtype of
+    INT16/INT32/FP16/FP32, one physical shape and one provably equal valid shape."""
+    da, db = norm_dtype(a.dtype), norm_dtype(b.dtype)
+    if da != db:
+        raise DeductionError(f"The operator {op} requires src0, src1, and dst to have the same dtype, but got "
+                             f"{_dt_text(da)} and {_dt_text(db)}")
+    if da not in _TDIV_DTYPES:
+        raise DeductionError(f"The operator {op} requires dtype in {{INT16, INT32, FP16, FP32}}, but got "
+                             f"{_dt_text(da)}")
+    what = "src0, src1, and dst to have the same"
+    if len(a.shape) != len(b.shape):
+        raise DeductionError(f"The operator {op} requires {what} physical shape rank, but got {len(a.shape)} "
+                             f"and {len(b.shape)}")
+    for i, (x, y) in enumerate(zip(a.shape, b.shape)):
+        if not prove_eq(x, y):
+            raise DeductionError(f"The operator {op} requires {what} physical shape, but dimension {i} differs; "
+                                 f"got src0 shape {_shape_text(a.shape)} and src1 shape {_shape_text(b.shape)}")
+    va, vb = valid_shape_of(a), valid_shape_of(b)
+    if len(va) != len(vb):
+        raise DeductionError(f"The operator {op} requires {what} valid_shape rank, but got {len(va)} and {len(vb)}")
+    for i, (x, y) in enumerate(zip(va, vb)):
+        if not prove_eq(x, y):
+            raise DeductionError(f"The operator {op} requires {what} valid_shape, but dimension {i} differs; "
+                                 f"got src0 valid_shape {_shape_text(va)} and src1 valid_shape {_shape_text(vb)}")
 
 
 # ---------------------------------------------------------------- 3.2 tile (+) scalar
@@ -1190,7 +1273,7 @@ def _r_assemble(op, args, kwargs):
     tgt, src = _need_tile(args, 0, op), _need_tile(args, 1, op)
     offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
     check_write_bounds(op, tgt.shape, offs, src.shape)
-    valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs)
+    valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs, op)
     view = replace(effective_view(tgt), valid_shape=tuple(valid))
     return _Res(tuple(tgt.shape), norm_dtype(tgt.dtype), view, space=norm_space(tgt.space))
 

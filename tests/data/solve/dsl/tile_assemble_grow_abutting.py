@@ -1,0 +1,14 @@
+import pypto.language as pl
+
+# tilemem test: accepted by PyPTO (checked with the oracle): the valid region after the write
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], xi: pl.Tensor[[64, 64], pl.INT32], xb: pl.Tensor[[64, 64], pl.BF16], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a = pl.tile.load(x, [0, 0], [16, 64], [16, 32])
+        b = pl.load(x, [16, 0], [16, 16])
+        r = pl.tile.assemble(a, b, [0, 32])
+        out = pl.store(r, [0, 0], out)
+        return out
