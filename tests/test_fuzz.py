@@ -310,7 +310,8 @@ MUST_FAIL = {"empty", "blank_lines", "comments_only", "only_import", "nul_first_
              "mismatched_brackets", "cut_in_the_middle", "keyword_swapped", "deep_parens_100000",
              "deep_lists_100000", "deep_for_1500", "class_without_body", "function_without_body",
              "int_5000_digits", "line_1mb_int_literal", "unknown_layout", "unknown_layout_in_view",
-             "unknown_pad_in_view", "line_over_cap_comment", "line_over_cap_list"}
+             "unknown_pad_in_view", "line_over_cap_comment", "line_over_cap_list",
+             "huge_int_shape", "huge_int_offset"}
 # These are valid programs and must solve.
 MUST_SOLVE = {"bom_first", "crlf_line_ends", "no_final_newline", "tab_indentation", "line_1mb_comment",
               "line_1mb_spaces", "line_1mb_name", "line_1mb_string_kwarg", "line_1mb_list",

@@ -5,6 +5,8 @@
   statement, a loop header, a ``with ... as``, or a program-level ``pl.dynamic``.
   PyPTO prints a use it could not bind with the ``__FREE_VAR`` suffix; such names
   are accepted as free.
+* Every integer constant fits in int64 (PyPTO's ConstInt): a printed program never
+  shows another, and the DSL reading rejects one where it is written.
 """
 from __future__ import annotations
 
@@ -40,11 +42,46 @@ def _bound_names(fn: ir.Function) -> set[str]:
     return bound
 
 
-def _reads(fn: ir.Function) -> Iterator[ir.Name]:
-    """Every name the statements of ``fn`` read, in program order."""
+#: PyPTO's ConstInt holds an int64: a printed program never shows another integer
+_INT64 = range(-(1 << 63), 1 << 63)
+
+
+def _too_big(x: ir.IntConst, path: str) -> TilememError:
+    v = x.value
+    shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"   # str() of a huge int is slow
+    return TilememError(path, x.line, x.col, f"integer constant {shown} does not fit in a 64-bit ConstInt")
+
+
+def _check_type_ints(t, path: str) -> None:
+    if isinstance(t, ir.TupleType):
+        for x in t.items:
+            _check_type_ints(x, path)
+    elif isinstance(t, (ir.TileType, ir.TensorType)):
+        for d in t.shape:
+            for x in ir.subexpressions(d):
+                if type(x) is ir.IntConst and x.value not in _INT64:
+                    raise _too_big(x, path)
+
+
+def _check_exprs(fn: ir.Function, bound, path: str) -> None:
+    """One walk over what the statements of ``fn`` read: every name is bound (``bound``;
+    None: not checked, outside InCore functions) and every integer constant, the types'
+    shapes included, fits in int64 -- the symbolic proofs and the engine's integers
+    would otherwise meet a value no IR holds."""
+    for p in fn.params:
+        _check_type_ints(p.type, path)
     for s, _ in statements(fn.body):
+        if type(s) is ir.Assign:
+            _check_type_ints(s.type, path)
         for e in own_exprs(s):
-            yield from names_in(e)
+            for x in ir.subexpressions(e):
+                tx = type(x)
+                if tx is ir.Name:
+                    if bound is not None and x.id not in bound and not x.id.endswith(FREE_SUFFIX):
+                        raise TilememError(path, x.line, x.col,
+                                           f"InCore function '{fn.name}' reads undefined name '{x.id}'")
+                elif tx is ir.IntConst and x.value not in _INT64:
+                    raise _too_big(x, path)
 
 
 def _dotted_in(e) -> Iterator[ir.Dotted]:
@@ -104,6 +141,7 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
     dynamic = {name for name, _ in program.dynamic}
     for fn in program.functions:
         if not fn.is_incore:
+            _check_exprs(fn, None, path)
             continue
         for p in fn.params:
             if isinstance(p.type, ir.TileType):
@@ -111,10 +149,5 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
                     path, p.line, p.col,
                     f"InCore function '{fn.name}' takes Tile parameter '{p.name}'; "
                     "InCore functions receive tensors and load tiles themselves")
-        bound = _bound_names(fn) | dynamic
-        for n in _reads(fn):
-            if n.id not in bound and not n.id.endswith(FREE_SUFFIX):
-                raise TilememError(
-                    path, n.line, n.col,
-                    f"InCore function '{fn.name}' reads undefined name '{n.id}'")
+        _check_exprs(fn, _bound_names(fn) | dynamic, path)
         _check_spaces(fn, path)

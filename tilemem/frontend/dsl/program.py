@@ -34,7 +34,7 @@ from tilemem.frontend.dsl.exprs import ExprReader, const_value
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
-    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, is_unknown, scalar,
+    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
 )
 from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
 from tilemem.frontend.dsl.naming import assign_names
@@ -245,7 +245,7 @@ class FunctionReader(ExprReader, OpCaller):
     def shape_dim(self, e, param: bool):
         t = type(e)
         if t is ir.IntConst:
-            return ir.IntConst(e.value)
+            return int64_const(e.value, e)
         if t is ir.Name:
             return self._shape_name(e, param)
         f = self.folded(e) if self.foldable(e) else None
@@ -260,7 +260,7 @@ class FunctionReader(ExprReader, OpCaller):
                 raise DslError(f"Shape variable '{e.id}' must be int or pl.dynamic(), got {type(c).__name__}", e)
             if isinstance(c, Dynamic):
                 return ir.Name(self.dynamic_var(c.name).key)
-            return ir.IntConst(c)
+            return int64_const(c, e)
         if not param:
             v = self.lookup(e.id)
             if v is not None:
@@ -292,7 +292,7 @@ class FunctionReader(ExprReader, OpCaller):
                 if isinstance(x, Dynamic):
                     out.append(ir.Name(self.dynamic_var(x.name).key))
                 elif isinstance(x, int):
-                    out.append(ir.IntConst(x))
+                    out.append(int64_const(x, e))
                 else:
                     raise DslError(f"Shape '{e.id}' element must be int or pl.dynamic()", e)
             return out
@@ -304,7 +304,7 @@ class FunctionReader(ExprReader, OpCaller):
     def _view_expr(self, e, param: bool = False):
         t = type(e)
         if t is ir.IntConst:
-            return ir.IntConst(e.value)
+            return int64_const(e.value, e)
         if t is ir.Name:
             if param:
                 return self._shape_name(e, param)     # module names only, else NameError
@@ -313,7 +313,7 @@ class FunctionReader(ExprReader, OpCaller):
                 return ir.Name(v.key)
             c = self.closure(e.id)
             if isinstance(c, int) and not isinstance(c, bool):
-                return ir.IntConst(c)
+                return int64_const(c, e)
             if isinstance(c, Dynamic):
                 return ir.Name(self.dynamic_var(c.name).key)
             return ir.Name(self.dynamic_var(e.id).key)

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from tilemem import ir
 
-__all__ = ["DslError", "Var", "Val", "Enum", "Py", "UNKNOWN", "DTYPES", "SPACES", "INT_DTYPES",
+__all__ = ["DslError", "int64_const", "Var", "Val", "Enum", "Py", "UNKNOWN", "DTYPES", "SPACES", "INT_DTYPES",
            "FLOAT_DTYPES", "is_unknown", "dtype_of", "scalar", "const_int", "const_float",
            "const_bool", "dotted", "float_text", "dtype_bits", "DTYPE_BITS", "pos_of"]
 
@@ -141,11 +141,19 @@ def float_text(v: float) -> str:
 INT64_RANGE = range(-(1 << 63), 1 << 63)
 
 
-def const_int(v: int, dtype: str = "INDEX", node=None) -> Val:
+def int64_const(v: int, node=None) -> ir.IntConst:
+    """An IntConst PyPTO can build: a Python int outside int64 is rejected where it is written
+    (a constant, a shape or view dimension)."""
     line, col = pos_of(node)
     if v not in INT64_RANGE:
         shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"  # str() of a huge int is slow
         raise DslError(f"integer constant {shown} does not fit in a 64-bit ConstInt", node, line, col)
+    return ir.IntConst(v, line, col)
+
+
+def const_int(v: int, dtype: str = "INDEX", node=None) -> Val:
+    line, col = pos_of(node)
+    int64_const(v, node)
     if dtype == "INDEX":
         return Val(ir.IntConst(v, line, col), scalar("INDEX"))
     return Val(ir.Call("pl.const", (ir.IntConst(v), dotted("pl", dtype)), (), line, col), scalar(dtype))
