@@ -1194,6 +1194,23 @@ class OpCaller:
             raise DslError(f"{spec.qualified}: expected a tensor or tile operand")
         return t
 
+    def _rt_tensor_assemble(self, call, arg, spec, b):
+        """A tensor assembled from a source at an offset (tensor_ops/memory.cpp): the target's
+        type; the source's valid region must fit at the offset (CheckWriteDimBounds, a
+        valid-region transfer)."""
+        from tilemem.frontend.dsl.types import view_parts
+        t, src = self._arg_type(call, 0), self._arg_type(call, 1)
+        if isinstance(t, ir.TensorType) and isinstance(src, ir.TensorType) and type(call.args[2]) is ir.ListExpr:
+            valid = view_parts(src.view)[0] or src.shape
+            try:
+                typerules.check_write_bounds(
+                    call.op, t.shape, call.args[2].items, valid,
+                    f"{call.op} transfers only the source's effective valid region, so it is that "
+                    "extent -- not the whole source allocation -- that has to fit at this offset")
+            except typerules.DeductionError as e:
+                raise DslError(str(e)) from None
+        return self._rt_like(call, arg, spec, b)
+
     def _rt_dest(self, call, arg, spec, b):
         """The tensor a tile is written to (tile.store, tile.mscatter; tile_ops/memory.cpp):
         the result has its type; anything but a tensor is rejected."""
