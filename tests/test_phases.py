@@ -238,6 +238,17 @@ def test_extra_rule_file_adds_an_op(tmp_path):
      "takes Tile parameter 't'"),
     (SIG + "\n        e: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(nowhere)\n        return out_0",
      "reads undefined name 'nowhere'"),
+    # PyPTO's reader binds names in program order: a use before the definition is refused
+    # ("UndefinedVariableError: Undefined variable 'e'", oracle at e2d0f78)
+    (SIG + "\n        f: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(e)"
+           "\n        e: pl.Tile[[16, 128], pl.FP32] = pl.tile.load(z, [0, 0], [16, 128], [16, 128])"
+           "\n        return out_0",
+     "reads 'e' before it is defined"),
+    (SIG + "\n        for i in pl.range(4):"
+           "\n            f: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(e)"
+           "\n        e: pl.Tile[[16, 128], pl.FP32] = pl.tile.load(z, [0, 0], [16, 128], [16, 128])"
+           "\n        return out_0",
+     "reads 'e' before it is defined"),
 ])
 def test_input_errors_name_the_function_and_variable(bad, message):
     text = ("# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n"

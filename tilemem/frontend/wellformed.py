@@ -1,8 +1,9 @@
 """Input checks the pass needs before it can run (clear errors, never a crash).
 
 * An InCore function must not take a Tile parameter (PyPTO's precondition).
-* Every name an InCore function reads must be bound: by a parameter, an earlier
-  statement, a loop header, a ``with ... as``, or a program-level ``pl.dynamic``.
+* Every name an InCore function reads must be bound before it is read, in program
+  order (as PyPTO's reader binds names): by a parameter, an earlier statement, a loop
+  header, a ``with ... as``, or a program-level ``pl.dynamic``.
   PyPTO prints a use it could not bind with the ``__FREE_VAR`` suffix; such names
   are accepted as free.
 * Every integer constant fits in int64 (PyPTO's ConstInt): a printed program never
@@ -28,18 +29,16 @@ def names_in(e) -> Iterator[ir.Name]:
                 yield x
 
 
-def _bound_names(fn: ir.Function) -> set[str]:
-    bound = {p.name for p in fn.params}
-    for s, _ in statements(fn.body):
-        if isinstance(s, (ir.Assign, ir.Yield)):
-            bound.update(s.targets)
-        elif isinstance(s, ir.For):
-            if s.loop_var:
-                bound.add(s.loop_var)
-            bound.update(s.iter_args or [])
-        elif isinstance(s, ir.With) and s.as_name:
-            bound.add(s.as_name)
-    return bound
+def _binds(s: ir.Stmt) -> list[str]:
+    """The names statement ``s`` binds for the statements after it (a loop header's for
+    its body and after)."""
+    if isinstance(s, (ir.Assign, ir.Yield)):
+        return s.targets
+    if isinstance(s, ir.For):
+        return ([s.loop_var] if s.loop_var else []) + list(s.iter_args or [])
+    if isinstance(s, ir.With) and s.as_name:
+        return [s.as_name]
+    return []
 
 
 #: PyPTO's ConstInt holds an int64: a printed program never shows another integer
@@ -70,6 +69,7 @@ def _check_exprs(fn: ir.Function, bound, path: str) -> None:
     would otherwise meet a value no IR holds."""
     for p in fn.params:
         _check_type_ints(p.type, path)
+    defined_later = None
     for s, _ in statements(fn.body):
         if type(s) is ir.Assign:
             _check_type_ints(s.type, path)
@@ -78,10 +78,17 @@ def _check_exprs(fn: ir.Function, bound, path: str) -> None:
                 tx = type(x)
                 if tx is ir.Name:
                     if bound is not None and x.id not in bound and not x.id.endswith(FREE_SUFFIX):
-                        raise TilememError(path, x.line, x.col,
-                                           f"InCore function '{fn.name}' reads undefined name '{x.id}'")
+                        if defined_later is None:
+                            defined_later = {n for t, _ in statements(fn.body) for n in _binds(t)}
+                        # PyPTO's reader binds a name where it is defined, in program order
+                        raise TilememError(path, x.line, x.col, (
+                            f"InCore function '{fn.name}' reads '{x.id}' before it is defined"
+                            if x.id in defined_later else
+                            f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
                 elif tx is ir.IntConst and x.value not in _INT64:
                     raise _too_big(x, path)
+        if bound is not None:
+            bound.update(_binds(s))
 
 
 def _dotted_in(e) -> Iterator[ir.Dotted]:
@@ -149,5 +156,5 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
                     path, p.line, p.col,
                     f"InCore function '{fn.name}' takes Tile parameter '{p.name}'; "
                     "InCore functions receive tensors and load tiles themselves")
-        _check_exprs(fn, _bound_names(fn) | dynamic, path)
+        _check_exprs(fn, {p.name for p in fn.params} | dynamic, path)
         _check_spaces(fn, path)
