@@ -942,7 +942,9 @@ class OpCaller:
             self._reject_index(val, target)
             return val.expr
         if kind == "sels":
-            if cv is not None and cv[0] != "BOOL":
+            # without a tile source there is no dtype to re-stamp to: the source's own
+            # check rejects the call (PyPTO: src.unwrap() of a non-tile)
+            if cv is not None and cv[0] != "BOOL" and target is not None:
                 dt = target
                 # _normalize_scalar_operand(retype_constants=True): a constant is re-stamped
                 # to the source dtype, which a fraction (2.5, inf) cannot be in an integer one
