@@ -889,7 +889,7 @@ def test_escaped_excerpt_keeps_the_caret_under_its_column():
 def test_integer_out_of_the_engine_range_is_located():
     """clingo's integers are 32-bit: a loop bound past them is an error at the loop (the
     engine's message escaped tilemem.solve without a place; found by the fuzzer)."""
-    text = _after_anchor("        for i in pl.range(" + "9" * 30 + "):\n"
+    text = _after_anchor("        for i in pl.range(" + str(2 ** 40) + "):\n"
                          "            w: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(r_tile)\n")
     line = text.count("\n", 0, text.index("for i in")) + 1
     with pytest.raises(TilememError) as e:
@@ -897,3 +897,10 @@ def test_integer_out_of_the_engine_range_is_located():
     assert (e.value.path, e.value.line, e.value.col) == ("big.pto", line, 9)
     assert "out of the clingo engine's range" in e.value.message
     assert tilemem.solve(text, backend="910B", engine="pydatalog").text
+    # past int64 no IR holds it (PyPTO's ConstInt): an error at the literal, whatever the engine
+    text = text.replace(str(2 ** 40), "9" * 30)
+    for engine in ("clingo", "pydatalog"):
+        with pytest.raises(TilememError) as e:
+            tilemem.solve(text, backend="910B", engine=engine, path="big.pto")
+        assert (e.value.line, e.value.col) == (line, 27)
+        assert "does not fit in a 64-bit ConstInt" in e.value.message

@@ -240,7 +240,7 @@ def _dims_text(dims: Sequence[int]) -> str:
 
 
 def write_union(phys: Sequence, tgt_valid: Sequence, src_valid: Sequence, offsets: Sequence,
-                op: str = "tile.assemble") -> tuple:
+                op: str) -> tuple:
     """The target's valid region after a write of ``src_valid`` at ``offsets``: one
     origin-anchored rectangle, or the write is rejected (typerules.md §2.2;
     type_inference.cpp InferWriteValidShapeUnion, in its order).  A growth must be
