@@ -156,6 +156,13 @@ class FunctionReader(ExprReader, OpCaller):
             return e.value
         return v if isinstance(v, str) else e.value
 
+    def quoted(self, e: ir.StrConst) -> ir.StrConst:
+        """A string PyPTO prints with ``std::quoted`` (attrs keys and string values): in
+        double quotes, a backslash before each backslash and double quote, nothing else
+        escaped (python_printer.cpp:827, 1016, 1843)."""
+        text = self.string_value(e)
+        return ir.StrConst(text.replace("\\", "\\\\").replace('"', '\\"'), '"')
+
     def new_var(self, hint: str, type_: ir.Type, iter_arg: bool = False) -> Var:
         key = f"{hint}#{next(self._serial)}"
         v = Var(key, hint, type_, iter_arg)
@@ -239,7 +246,8 @@ class FunctionReader(ExprReader, OpCaller):
         for k, _ in e.items:
             if type(k) is not ir.StrConst:
                 raise DslError("attrs keys must be string literals", k)
-        return ir.DictExpr(tuple((ir.StrConst(self.string_value(k), '"'), v) for k, v in e.items))
+        return ir.DictExpr(tuple((self.quoted(k), self.quoted(v) if type(v) is ir.StrConst else v)
+                                 for k, v in e.items))
 
     # -- shapes in annotations ------------------------------------------------------------
     def shape_dim(self, e, param: bool):
@@ -1425,11 +1433,11 @@ class FunctionReader(ExprReader, OpCaller):
                 if not (type(v) is ir.UnaryOp and type(v.operand) in (ir.IntConst, ir.FloatConst)):
                     raise DslError(f"Unsupported value type for attrs key '{self.string_value(k)}'", v)
             if type(v) is ir.StrConst:
-                v = ir.StrConst(self.string_value(v), '"')
+                v = self.quoted(v)
             elif type(v) is ir.FloatConst:
                 from tilemem.frontend.dsl.values import float_text
                 v = ir.FloatConst(float_text(float(v.text)))
-            items.append((ir.StrConst(self.string_value(k), '"'), v))
+            items.append((self.quoted(k), v))
         return ir.DictExpr(tuple(items))
 
     def _bare_yield(self, stmts) -> bool:
@@ -1936,7 +1944,7 @@ def _attr_value(r, v):
     """A function / call attr value as PyPTO prints it (python_printer.cpp:820-907)."""
     t = type(v)
     if t is ir.StrConst:
-        return ir.StrConst(r.string_value(v), '"')
+        return r.quoted(v)
     if t is ir.Dotted and len(v.parts) >= 2:
         return dotted("pl", *v.parts[-2:])
     if t in (ir.IntConst, ir.BoolConst):
