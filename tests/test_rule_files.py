@@ -1,5 +1,10 @@
 """The rule files are the product's heart: they load, stratify, and every rule says
 what it means (a comment directly above it, or above its predicate's .decl)."""
+from pathlib import Path
+
+import pytest
+
+import tilemem
 from tilemem.datalog import RuleSet
 
 
@@ -20,3 +25,15 @@ def test_op_table_covers_every_registered_op():
     rules = RuleSet.from_package()
     ops = {f.head.args[0].value for f in rules.facts if f.head.pred == "op"}
     assert len(ops) == 312 and {"tile.matmul", "tile.load", "tile.move"} <= ops
+
+
+@pytest.mark.parametrize("engine", ["clingo", "pydatalog"])
+def test_user_space_row_that_names_no_var_is_not_a_tile(engine):
+    """A user rule file may add rows to ``space``; one that names no program var
+    (``space("tile.my_add", "TileOp")``, an op table line with the wrong relation) is no
+    tile of any function: it crashed ``Solution.spaces`` (rule-file long run, seed 90900000)."""
+    text = (Path(__file__).resolve().parents[1] / "examples" / "matmul_bias_relu.pto").read_text()
+    rules = 'space("tile.my_add", "TileOp").\n'
+    sol = tilemem.solve(text, path="k.pto", rules=[("mine.dl", rules)], engine=engine)
+    assert set(sol.spaces) == {"kernel"}
+    assert sol.spaces["kernel"]["c_tile"] == "Acc"

@@ -145,8 +145,9 @@ class Pipeline:
         """function -> var -> space."""
         spaces: dict[str, dict[str, str]] = {}
         for vid, space in sorted(self.sol3.space.items()):
-            fn, name = vid.split(":", 1)
-            spaces.setdefault(fn, {})[name] = space
+            fn, sep, name = vid.partition(":")
+            if sep:         # a user rule may add a row that names no var ("tile.my_add"): not a tile
+                spaces.setdefault(fn, {})[name] = space
         return spaces
 
     def printed(self) -> str:
