@@ -151,5 +151,6 @@ def read_program(text: str, path: str = "<input>", form: Optional[str] = None,
     if len(progs) > 1:
         names = ", ".join(p.name for p in progs)
         raise TilememError(path, None, None,
-                           f"{len(progs)} programs in this file ({names}); choose one with --program NAME")
+                           f"{len(progs)} programs in this file ({names}); choose one with --program NAME "
+                           "(program=NAME in the library)")
     return progs[0]
