@@ -867,7 +867,10 @@ class OpCaller:
                     raise DslError(f"argument '{p.name}' must be a string, got {val!r}")
                 return ir.StrConst(val, "'")
             if k == "float" and isinstance(val, int):
-                val = float(val)        # the wrapper stores float(value): a C++ double
+                try:
+                    val = float(val)    # the wrapper stores float(value): a C++ double
+                except OverflowError:   # Python's float() of an int past the double range
+                    raise DslError(f"argument '{p.name}': int too large to convert to float") from None
             if isinstance(val, bool):
                 return ir.BoolConst(val)
             if isinstance(val, int):
