@@ -258,3 +258,19 @@ def test_input_errors_name_the_function_and_variable(bad, message):
         tilemem.solve(text, path="bad.pto")
     first = err.value.format().splitlines()[0]
     assert first.startswith("bad.pto:") and message in first and "'k'" in first
+
+
+def test_yield_type_past_int64_is_a_located_error():
+    """A pl.yield_ target's annotation holds shapes too: a dimension past int64 there is the
+    same located error as anywhere else (it reached a bound proof and crashed converting
+    10**400 to a float: long fuzz run on 7ca17df, seed 95400001)."""
+    body = f"""
+        t: {T_Z} = pl.tile.load(z, [0, 0], [16, 128], [16, 128])
+        for i, (acc,) in pl.range(2, init_values=(t,)):
+            nxt: {T_Z} = pl.tile.exp(acc)
+            r: pl.Tile[[16, {10 ** 400}], pl.FP32] = pl.yield_(nxt)
+        return out_0
+    """
+    with pytest.raises(tilemem.TilememError) as err:
+        tilemem.solve(program(body), path="big.pto")
+    assert "does not fit in a 64-bit ConstInt" in err.value.message and err.value.line is not None

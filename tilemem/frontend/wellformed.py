@@ -73,6 +73,9 @@ def _check_exprs(fn: ir.Function, bound, path: str) -> None:
     for s, _ in statements(fn.body):
         if type(s) is ir.Assign:
             _check_type_ints(s.type, path)
+        elif type(s) is ir.Yield:
+            for t in s.target_types:
+                _check_type_ints(t, path)
         for e in own_exprs(s):
             for x in ir.subexpressions(e):
                 tx = type(x)
