@@ -15,6 +15,7 @@ from typing import Iterator
 
 from tilemem import ir
 from tilemem.errors import TilememError
+from tilemem.ir.nodes import INT64_RANGE, int64_overflow
 from tilemem.ir.walk import own_exprs, statements
 
 FREE_SUFFIX = "__FREE_VAR"
@@ -41,14 +42,8 @@ def _binds(s: ir.Stmt) -> list[str]:
     return []
 
 
-#: PyPTO's ConstInt holds an int64: a printed program never shows another integer
-_INT64 = range(-(1 << 63), 1 << 63)
-
-
 def _too_big(x: ir.IntConst, path: str) -> TilememError:
-    v = x.value
-    shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"   # str() of a huge int is slow
-    return TilememError(path, x.line, x.col, f"integer constant {shown} does not fit in a 64-bit ConstInt")
+    return TilememError(path, x.line, x.col, int64_overflow(x.value))
 
 
 def _check_type_ints(t, path: str) -> None:
@@ -58,7 +53,7 @@ def _check_type_ints(t, path: str) -> None:
     elif isinstance(t, (ir.TileType, ir.TensorType)):
         for d in t.shape:
             for x in ir.subexpressions(d):
-                if type(x) is ir.IntConst and x.value not in _INT64:
+                if type(x) is ir.IntConst and x.value not in INT64_RANGE:
                     raise _too_big(x, path)
 
 
@@ -88,7 +83,7 @@ def _check_exprs(fn: ir.Function, bound, path: str) -> None:
                             f"InCore function '{fn.name}' reads '{x.id}' before it is defined"
                             if x.id in defined_later else
                             f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
-                elif tx is ir.IntConst and x.value not in _INT64:
+                elif tx is ir.IntConst and x.value not in INT64_RANGE:
                     raise _too_big(x, path)
         if bound is not None:
             bound.update(_binds(s))

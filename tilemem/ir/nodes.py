@@ -104,6 +104,16 @@ class NoneConst(Expr):
         self.line, self.col = line, col
 
 
+#: PyPTO's ConstInt holds an int64: its constructor rejects a Python int outside it
+INT64_RANGE = range(-(1 << 63), 1 << 63)
+
+
+def int64_overflow(v: int) -> str:
+    """The message for an integer no ConstInt holds (both readings say it the same way)."""
+    shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"  # str() of a huge int is slow
+    return f"integer constant {shown} does not fit in a 64-bit ConstInt"
+
+
 @node(frozen=True)
 class StrConst(Expr):
     """A string literal; ``quote`` is the delimiter it was written with (``'`` or ``"``)."""

@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from tilemem import ir
 
-__all__ = ["DslError", "int64_const", "Var", "Val", "Enum", "Py", "UNKNOWN", "DTYPES", "SPACES", "INT_DTYPES",
+__all__ = ["DslError", "int64_const", "int64_overflow", "INT64_RANGE", "Var", "Val", "Enum", "Py", "UNKNOWN", "DTYPES", "SPACES", "INT_DTYPES",
            "FLOAT_DTYPES", "is_unknown", "dtype_of", "scalar", "const_int", "const_float",
            "const_bool", "dotted", "float_text", "dtype_bits", "DTYPE_BITS", "pos_of"]
 
@@ -137,8 +137,7 @@ def float_text(v: float) -> str:
     return s
 
 
-#: PyPTO's ConstInt holds an int64: its constructor rejects a Python int outside it
-INT64_RANGE = range(-(1 << 63), 1 << 63)
+from tilemem.ir.nodes import INT64_RANGE, int64_overflow  # noqa: E402  (PyPTO's ConstInt: int64)
 
 
 def int64_const(v: int, node=None) -> ir.IntConst:
@@ -146,9 +145,9 @@ def int64_const(v: int, node=None) -> ir.IntConst:
     (a constant, a shape or view dimension)."""
     line, col = pos_of(node)
     if v not in INT64_RANGE:
-        shown = str(v) if v.bit_length() <= 100 else f"of {v.bit_length()} bits"  # str() of a huge int is slow
-        raise DslError(f"integer constant {shown} does not fit in a 64-bit ConstInt", node, line, col)
+        raise DslError(int64_overflow(v), node, line, col)
     return ir.IntConst(v, line, col)
+
 
 
 def const_int(v: int, dtype: str = "INDEX", node=None) -> Val:
