@@ -27,8 +27,9 @@ back to Python tuples only when someone reads them.
 Semantics are the rule language's (see :mod:`.syntax`): integers order before strings
 and strings compare by code point in both engines.  Two differences, both outside
 what valid tilemem programs produce: clingo's integers are 32-bit (a value outside
-[-2**31, 2**31) is refused with an :class:`EvaluationError`), and arithmetic on a
-string makes the rule instance silently not apply (pyDatalog raises an error).
+[-2**31, 2**31) is refused with an :class:`EvaluationError`; an arithmetic result
+outside it wraps around, as clingo computes it, and is not detected), and arithmetic on
+a string makes the rule instance silently not apply (pyDatalog raises an error).
 """
 from __future__ import annotations
 
