@@ -7,7 +7,8 @@ repository with one line of about N bytes of that kind; `tilemem fmt` reads and 
 it (the line cap lifted, or the default one with ``--cap``), and this prints its exit
 status and the child's peak resident memory (``ru_maxrss``, as a small fresh
 interpreter sees it: a child forked from a big process would count that process's
-pages).  Kinds: string, name, comment, list (integers), chain (``1 + 1 + ...``),
+pages).  Kinds: string, name, comment, list (integers), flist (``1.5, 1.5, ...``),
+nlist (names: ``a, a, ...``; in the DSL the kernel's parameter ``x``), chain (``1 + 1 + ...``),
 and for the DSL kstring (a string statement in a kernel) and mlist (a module-level
 list).  Needs the `tilemem` of the active environment on PATH.
 """
@@ -34,6 +35,10 @@ def ir_line(kind: str, n: int) -> str:
         return IR_BASE.replace(IR_AFTER, IR_AFTER + "        # " + "x" * n + "\n")
     if kind == "list":
         return IR_BASE.replace("pl.tile.store(r_tile, [0, 0]", "pl.tile.store(r_tile, [" + "0, " * (n // 3) + "0]")
+    if kind == "flist":
+        return IR_BASE.replace("pl.tile.store(r_tile, [0, 0]", "pl.tile.store(r_tile, [" + "1.5, " * (n // 5) + "1.5]")
+    if kind == "nlist":
+        return IR_BASE.replace("pl.tile.store(r_tile, [0, 0]", "pl.tile.store(r_tile, [" + "a, " * (n // 3) + "a]")
     if kind == "chain":
         return IR_BASE.replace(IR_AFTER, IR_AFTER + "        k: pl.Scalar[pl.INDEX] = "
                                + " + ".join(["1"] * (n // 4)) + "\n")
@@ -51,6 +56,10 @@ def dsl_line(kind: str, n: int) -> str:
         return DSL_BASE.replace("        z_tile:", "        # " + "x" * n + "\n        z_tile:")
     if kind == "list":
         return DSL_BASE.replace("pl.store(z_tile, [0, 0]", "pl.store(z_tile, [" + "0, " * (n // 3) + "0]")
+    if kind == "flist":
+        return DSL_BASE.replace(DSL_BEFORE, "        v = [" + "1.5, " * (n // 5) + "1.5]\n" + DSL_BEFORE, 1)
+    if kind == "nlist":
+        return DSL_BASE.replace(DSL_BEFORE, "        v = [" + "x, " * (n // 3) + "x]\n" + DSL_BEFORE, 1)
     if kind == "chain":
         return DSL_BASE.replace(DSL_BEFORE, "        n = " + " + ".join(["1"] * (n // 4)) + "\n" + DSL_BEFORE, 1)
     if kind == "mlist":
