@@ -358,6 +358,23 @@ def test_dtype_table_rows_name_registered_ops_and_fire():
     assert e.value.line == 8
 
 
+def test_value_table_rows_name_registered_ops_and_bound_by_rank():
+    # ranges.txt: every row is about an op of PyPTO's table; a rank-relative bound follows the
+    # operand's rank (tensor.gather dim in [-rank, rank - 1]: -2 and 1 accepted, 2 and -3 not)
+    from tilemem.frontend.dsl.ops import range_rules
+    ops = {line.split("\t", 1)[0] for line in
+           (Path(__file__).resolve().parents[1] / "rules" / "ops" / "op.facts").read_text().splitlines()}
+    rules = range_rules()
+    assert len(rules) > 10 and set(rules) <= ops
+    src = (DATA / "err_gather_dim_past_rank.py").read_text()
+    assert "dim=2" in src
+    for ok in ("-2", "1"):
+        read_program(src.replace("dim=2", f"dim={ok}"), "k.py")
+    for bad in ("2", "-3"):
+        with pytest.raises(TilememError, match=rf"requires dim in \[-2, 1\], but got dim={bad}$"):
+            read_program(src.replace("dim=2", f"dim={bad}"), "k.py")
+
+
 def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
     # read from the tile wrapper's signature in ops.txt: row_max(tile, tmp_tile), col_sum(tile, tmp_tile=None)
     load = "t = pl.load(a, [0, 0], [16, 64])"

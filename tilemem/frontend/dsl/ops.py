@@ -25,7 +25,7 @@ from tilemem.frontend.dsl.values import (
 )
 from tilemem.ir import typerules, views
 
-__all__ = ["OpTable", "op_table", "OpCaller", "syntax_op", "dtype_rules"]
+__all__ = ["OpTable", "op_table", "OpCaller", "syntax_op", "dtype_rules", "range_rules"]
 
 _NO = object()          # "argument not given"
 
@@ -295,6 +295,86 @@ def dtype_rules() -> dict:
         names = frozenset() if same_as is not None else _dtype_names(allowed, where)
         rules.setdefault(words[0], []).append(
             DtypeRule(_operand(words[1]), when, names, message, when_operand, same_as))
+    return rules
+
+
+# ----------------------------------------------------------------------------- value rules
+
+_BOUND = re.compile(r"(-?)(?:(\d+)|rank(\d+))([+-]\d+)?$")
+
+
+def _bound(term: str, call: ir.Call, type_of) -> Optional[int]:
+    """A ``ranges.txt`` bound: an integer or ``rankK`` (+/-N), possibly negated; None when
+    operand K's rank is unknown."""
+    m = _BOUND.match(term.strip())
+    if m is None:
+        raise RuntimeError(f"ranges.txt: cannot read bound {term!r}")   # pragma: no cover
+    neg, num, k, off = m.groups()
+    if num is not None:
+        v = int(num)
+    else:
+        e = call.args[int(k)] if int(k) < len(call.args) else None
+        shape = getattr(type_of(e), "shape", None) if e is not None else None
+        if shape is None:
+            return None
+        v = len(shape)
+    v = -v if neg else v
+    return v + int(off) if off else v
+
+
+@dataclass(frozen=True)
+class RangeRule:
+    """One row of ``ranges.txt``: the constant values a stored kwarg or operand may take."""
+    what: object                    # a kwarg name, or a stored positional argument's index
+    values: tuple                   # alternatives: ("one", A) | ("range", A or "", B or "") | ("mult", N)
+    message: str
+
+    def check(self, call: ir.Call, type_of) -> None:
+        if isinstance(self.what, int):
+            e = call.args[self.what] if self.what < len(call.args) else None
+        else:
+            e = dict(call.kwargs).get(self.what)
+        cv = const_value(e) if e is not None else None
+        if cv is None or isinstance(cv[1], (bool, float)):
+            return                  # not a constant integer: nothing to check here
+        got = cv[1]
+        for alt in self.values:
+            if alt[0] == "mult":
+                if got > 0 and got % alt[1] == 0:
+                    return
+                continue
+            bounds = [_bound(t, call, type_of) if t else None for t in alt[1:]]
+            if any(t and b is None for t, b in zip(alt[1:], bounds)):
+                return              # a rank the reader does not know: left to PyPTO
+            lo, hi = bounds if alt[0] == "range" else (bounds[0], bounds[0])
+            if (lo is None or got >= lo) and (hi is None or got <= hi):
+                return
+        msg = re.sub(r"\{([^{}]+)\}", lambda m: str(got) if m.group(1) == "got"
+                     else str(_bound(m.group(1), call, type_of)), self.message)
+        raise DslError(msg)
+
+
+@functools.lru_cache(maxsize=1)
+def range_rules() -> dict:
+    """stored op (``tile.random``) -> its :class:`RangeRule` rows, from ``ranges.txt``."""
+    import importlib.resources
+    text = (importlib.resources.files(__package__) / "ranges.txt").read_text(encoding="utf-8")
+    rules: dict = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        head, values, message = (x.strip() for x in raw.split(" : ", 2))
+        op, what = head.split()
+        alts = []
+        for a in values.split("|"):
+            a = a.strip()
+            if a.startswith("*"):
+                alts.append(("mult", int(a[1:])))
+            elif ".." in a:
+                alts.append(("range", *(t.strip() for t in a.split("..", 1))))
+            else:
+                alts.append(("one", a))
+        rules.setdefault(op, []).append(RangeRule(int(what) if what.isdigit() else what, tuple(alts), message))
     return rules
 
 
@@ -1121,6 +1201,8 @@ class OpCaller:
         val = Val(call, self.result_type(call, result, spec, b))
         for rule in dtype_rules().get(irop, ()):
             rule.check(call, val.type, self.type_of_expr)
+        for rule in range_rules().get(irop, ()):
+            rule.check(call, self.type_of_expr)
         return val
 
     def _kw_expr(self, key, v) -> ir.Expr:
