@@ -375,6 +375,21 @@ def test_value_table_rows_name_registered_ops_and_bound_by_rank():
             read_program(src.replace("dim=2", f"dim={bad}"), "k.py")
 
 
+def test_tile_assemble_takes_the_targets_dtype_or_the_fixpipe_downcast():
+    # dtypes.txt's two tile.assemble rows (PyPTO, measured with the oracle): an FP32 source into
+    # a BF16 / FP16 target is accepted (Acc->Mat FIXPIPE), an FP16 source into FP32 is not, nor
+    # an FP32 source into an INT32 target
+    src = (DATA / "err_tile_assemble_dtype_mismatch.py").read_text()
+    fp32_src = src.replace("[[64, 64], pl.FP16]", "[[64, 64], pl.FP32]")
+    assert fp32_src != src
+    for target in ("BF16", "FP16", "FP32"):
+        read_program(fp32_src.replace("tile.create([64, 64], pl.FP32)", f"tile.create([64, 64], pl.{target})"), "k.py")
+    with pytest.raises(TilememError, match="but got int32 and fp32$"):
+        read_program(fp32_src.replace("tile.create([64, 64], pl.FP32)", "tile.create([64, 64], pl.INT32)"), "k.py")
+    with pytest.raises(TilememError, match="but got fp32 and fp16$"):
+        read_program(src, "k.py")
+
+
 def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
     # read from the tile wrapper's signature in ops.txt: row_max(tile, tmp_tile), col_sum(tile, tmp_tile=None)
     load = "t = pl.load(a, [0, 0], [16, 64])"

@@ -204,8 +204,10 @@ class DtypeRule:
     when: Optional[str]             # a kwarg that must be stored and true, or None
     allowed: frozenset              # dtype names; empty when ``same_as`` is set
     message: str
-    when_operand: Optional[tuple] = None    # (operand, dtypes): only when that operand has one of them
+    when_operand: Optional[tuple] = None    # (operand, dtypes, negated): only when that operand has
+                                            # one of them (none of them, when negated)
     same_as: object = None          # the operand (or "result") whose dtype this one must equal
+                                    # (or be one of ``allowed``)
 
     def check(self, call: ir.Call, result, type_of) -> None:
         if self.when is not None:
@@ -214,7 +216,7 @@ class DtypeRule:
                 return
         if self.when_operand is not None:
             other = self._dtype(self.when_operand[0], call, result, type_of)
-            if other not in self.when_operand[1]:
+            if (other in self.when_operand[1]) == self.when_operand[2]:
                 return
         if isinstance(self.operand, str) and self.operand.endswith("[]"):
             self._check_items(call, type_of)
@@ -224,11 +226,13 @@ class DtypeRule:
             return
         if self.same_as is not None:
             want = self._dtype(self.same_as, call, result, type_of)
-            if want is None or dt == want:
+            if want is None or dt == want or dt in self.allowed:
                 return
         elif dt in self.allowed:
             return
-        raise DslError(self.message.replace("{got}", DT_NAME.get(dt, dt)))
+        raise DslError(re.sub(r"\{dt(\d+)\}", lambda m: DT_NAME.get(
+            self._dtype(int(m.group(1)), call, result, type_of), "?"), self.message)
+            .replace("{got}", DT_NAME.get(dt, dt)))
 
     def _check_items(self, call, type_of) -> None:
         """Every element of a tuple operand (a shape, offset or index list)."""
@@ -288,11 +292,14 @@ def dtype_rules() -> dict:
         if len(words) == 4:
             if "=" in words[3]:
                 other, dts = words[3].split("=", 1)
-                when_operand = (_operand(other), _dtype_names(dts, where))
+                negated = other.endswith("!")
+                when_operand = (_operand(other.rstrip("!")), _dtype_names(dts, where), negated)
             else:
                 when = words[3]
-        same_as = _operand(allowed[1:]) if allowed.startswith("=") else None
-        names = frozenset() if same_as is not None else _dtype_names(allowed, where)
+        same_as = _operand(allowed[1:].split()[0]) if allowed.startswith("=") else None
+        extra = allowed.split(None, 1)[1] if same_as is not None and " " in allowed else ""
+        names = (_dtype_names(extra, where) if extra else frozenset()) if same_as is not None \
+            else _dtype_names(allowed, where)
         rules.setdefault(words[0], []).append(
             DtypeRule(_operand(words[1]), when, names, message, when_operand, same_as))
     return rules
