@@ -187,6 +187,8 @@ def _long_dsl_line(kind: str, n: int = FIVE_MB) -> str:
         return DSL_BASE.replace("        z_tile:", "        # " + "x" * n + "\n        z_tile:")
     if kind == "list":
         return DSL_BASE.replace("pl.store(z_tile, [0, 0]", "pl.store(z_tile, [" + "0, " * (n // 3) + "0]")
+    if kind == "flist":              # a statement: it prints with its tuple annotation
+        return DSL_BASE.replace("        return out_0\n", "        v = [" + "1.5, " * (n // 5) + "1.5]\n        return out_0\n", 1)
     raise ValueError(kind)
 
 
@@ -202,6 +204,9 @@ def _long_line(kind: str, n: int = FIVE_MB, reading: str = "ir") -> str:
     if kind == "list":
         return BASE.replace("pl.tile.store(r_tile, [0, 0]",
                             "pl.tile.store(r_tile, [" + "0, " * (n // 3) + "0]")
+    if kind == "flist":
+        return BASE.replace("pl.tile.store(r_tile, [0, 0]",
+                            "pl.tile.store(r_tile, [" + "1.5, " * (n // 5) + "1.5]")
     raise ValueError(kind)
 
 
@@ -286,6 +291,91 @@ def test_dsl_list_literal_memory(tmp_path):
     status, peak, err = _peak_rss_mb(["fmt", src])
     assert status == 0, err[:500]
     assert peak - base <= 20, f"{peak:.0f} MB against {base:.0f} MB without the list"
+
+
+def test_float_list_literal_memory_is_bounded(tmp_path):
+    """A 5 MB list of float literals (1 million elements, each kept as written) in
+    printed IR: `tilemem fmt` (cap lifted) under 100 MB -- 212 MB with one FloatConst
+    node per element (main 09ba6dc); the texts are held in one buffer (`ir.FloatItems`)."""
+    src = tmp_path / "long.pto"
+    src.write_text(_long_line("flist"))
+    status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
+    assert status == 0, err[:500]
+    assert peak <= 100, f"{peak:.0f} MB"
+
+
+def test_dsl_float_list_literal_memory(tmp_path):
+    """A 1 MB float list assigned in a DSL kernel: at most 30 MB above the module
+    without it -- 107 MB above it with a Val and FloatConst per element (main 09ba6dc).
+    (30, not 20: the statement prints with a `pl.Scalar[pl.FP32]` per element in its
+    tuple annotation, 4 bytes of output per input byte, as PyPTO prints it.)"""
+    small = tmp_path / "small.py"
+    small.write_text(DSL_BASE)
+    status, base, err = _peak_rss_mb(["fmt", small])
+    assert status == 0, err[:500]
+    src = tmp_path / "long.py"
+    src.write_text(_long_line("flist", 1_000_000, reading="dsl"))
+    status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
+    assert status == 0, err[:500]
+    assert peak - base <= 30, f"{peak:.0f} MB against {base:.0f} MB without the list"
+
+
+_FLOATS = ["1.5", "-2.25e-3", "1e400", "nan", "0.1", "-inf", "3.0", "7.", "2E+5"]
+
+
+@pytest.mark.parametrize("tail", ["x", "7", "-y", "'s'"])
+def test_long_float_list_with_another_item_reads_as_written(tail):
+    """A float list held as one buffer from its 32nd literal on goes back to nodes at
+    an item that is not a float literal: the same program, printed the same, either way."""
+    from tilemem import ir
+    head = ", ".join(_FLOATS * 5)
+    items = f"{head}, {tail}, {head}"
+    text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}], [{head}])\n")
+    prog = tilemem.parse(text, "k.pto")
+    assert f"f([{items}], [{head}])" in tilemem.print_program(prog)
+    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    mixed, held = call.args
+    assert type(mixed.items) is tuple and len(mixed.items) == 2 * 45 + 1
+    assert type(held.items) is ir.FloatItems and held.items == mixed.items[:45]
+
+
+def test_float_list_held_as_arrays_keeps_every_position():
+    """The elements of a long float list keep their texts and positions and compare
+    equal to, and hash as, the nodes they stand for."""
+    from tilemem import ir
+    texts = [f"{i}.25" if i % 3 else f"-{i}e-7" for i in range(100)]
+    items = ",\n            ".join(texts)
+    text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}])\n")
+    prog = tilemem.parse(text, "k.pto")
+    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    held = call.args[0].items
+    assert type(held) is ir.FloatItems and len(held) == 100
+    first = text.count("\n", 0, text.index("f([-0e-7,")) + 1
+    col = len("        k: pl.Scalar[pl.INDEX] = f([") + 1
+    assert [(x.text, x.line, x.col) for x in held][:3] == [("-0e-7", first, col), ("1.25", first + 1, 13),
+                                                            ("2.25", first + 2, 13)]
+    assert held[99].line == first + 99 and held[-1].text == "-99e-7" and held[-100].text == "-0e-7"
+    nodes = tuple(ir.FloatConst(t) for t in texts)
+    assert held == nodes and nodes == held and hash(held) == hash(nodes)
+    assert held != nodes[:-1] + (ir.FloatConst("0.5"),) and held != tuple(ir.IntConst(i) for i in range(100))
+    assert ir.ListExpr(held) == ir.ListExpr(nodes) and tuple(held[10:12]) == nodes[10:12]
+    assert tuple(reversed(held)) == nodes[::-1] and held.count(ir.FloatConst("1.25")) == 1
+    assert ir.FloatConst("4.25") in held and held.index(ir.FloatConst("4.25")) == 4
+    assert tilemem.print_program(prog) == tilemem.print_program(tilemem.parse(tilemem.print_program(prog), "o.pto"))
+
+
+def test_dsl_float_list_held_reads_as_its_nodes():
+    """In a DSL kernel a held float list reads as the FP32 constants its literals are,
+    as the same list read node by node (one non-float item keeps the nodes): the same
+    texts (PyPTO's %.17g), the same tuple type, the same solve."""
+    head = ", ".join(_FLOATS * 5)
+    text = DSL_BASE.replace("        return out_0\n",
+                            f"        v = [{head}]\n        w = [{head}, 1]\n        return out_0\n", 1)
+    out = tilemem.solve(text, path="k.py").text
+    v_line = next(ln for ln in out.splitlines() if ln.lstrip().startswith("v:"))
+    w_line = next(ln for ln in out.splitlines() if ln.lstrip().startswith("w:"))
+    assert "0.10000000000000001" in v_line and "inf" in v_line
+    assert w_line.replace(", pl.Scalar[pl.INDEX]]", "]").replace(", 1]", "]") == v_line.replace("v:", "w:", 1)
 
 
 @pytest.mark.parametrize("tail", ["x", "1 << 70", "0.5"])

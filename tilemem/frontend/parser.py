@@ -467,7 +467,10 @@ def _prefix(tok: Token, op: str, e):
 
 # ----------------------------------------------------------------------------- transformer
 
-_Name, _Dotted, _Call, _IntConst, _IntItems = ir.Name, ir.Dotted, ir.Call, ir.IntConst, ir.IntItems
+_Name, _Dotted, _Call, _HELD = ir.Name, ir.Dotted, ir.Call, ir.HELD_ITEMS
+_COMPACT_AT = ir.IntItems.COMPACT_AT
+#: the node type whose long runs a list holds as arrays, and the class that holds them
+_HOLDER = {h.NODE: h for h in _HELD}
 
 
 
@@ -535,7 +538,7 @@ class _Builder:
         items = c[0]
         if items is None:
             return ir.ListExpr(())
-        return ir.ListExpr(items if type(items) is _IntItems else tuple(items), items[0].line, items[0].col)
+        return ir.ListExpr(items if type(items) in _HELD else tuple(items), items[0].line, items[0].col)
 
     def dict_item(self, c):
         return (c[0], c[1])
@@ -591,23 +594,24 @@ class _Builder:
         return c
 
     def seq_add(self, c):
-        """The sequence with one more item.  A run of integer constants (a list literal,
-        as long as its line) is kept as :class:`ir.IntItems` past its ``IntItems.COMPACT_AT``-th item
-        on, not as one node per item; another item turns it back into a list."""
+        """The sequence with one more item.  A run of integer or of float constants (a
+        list literal, as long as its line) is held as :class:`ir.IntItems` /
+        :class:`ir.FloatItems` from its ``COMPACT_AT``-th item on, not as one node per
+        item; another item turns it back into a list."""
         lst = c[0]
         if len(c) == 2:
             x = c[1]
-            if type(lst) is _IntItems:
+            if type(lst) in _HELD:
                 if lst.append(x):
                     return lst
                 lst = list(lst)
-            elif len(lst) == _IntItems.COMPACT_AT and type(x) is _IntConst:
-                run = _IntItems.of(lst)
+            elif len(lst) == _COMPACT_AT and type(x) in _HOLDER:
+                run = _HOLDER[type(x)].of(lst)
                 if run is not None and run.append(x):
                     return run
             lst.append(x)
         else:
-            if type(lst) is _IntItems:
+            if type(lst) in _HELD:
                 lst = list(lst)
             lst.extend(c[1:])
             _operator_text(lst)

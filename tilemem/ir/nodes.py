@@ -19,7 +19,7 @@ from tilemem.records import DICT as _DICT, LIST as _LIST, Record as _Node, recor
 
 __all__ = [
     "Expr", "Name", "Dotted", "IntConst", "FloatConst", "BoolConst", "NoneConst", "StrConst",
-    "ListExpr", "IntItems", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
+    "ListExpr", "IntItems", "FloatItems", "HELD_ITEMS", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
@@ -128,44 +128,38 @@ class ListExpr(Expr):
         self.items, self.line, self.col = items, line, col
 
 
-class IntItems:
-    """The items of a list of integer constants, held as arrays instead of one
-    :class:`IntConst` node per element.  A list literal is as long as its line: a node,
-    its column and the pointer to it cost ~100 bytes an element (~35 bytes per byte of
-    ``0, 0, ...``), the arrays 12 (the value, the column; the line once while it stays
-    the same; 8 bytes without positions).  A read-only sequence of IntConst: each
-    element is made when it is read, with its position; equal to, and hashed as, the
-    tuple of those nodes, so a ListExpr compares the same either way.  Values are int64
-    (PyPTO's ConstInt); a list with another value, or a position past 2**31, keeps its
-    nodes (``append`` says no)."""
-    __slots__ = ("values", "lines", "cols")
-    COMPACT_AT = 32                  # the readings hold a list of more int64 items this way
-
-    def __init__(self, values=(), lines=None, cols=None):
-        self.values = values if type(values) is _array else _array("q", values)
-        # positions (None: none): ``lines`` one int while every item is on that line
-        # (-1: not known), else an array("i") of lines; ``cols`` an array("i") (-1: none)
-        self.lines = lines
-        self.cols = cols
+class _HeldItems:
+    """The items of a long list of constants held as arrays instead of one node per
+    element (a list literal is as long as its line: a node, its column and the pointer
+    to it cost ~100 bytes an element).  A read-only sequence of the nodes: each element
+    is made when it is read, with its position; equal to, and hashed as, the tuple of
+    those nodes, so a ListExpr compares the same either way.  Positions: ``lines`` one
+    int while every item is on that line (-1: not known), else an array("i") of lines;
+    ``cols`` an array("i") (-1: none); both None: no positions.  A subclass says which
+    nodes it holds (``_keeps``) and how (``_put``, ``_value``, ``_values``, ``_slice``,
+    ``_node``); an item it does not keep, or a position past 2**31, makes ``append``
+    say no, and the readings keep the nodes."""
+    __slots__ = ("lines", "cols")
+    COMPACT_AT = 32                  # the readings hold a list of more such items this way
+    NODE: type
 
     @classmethod
-    def of(cls, nodes, positions: bool = True) -> Optional["IntItems"]:
-        """The nodes as IntItems, or None when one is not an int64 IntConst."""
+    def of(cls, nodes, positions: bool = True):
+        """The nodes held this way, or None when one is not kept."""
         nodes = list(nodes)
+        out = cls()
         if positions:
-            first = nodes[0].line if nodes and nodes[0].line is not None else -1
-            out = cls((), first, _array("i"))
-        else:
-            out = cls()
+            out.lines = nodes[0].line if nodes and nodes[0].line is not None else -1
+            out.cols = _array("i")
         for x in nodes:
             if not out.append(x):
                 return None
         return out
 
     def append(self, x) -> bool:
-        """Add the IntConst ``x`` (while a list is read); False, and nothing added, when
-        it is another node, its value is not an int64 or a position is past 2**31."""
-        if type(x) is not IntConst or type(x.value) is not int or not _INT64_MIN <= x.value <= _INT64_MAX:
+        """Add the node ``x`` (while a list is read); False, and nothing added, when it
+        is not one this holds or a position is past 2**31."""
+        if type(x) is not self.NODE or not self._keeps(x):
             return False
         cols = self.cols
         if cols is not None:
@@ -179,53 +173,45 @@ class IntItems:
             if type(lines) is not int:
                 lines.append(line)
             cols.append(col)
-        self.values.append(x.value)
+        self._put(x)
         return True
 
-    def _line_list(self):
-        lines = self.lines
-        return _array("i", [lines]) * len(self.values) if type(lines) is int else lines
-
-    def __len__(self) -> int:
-        return len(self.values)
-
     def __iter__(self):
+        node = self._node
         if self.cols is None:
-            return map(IntConst, self.values)
+            return map(node, self._values())
         lines = self.lines
-        if type(lines) is int:
-            return map(_int_at, self.values, _repeat(lines), self.cols)
-        return map(_int_at, self.values, lines, self.cols)
+        return map(node, self._values(), _repeat(lines) if type(lines) is int else lines, self.cols)
 
     def __getitem__(self, i):
         cols, lines = self.cols, self.lines
         if isinstance(i, slice):
-            if cols is None:
-                return IntItems(self.values[i])
-            return IntItems(self.values[i], lines if type(lines) is int else lines[i], cols[i])
+            out = self._slice(i)
+            if cols is not None:
+                out.lines, out.cols = (lines if type(lines) is int else lines[i]), cols[i]
+            return out
         if cols is None:
-            return IntConst(self.values[i])
-        return _int_at(self.values[i], lines if type(lines) is int else lines[i], cols[i])
+            return self._node(self._value(i))
+        return self._node(self._value(i), lines if type(lines) is int else lines[i], cols[i])
 
     def __reversed__(self):
         return iter(self[::-1])
 
-    def __contains__(self, x) -> bool:
-        return type(x) is IntConst and x.value in self.values
-
     def index(self, x, *args) -> int:
         return tuple(self).index(x, *args)
 
-    def count(self, x) -> int:
-        return self.values.count(x.value) if type(x) is IntConst else 0
-
     def __eq__(self, other):
-        if type(other) is IntItems:
-            return self.values == other.values
+        if type(other) is type(self):
+            return self._same(other)
         if isinstance(other, tuple):
-            return len(other) == len(self.values) and all(
-                type(o) is IntConst and o.value == v for o, v in zip(other, self.values))
+            return len(other) == len(self) and self._equals_nodes(other)
+        if isinstance(other, _HeldItems):
+            return len(self) == len(other) == 0
         return NotImplemented
+
+    def _equals_nodes(self, other: tuple) -> bool:
+        node = self.NODE
+        return all(type(o) is node and x == o for x, o in zip(self, other))
 
     def __hash__(self):
         return hash(tuple(self))
@@ -240,8 +226,117 @@ class IntItems:
         return repr(tuple(self))
 
 
-def _int_at(value, line, col):
-    return IntConst(value, line if line >= 0 else None, col if col >= 0 else None)
+class IntItems(_HeldItems):
+    """The items of a list of more than ``COMPACT_AT`` int64 constants (PyPTO's
+    ConstInt), as arrays: the value, the column, the line once while it stays the same
+    (12 bytes an element, 8 without positions; ~35 bytes per byte of ``0, 0, ...`` as
+    nodes).  ``values`` is the array("q") of the values."""
+    __slots__ = ("values",)
+    NODE = IntConst
+
+    def __init__(self, values=(), lines=None, cols=None):
+        self.values = values if type(values) is _array else _array("q", values)
+        self.lines, self.cols = lines, cols
+
+    @staticmethod
+    def _keeps(x) -> bool:
+        return type(x.value) is int and _INT64_MIN <= x.value <= _INT64_MAX
+
+    def _put(self, x) -> None:
+        self.values.append(x.value)
+
+    def _value(self, i):
+        return self.values[i]
+
+    def _values(self):
+        return self.values
+
+    def _slice(self, i) -> "IntItems":
+        return IntItems(self.values[i])
+
+    def _same(self, other) -> bool:
+        return self.values == other.values
+
+    def _equals_nodes(self, other: tuple) -> bool:
+        return all(type(o) is IntConst and o.value == v for o, v in zip(other, self.values))
+
+    @staticmethod
+    def _node(value, line=-1, col=-1):
+        return IntConst(value, line if line >= 0 else None, col if col >= 0 else None)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __contains__(self, x) -> bool:
+        return type(x) is IntConst and x.value in self.values
+
+    def count(self, x) -> int:
+        return self.values.count(x.value) if type(x) is IntConst else 0
+
+
+class FloatItems(_HeldItems):
+    """The items of a list of more than ``COMPACT_AT`` float constants, as written
+    (FloatConst keeps its text): the texts one after the other in one bytearray (they
+    are ASCII: the grammar's float token, ``nan``, ``inf``, a ``-``), the end of each in
+    an array("q"), and the positions (~9 bytes an element besides the text; a node, its
+    text and its column cost ~140)."""
+    __slots__ = ("text", "ends")
+    NODE = FloatConst
+
+    def __init__(self, texts=(), lines=None, cols=None):
+        self.text, self.ends = bytearray(), _array("q")
+        self.lines, self.cols = lines, cols
+        for t in texts:
+            self._add(t)
+
+    def _add(self, t: str) -> None:
+        self.text += t.encode("ascii")
+        self.ends.append(len(self.text))
+
+    @staticmethod
+    def _keeps(x) -> bool:
+        return type(x.text) is str and x.text.isascii()
+
+    def _put(self, x) -> None:
+        self._add(x.text)
+
+    def _value(self, i):
+        ends = self.ends
+        i = range(len(ends))[i]                     # a negative index, and IndexError
+        return self.text[ends[i - 1] if i else 0:ends[i]].decode("ascii")
+
+    def _values(self):
+        text, start = self.text, 0
+        for end in self.ends:
+            yield text[start:end].decode("ascii")
+            start = end
+
+    def texts(self):
+        """The texts of the items, in order (no node made)."""
+        return self._values()
+
+    def _slice(self, i) -> "FloatItems":
+        return FloatItems(map(self._value, range(len(self.ends))[i]))
+
+    def _same(self, other) -> bool:
+        return self.ends == other.ends and self.text == other.text
+
+    @staticmethod
+    def _node(text, line=-1, col=-1):
+        return FloatConst(text, line if line >= 0 else None, col if col >= 0 else None)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __contains__(self, x) -> bool:
+        return type(x) is FloatConst and any(t == x.text for t in self._values())
+
+    def count(self, x) -> int:
+        return sum(t == x.text for t in self._values()) if type(x) is FloatConst else 0
+
+
+#: the ways a list's items may be held instead of a tuple of nodes
+HELD_ITEMS = (IntItems, FloatItems)
 
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -645,7 +740,7 @@ def subexpressions(e, operands_only: bool = False):
                 stack.extend(v for _, v in reversed(x.kwargs))
             stack.extend(reversed(x.args))
         elif isinstance(x, (ListExpr, TupleExpr)):
-            if type(x.items) is IntItems:
+            if type(x.items) in HELD_ITEMS:
                 yield from x.items          # leaves, made one at a time
             else:
                 stack.extend(reversed(x.items))

@@ -11,6 +11,7 @@ PyPTO round-trips byte for byte.
 """
 from __future__ import annotations
 
+from itertools import islice
 from typing import Optional
 
 from tilemem import ir
@@ -100,6 +101,8 @@ def _p_str(e):
 def _join(items) -> str:
     if type(items) is ir.IntItems:
         return _join_ints(items.values)
+    if type(items) is ir.FloatItems:
+        return _join_texts(items.texts())
     pe = print_expr
     return ", ".join([pe(x) for x in items])
 
@@ -110,6 +113,30 @@ def _join_ints(values, chunk: int = 4096) -> str:
     if len(values) <= chunk:
         return ", ".join(map(str, values))
     return ", ".join([", ".join(map(str, values[i:i + chunk])) for i in range(0, len(values), chunk)])
+
+
+def _item_texts(types, prefix: str) -> list:
+    """The printed type of each item of a tuple type, one text per distinct item object:
+    a tuple as long as a list literal (one FP32 scalar type a float) refers to one text
+    instead of a string per element (~66 bytes each)."""
+    seen = {}
+    out = []
+    for t in types:
+        s = seen.get(id(t))
+        if s is None:
+            s = seen[id(t)] = print_type(t, prefix)
+        out.append(s)
+    return out
+
+
+def _join_texts(texts, chunk: int = 4096) -> str:
+    """``", ".join`` of texts a chunk at a time (as :func:`_join_ints`)."""
+    parts, texts = [], iter(texts)
+    while True:
+        part = ", ".join(islice(texts, chunk))
+        if not part:
+            return ", ".join(parts)
+        parts.append(part)
 
 
 def _p_list(e):
@@ -265,7 +292,7 @@ def print_type(t: ir.Type, prefix: str = "pl") -> str:
     if tt is ir.TupleType:
         if not t.items:
             return f"{prefix}.Tuple[()]"
-        return f"{prefix}.Tuple[{', '.join([print_type(i, prefix) for i in t.items])}]"
+        return f"{prefix}.Tuple[{', '.join(_item_texts(t.items, prefix))}]"
     for cls in (ir.TileType, ir.TensorType, ir.ScalarType, ir.OpaqueType, ir.TupleType):
         if isinstance(t, cls):
             return _print_type_sub(t, cls, prefix)

@@ -144,6 +144,12 @@ def _type_text(t) -> str:
 
 
 _INDEX = scalar("INDEX")
+_FP32 = scalar("FP32")
+
+
+def _fp32_text(text: str) -> str:
+    """The text of the FP32 constant a float literal reads as (``_float``)."""
+    return const_float(float(text), "FP32").expr.text
 
 
 class _NoFold(Exception):
@@ -219,6 +225,11 @@ class ExprReader:
             # int64 literals, which read as the INDEX constants they are: the items kept
             # as they are held (no node per element; a list is as long as its line)
             return Val(ir.ListExpr(items, e.line, e.col), ir.TupleType((_INDEX,) * len(items)))
+        if type(items) is ir.FloatItems:
+            # float literals read as the FP32 constants they are (``_float``), the texts
+            # as PyPTO prints their values, held the same way, positions kept
+            held = ir.FloatItems(map(_fp32_text, items.texts()), items.lines, items.cols)
+            return Val(ir.ListExpr(held, e.line, e.col), ir.TupleType((_FP32,) * len(held)))
         return self.make_tuple(self.expr_list(items), e)
 
     def _dotted(self, e: ir.Dotted) -> Val:

@@ -818,10 +818,12 @@ class OpCaller:
         return self._as_val(v).expr
 
     def _py_list_expr(self, values: list) -> ir.ListExpr:
-        """The list of a Python list value; a long one of int64s held as arrays (a list
-        is as long as its line: no node per element)."""
+        """The list of a Python list value; a long one of int64s or of floats held as
+        arrays (a list is as long as its line: no node per element)."""
         if len(values) > ir.IntItems.COMPACT_AT and all(type(x) is int and x in INT64_RANGE for x in values):
             return ir.ListExpr(ir.IntItems(values))
+        if len(values) > ir.FloatItems.COMPACT_AT and all(type(x) is float for x in values):
+            return ir.ListExpr(ir.FloatItems(self._as_val(Py(x)).expr.text for x in values))
         return ir.ListExpr(tuple(self._as_val(Py(x)).expr for x in values))
 
     def _enum_expr(self, v: Enum) -> ir.Expr:
