@@ -390,6 +390,18 @@ def test_tile_assemble_takes_the_targets_dtype_or_the_fixpipe_downcast():
         read_program(src, "k.py")
 
 
+def test_a_flattened_load_with_a_partial_nd_valid_shape_may_be_stored_but_not_computed_on():
+    # PyPTO (oracle): the 3-D valid_shape under the 2D annotation is kept; storing or renaming
+    # the tile is accepted, an op whose deducer resolves its valid region rejects it
+    src = (DATA / "err_flattened_load_partial_valid_shape.py").read_text()
+    add = "        r = pl.tile.add(t, t)\n"
+    assert add in src
+    stored = src.replace(add, "").replace("tile.store(r,", "tile.store(t,")
+    assert "TileView(valid_shape=[2, 2, 4])" in print_program(read_program(stored, "k.py"))
+    with pytest.raises(TilememError, match=r"valid_shape rank \(3\) must match the physical shape rank \(2\)"):
+        read_program(src.replace(add, "        r = pl.tile.exp(t)\n"), "k.py")
+
+
 def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
     # read from the tile wrapper's signature in ops.txt: row_max(tile, tmp_tile), col_sum(tile, tmp_tile=None)
     load = "t = pl.load(a, [0, 0], [16, 64])"

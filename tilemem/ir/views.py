@@ -391,10 +391,23 @@ def effective_view(t: ir.TileType) -> EffectiveView:
 
 
 def valid_shape_of(t: ir.TileType) -> tuple:
-    """VS(t): the stored non-empty valid_shape, else the shape (TIH:686-717)."""
+    """VS(t): the stored non-empty valid_shape, else the shape (TIH:686-717).  A stored
+    valid_shape of another rank than the shape (an ND load kept under a 2D annotation,
+    ast_parser.py:450-485) is PyPTO's ResolveValidShape error: the deducer of an op that
+    reads the operand's valid region throws (a store or a plain assignment does not)."""
     if t.view is not None and t.view.valid_shape:
+        if len(t.view.valid_shape) != len(t.shape):
+            from tilemem.ir.typerules import DeductionError
+            raise DeductionError(
+                f"TileType valid_shape rank ({len(t.view.valid_shape)}) must match the physical shape rank "
+                f"({len(t.shape)}): valid_shape {_shape_text(t.view.valid_shape)} vs shape {_shape_text(t.shape)}")
         return tuple(t.view.valid_shape)
     return tuple(t.shape)
+
+
+def _shape_text(dims) -> str:
+    from tilemem.ir.printer import print_expr
+    return "[" + ", ".join(print_expr(d) for d in dims) + "]"
 
 
 # ----------------------------------------------------------------------------- building types
