@@ -207,6 +207,9 @@ def _long_line(kind: str, n: int = FIVE_MB, reading: str = "ir") -> str:
     if kind == "flist":
         return BASE.replace("pl.tile.store(r_tile, [0, 0]",
                             "pl.tile.store(r_tile, [" + "1.5, " * (n // 5) + "1.5]")
+    if kind == "nlist":
+        return BASE.replace("pl.tile.store(r_tile, [0, 0]",
+                            "pl.tile.store(r_tile, [" + "a, " * (n // 3) + "a]")
     raise ValueError(kind)
 
 
@@ -318,6 +321,43 @@ def test_dsl_float_list_literal_memory(tmp_path):
     status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
     assert status == 0, err[:500]
     assert peak - base <= 30, f"{peak:.0f} MB against {base:.0f} MB without the list"
+
+
+def test_name_list_literal_memory_is_bounded(tmp_path):
+    """A 5 MB list of names (`a, a, ...`, 1.7 million elements) in printed IR: `tilemem
+    fmt` (cap lifted) under 100 MB -- 217 MB with one Name node per element (main
+    09ba6dc); the identifiers are held in one buffer (`ir.NameItems`)."""
+    src = tmp_path / "long.pto"
+    src.write_text(_long_line("nlist"))
+    status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
+    assert status == 0, err[:500]
+    assert peak <= 100, f"{peak:.0f} MB"
+
+
+def test_name_list_held_reads_as_its_names():
+    """A long list of names is held as their identifiers and reads as the Names it
+    stands for: positions, equality, the printed text, and a solve that reads the
+    variables in it (the same as the list with one other item, which keeps the nodes)."""
+    from tilemem import ir
+    names = ["a_tile", "b_tile", "c_tile", "bias_tile"] * 10
+    items = ", ".join(names)
+    text = BASE.replace("pl.tile.add(c_tile, bias_tile)", f"pl.tile.add(c_tile, bias_tile, extra=[{items}])")
+    prog = tilemem.parse(text, "k.pto")
+    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["s_tile"]).value
+    held = call.kwarg("extra").items
+    assert type(held) is ir.NameItems and len(held) == 40
+    assert held == tuple(ir.Name(n) for n in names) and hash(held) == hash(tuple(ir.Name(n) for n in names))
+    assert held != tuple(ir.Dotted(("pl", n)) for n in names) and held[-1].id == "bias_tile"
+    col = text.splitlines()[held[0].line - 1].index("[a_tile") + 2
+    assert (held[0].line, held[0].col) == (call.line, col) and held[1].col == col + len("a_tile, ")
+    assert f"extra=[{items}]" in tilemem.print_program(prog)
+    mixed = text.replace(f"extra=[{items}]", f"extra=[{items}, 1]")
+    assert type(next(s for s in tilemem.parse(mixed, "k.pto").functions[0].body
+                     if getattr(s, "targets", None) == ["s_tile"]).value.kwarg("extra").items) is tuple
+    for backend in (None, "Ascend910B"):
+        got = tilemem.solve(text, path="k.pto", backend=backend).text
+        assert got.replace(f"extra=[{items}]", f"extra=[{items}, 1]") == \
+            tilemem.solve(mixed, path="k.pto", backend=backend).text
 
 
 _FLOATS = ["1.5", "-2.25e-3", "1e400", "nan", "0.1", "-inf", "3.0", "7.", "2E+5"]

@@ -594,8 +594,8 @@ class _Builder:
         return c
 
     def seq_add(self, c):
-        """The sequence with one more item.  A run of integer or of float constants (a
-        list literal, as long as its line) is held as :class:`ir.IntItems` /
+        """The sequence with one more item.  A run of integer constants, float constants or names (a
+        list literal, as long as its line) is held as :class:`ir.IntItems`, :class:`ir.NameItems` or
         :class:`ir.FloatItems` from its ``COMPACT_AT``-th item on, not as one node per
         item; another item turns it back into a list."""
         lst = c[0]

@@ -19,7 +19,7 @@ from tilemem.records import DICT as _DICT, LIST as _LIST, Record as _Node, recor
 
 __all__ = [
     "Expr", "Name", "Dotted", "IntConst", "FloatConst", "BoolConst", "NoneConst", "StrConst",
-    "ListExpr", "IntItems", "FloatItems", "HELD_ITEMS", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
+    "ListExpr", "IntItems", "FloatItems", "NameItems", "HELD_ITEMS", "TupleExpr", "DictExpr", "Subscript", "Call", "BinOp", "UnaryOp", "Opaque",
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
@@ -274,14 +274,14 @@ class IntItems(_HeldItems):
         return self.values.count(x.value) if type(x) is IntConst else 0
 
 
-class FloatItems(_HeldItems):
-    """The items of a list of more than ``COMPACT_AT`` float constants, as written
-    (FloatConst keeps its text): the texts one after the other in one bytearray (they
-    are ASCII: the grammar's float token, ``nan``, ``inf``, a ``-``), the end of each in
-    an array("q"), and the positions (~9 bytes an element besides the text; a node, its
-    text and its column cost ~140)."""
+class _TextItems(_HeldItems):
+    """The items of a list of more than ``COMPACT_AT`` nodes that are each one ASCII
+    text (the field ``FIELD`` of ``NODE``), as that text: the texts one after the other
+    in one bytearray, the end of each in an array("q"), and the positions (~9 bytes an
+    element besides the text; a node, its text and its column cost ~140).  A text that
+    is not ASCII keeps the nodes."""
     __slots__ = ("text", "ends")
-    NODE = FloatConst
+    FIELD: str
 
     def __init__(self, texts=(), lines=None, cols=None):
         self.text, self.ends = bytearray(), _array("q")
@@ -293,12 +293,12 @@ class FloatItems(_HeldItems):
         self.text += t.encode("ascii")
         self.ends.append(len(self.text))
 
-    @staticmethod
-    def _keeps(x) -> bool:
-        return type(x.text) is str and x.text.isascii()
+    def _keeps(self, x) -> bool:
+        t = getattr(x, self.FIELD)
+        return type(t) is str and t.isascii()
 
     def _put(self, x) -> None:
-        self._add(x.text)
+        self._add(getattr(x, self.FIELD))
 
     def _value(self, i):
         ends = self.ends
@@ -315,28 +315,45 @@ class FloatItems(_HeldItems):
         """The texts of the items, in order (no node made)."""
         return self._values()
 
-    def _slice(self, i) -> "FloatItems":
-        return FloatItems(map(self._value, range(len(self.ends))[i]))
+    def _slice(self, i):
+        return type(self)(map(self._value, range(len(self.ends))[i]))
 
     def _same(self, other) -> bool:
         return self.ends == other.ends and self.text == other.text
-
-    @staticmethod
-    def _node(text, line=-1, col=-1):
-        return FloatConst(text, line if line >= 0 else None, col if col >= 0 else None)
 
     def __len__(self) -> int:
         return len(self.ends)
 
     def __contains__(self, x) -> bool:
-        return type(x) is FloatConst and any(t == x.text for t in self._values())
+        return type(x) is self.NODE and any(t == getattr(x, self.FIELD) for t in self._values())
 
     def count(self, x) -> int:
-        return sum(t == x.text for t in self._values()) if type(x) is FloatConst else 0
+        return sum(t == getattr(x, self.FIELD) for t in self._values()) if type(x) is self.NODE else 0
+
+
+class FloatItems(_TextItems):
+    """A long list of float literals, as written (FloatConst keeps its text: the
+    grammar's float token, ``nan``, ``inf``, a ``-``)."""
+    __slots__ = ()
+    NODE, FIELD = FloatConst, "text"
+
+    @staticmethod
+    def _node(text, line=-1, col=-1):
+        return FloatConst(text, line if line >= 0 else None, col if col >= 0 else None)
+
+
+class NameItems(_TextItems):
+    """A long list of names (``[a, b, ...]``), as their identifiers."""
+    __slots__ = ()
+    NODE, FIELD = Name, "id"
+
+    @staticmethod
+    def _node(text, line=-1, col=-1):
+        return Name(text, line if line >= 0 else None, col if col >= 0 else None)
 
 
 #: the ways a list's items may be held instead of a tuple of nodes
-HELD_ITEMS = (IntItems, FloatItems)
+HELD_ITEMS = (IntItems, FloatItems, NameItems)
 
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1

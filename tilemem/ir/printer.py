@@ -101,7 +101,7 @@ def _p_str(e):
 def _join(items) -> str:
     if type(items) is ir.IntItems:
         return _join_ints(items.values)
-    if type(items) is ir.FloatItems:
+    if type(items) is ir.FloatItems or type(items) is ir.NameItems:
         return _join_texts(items.texts())
     pe = print_expr
     return ", ".join([pe(x) for x in items])
