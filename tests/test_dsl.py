@@ -402,6 +402,18 @@ def test_a_flattened_load_with_a_partial_nd_valid_shape_may_be_stored_but_not_co
         read_program(src.replace(add, "        r = pl.tile.exp(t)\n"), "k.py")
 
 
+@pytest.mark.parametrize("used,ok", [("3", True), ("pl.const(3, pl.INT32)", True),
+                                      ("pl.const(3, pl.INT16)", False), ("2.5", False)])
+def test_a_soft_syncalls_used_cores_is_an_int32(used, ok):
+    # dtypes.txt's kwarg row (PyPTO, oracle: an INT16 scalar and a float are rejected)
+    src = (DATA / "err_syncall_used_cores_negative.py").read_text().replace("used_cores=-3", f"used_cores={used}")
+    if ok:
+        read_program(src, "k.py")
+    else:
+        with pytest.raises(TilememError, match="soft syncall used_cores must be an INT32 scalar"):
+            read_program(src, "k.py")
+
+
 def test_a_tile_reduction_whose_wrapper_takes_a_required_tmp_tile_needs_one():
     # read from the tile wrapper's signature in ops.txt: row_max(tile, tmp_tile), col_sum(tile, tmp_tile=None)
     load = "t = pl.load(a, [0, 0], [16, 64])"

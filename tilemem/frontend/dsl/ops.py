@@ -249,9 +249,14 @@ class DtypeRule:
     def _dtype(operand, call, result, type_of) -> Optional[str]:
         if operand == "result":
             return getattr(result, "dtype", None)
-        if operand >= len(call.args):
+        if isinstance(operand, str):
+            e = dict(call.kwargs).get(operand)
+            if e is None:
+                return None
+        elif operand >= len(call.args):
             return None
-        e = call.args[operand]
+        else:
+            e = call.args[operand]
         dt = getattr(type_of(e), "dtype", None)
         if dt is None and const_value(e) is not None:
             dt = const_value(e)[0]          # a constant the reader built (a re-stamped literal)
@@ -271,7 +276,7 @@ def _operand(w: str):
     if w.endswith("[]"):
         int(w[:-2])
         return w
-    return w if w == "result" else int(w)
+    return int(w) if w.isdigit() else w         # an index, `result` or a stored kwarg's name
 
 
 @functools.lru_cache(maxsize=1)
