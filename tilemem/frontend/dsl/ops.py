@@ -312,24 +312,31 @@ def dtype_rules() -> dict:
 
 # ----------------------------------------------------------------------------- value rules
 
-_BOUND = re.compile(r"(-?)(?:(\d+)|rank(\d+))([+-]\d+)?$")
+_BOUND = re.compile(r"(-?)(?:(\d+)|rank(\d+)|dim(\d+)\.(\d+))([+-]\d+)?$")
 
 
 def _bound(term: str, call: ir.Call, type_of) -> Optional[int]:
-    """A ``ranges.txt`` bound: an integer or ``rankK`` (+/-N), possibly negated; None when
-    operand K's rank is unknown."""
+    """A ``ranges.txt`` bound: an integer, ``rankK`` or ``dimK.I`` (+/-N), possibly negated;
+    None when operand K's rank, or its dimension I as a constant, is unknown."""
     m = _BOUND.match(term.strip())
     if m is None:
         raise RuntimeError(f"ranges.txt: cannot read bound {term!r}")   # pragma: no cover
-    neg, num, k, off = m.groups()
+    neg, num, k, dk, di, off = m.groups()
     if num is not None:
         v = int(num)
     else:
-        e = call.args[int(k)] if int(k) < len(call.args) else None
+        k = int(k if k is not None else dk)
+        e = call.args[k] if k < len(call.args) else None
         shape = getattr(type_of(e), "shape", None) if e is not None else None
         if shape is None:
             return None
-        v = len(shape)
+        if di is None:
+            v = len(shape)
+        else:
+            cv = const_value(shape[int(di)]) if int(di) < len(shape) else None
+            if cv is None or not isinstance(cv[1], int) or isinstance(cv[1], bool):
+                return None
+            v = cv[1]
     v = -v if neg else v
     return v + int(off) if off else v
 
