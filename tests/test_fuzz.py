@@ -36,6 +36,7 @@ import pytest
 
 import tilemem
 from tilemem.errors import TilememError, UsageError, decode_source
+from tilemem.limits import Limits
 
 from gen_kernels import GenOptions, RandomChoices, generate
 
@@ -255,8 +256,9 @@ def check_error(e: TilememError, text) -> None:
     assert len(full) < 4096, f"a {len(full)}-character message"
 
 
-def run_library(data: bytes, backend=None, time_limit: float = 60.0):
-    """Feed bytes through the library the way the CLI does.
+def run_library(data: bytes, backend=None, time_limit: float = 60.0, limits=None):
+    """Feed bytes through the library the way the CLI does (``limits``: the solve's caps,
+    the default ones when None).
 
     Returns ``("ok" | "error" | "usage", detail)``; raises AssertionError (with the
     reason) for a crash, a hang or a malformed message.
@@ -269,7 +271,7 @@ def run_library(data: bytes, backend=None, time_limit: float = 60.0):
                 check_error(e, data)
                 return "error", e
             try:
-                sol = tilemem.solve(text, backend=backend, path=PATH)
+                sol = tilemem.solve(text, backend=backend, path=PATH, limits=limits)
             except TilememError as e:
                 check_error(e, text)
                 return "error", e.message
@@ -278,9 +280,11 @@ def run_library(data: bytes, backend=None, time_limit: float = 60.0):
             # the answer is itself a valid program -- unless a string of the input spells a
             # line break with an escape (``"\\r"``): PyPTO's printer writes it raw (std::quoted
             # escapes only backslash and quote), so the answer, PyPTO's own text, is one that
-            # neither PyPTO's reader nor tilemem's takes back
+            # neither PyPTO's reader nor tilemem's takes back.  Read with the caps lifted:
+            # they bound an input, and the answer joins a statement written over several
+            # lines into one, as PyPTO prints it, which can be longer than the line cap
             try:
-                tilemem.parse(sol.text, "out.pto")
+                tilemem.parse(sol.text, "out.pto", limits=_UNCAPPED)
             except TilememError as e:
                 if "unterminated string" not in e.message or not _LINE_BREAK_ESCAPE.search(text):
                     raise
@@ -294,6 +298,9 @@ def run_library(data: bytes, backend=None, time_limit: float = 60.0):
             raise
         raise AssertionError(f"crash: {type(e).__name__}: {str(e)[:300]}") from e
 
+
+#: no input-size or line-length cap (the answer is re-read with these)
+_UNCAPPED = Limits(max_input_size=0, max_line_length=0)
 
 #: an escape in a string literal that decodes to a character Python splits lines at
 _LINE_BREAK_ESCAPE = re.compile(r"\\(?:[rnvf]|x0[a-d]|x1[c-e]|x85|u2028|u2029|N\{)")
@@ -950,6 +957,25 @@ def test_endless_text_on_stdin_is_an_error_not_a_hang():
         yes.wait()
     assert r.returncode == 2
     assert b"input too large" in r.stderr
+
+
+def test_answer_longer_than_the_line_cap_is_reread_uncapped():
+    """Found by long run 9 (library-105100001-481): a DSL offsets list written over two
+    lines, each under the line cap, is printed on one line longer than the cap; the
+    harness re-read the answer with the caps of an input and called it a crash."""
+    zeros = ", ".join(["0"] * 200)
+    src = ("import pypto.language as pl\n\n@pl.program\nclass P:\n"
+           "    @pl.function(type=pl.FunctionType.InCore)\n"
+           "    def k(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]])"
+           " -> pl.Tensor[[16, 16], pl.FP32]:\n"
+           "        t = pl.load(x, [0, 0], [16, 16])\n"
+           f"        out = pl.store(t, [{zeros},\n            {zeros}], out)\n"
+           "        return out\n")
+    limits = Limits(max_line_length=1000)
+    assert max(map(len, src.splitlines())) < 1000
+    sol = tilemem.solve(src, path="k.py", limits=limits)
+    assert max(map(len, sol.text.splitlines())) > 1000
+    assert run_library(src.encode(), None, time_limit=60, limits=limits)[0] == "ok"
 
 
 def test_escaped_line_break_in_a_string_is_printed_raw_as_pypto_does():
