@@ -279,17 +279,24 @@ def _operand(w: str):
     return int(w) if w.isdigit() else w         # an index, `result` or a stored kwarg's name
 
 
-@functools.lru_cache(maxsize=1)
-def dtype_rules() -> dict:
-    """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
+def _check_table_rows(name: str):
+    """The rows of a ``HEAD : ALLOWED : MESSAGE`` check table of this package
+    (``dtypes.txt``, ``ranges.txt``; blank and ``#`` lines skipped): (where, raw, head,
+    allowed, message) each, ``where`` the table's ``name:line``."""
     import importlib.resources
-    text = (importlib.resources.files(__package__) / "dtypes.txt").read_text(encoding="utf-8")
-    rules: dict = {}
+    text = (importlib.resources.files(__package__) / name).read_text(encoding="utf-8")
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        where = f"dtypes.txt:{lineno}"
         head, allowed, message = (x.strip() for x in raw.split(" : ", 2))
+        yield f"{name}:{lineno}", raw, head, allowed, message
+
+
+@functools.lru_cache(maxsize=1)
+def dtype_rules() -> dict:
+    """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
+    rules: dict = {}
+    for where, raw, head, allowed, message in _check_table_rows("dtypes.txt"):
         words = head.split()
         if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "if"):
             raise RuntimeError(f"{where}: cannot read {raw!r}")   # pragma: no cover
@@ -376,13 +383,8 @@ class RangeRule:
 @functools.lru_cache(maxsize=1)
 def range_rules() -> dict:
     """stored op (``tile.random``) -> its :class:`RangeRule` rows, from ``ranges.txt``."""
-    import importlib.resources
-    text = (importlib.resources.files(__package__) / "ranges.txt").read_text(encoding="utf-8")
     rules: dict = {}
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip() or raw.lstrip().startswith("#"):
-            continue
-        head, values, message = (x.strip() for x in raw.split(" : ", 2))
+    for _where, _raw, head, values, message in _check_table_rows("ranges.txt"):
         op, what = head.split()
         alts = []
         for a in values.split("|"):
