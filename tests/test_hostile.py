@@ -333,6 +333,11 @@ def test_name_list_held_reads_as_its_names():
 _FLOATS = ["1.5", "-2.25e-3", "1e400", "nan", "0.1", "-inf", "3.0", "7.", "2E+5"]
 
 
+def _value_of_k(prog):
+    """The value of the kernel statement ``k = ...`` the list tests insert."""
+    return next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+
+
 @pytest.mark.parametrize("tail", ["x", "7", "-y", "'s'"])
 def test_long_float_list_with_another_item_reads_as_written(tail):
     """A float list held as one buffer from its 32nd literal on goes back to nodes at
@@ -343,7 +348,7 @@ def test_long_float_list_with_another_item_reads_as_written(tail):
     text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}], [{head}])\n")
     prog = tilemem.parse(text, "k.pto")
     assert f"f([{items}], [{head}])" in tilemem.print_program(prog)
-    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    call = _value_of_k(prog)
     mixed, held = call.args
     assert type(mixed.items) is tuple and len(mixed.items) == 2 * 45 + 1
     assert type(held.items) is ir.FloatItems and held.items == mixed.items[:45]
@@ -357,7 +362,7 @@ def test_float_list_held_as_arrays_keeps_every_position():
     items = ",\n            ".join(texts)
     text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}])\n")
     prog = tilemem.parse(text, "k.pto")
-    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    call = _value_of_k(prog)
     held = call.args[0].items
     assert type(held) is ir.FloatItems and len(held) == 100
     first = text.count("\n", 0, text.index("f([-0e-7,")) + 1
@@ -396,7 +401,7 @@ def test_long_integer_list_with_another_item_reads_as_written(tail):
     text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}])\n")
     prog = tilemem.parse(text, "k.pto")
     assert f"f([{items}])" in tilemem.print_program(prog)
-    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    call = _value_of_k(prog)
     (lst,) = call.args
     assert type(lst.items) is tuple and len(lst.items) == 81
 
@@ -408,7 +413,7 @@ def test_integer_list_held_as_arrays_keeps_every_position():
     items = ",\n            ".join(str(i) for i in range(100))
     text = _after_anchor(f"        k: pl.Scalar[pl.INDEX] = f([{items}])\n")
     prog = tilemem.parse(text, "k.pto")
-    call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
+    call = _value_of_k(prog)
     held = call.args[0].items
     assert type(held) is ir.IntItems and len(held) == 100
     first = text.count("\n", 0, text.index("f([0,")) + 1
