@@ -44,13 +44,20 @@ def input_form(text: str, form: Optional[str] = None) -> str:
     return "ir"
 
 
-def _masked(text: str, keep: list[tuple[int, int]]) -> str:
+def _masked(text: str, keep: list[tuple[int, int]], python: Optional[dict] = None) -> str:
     """``text`` with every line outside the ``keep`` ranges (1-based, inclusive) blanked,
-    so that positions stay those of the file."""
+    so that positions stay those of the file; a ``python`` body (name -> (first, last, _):
+    Python the DSL reading does not read, see ``python_bodies``) becomes one ``...`` line
+    at its first line's indentation."""
     lines = text.split("\n")
     out = []
     for i, line in enumerate(lines, 1):
         out.append(line if any(a <= i <= b for a, b in keep) else "")
+    for first, last, _ in (python or {}).values():
+        line = out[first - 1]
+        out[first - 1] = line[:len(line) - len(line.lstrip())] + "..."
+        for i in range(first, last):
+            out[i] = ""
     return "\n".join(out)
 
 
@@ -135,10 +142,10 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
         if not any(isinstance(m, ast.FunctionDef) and _has_function_decorator(m) for m in site.node.body):
             raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
-        masked = _masked(text, _class_ranges(site))
+        ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
+        masked = _masked(text, _class_ranges(site), ctx.python_bodies)
         items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
-        ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
         out.append(read_class(ctx, cls, layout))
     return out
 

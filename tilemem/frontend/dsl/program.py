@@ -80,6 +80,8 @@ class ProgramContext:
         self.window_buffers: set[str] = set()          # pld.alloc_window_buffer names (unique per program)
         self.roles: dict[str, Optional[str]] = {}       # function read so far -> its role
         self.declared_ops = declared_ops
+        # HOST SubWorker bodies PyPTO keeps as Python text (python_bodies)
+        self.python_bodies = python_bodies(site.node) if site is not None and site.node is not None else {}
 
 
 _bodies = bodies
@@ -2047,6 +2049,45 @@ def _decorator(dec, fname: str):
     return func_type, level, role, extra
 
 
+def _host_subworker(m: ast.FunctionDef) -> bool:
+    """``@pl.function(level=<HOST or above>, role=pl.Role.SubWorker)`` on a method, read from
+    Python's syntax tree (decorator.py: LevelToLinquLevel(level) >= 3 and role SubWorker)."""
+    for d in m.decorator_list:
+        if not (isinstance(d, ast.Call) and isinstance(d.func, (ast.Attribute, ast.Name))
+                and getattr(d.func, "attr", getattr(d.func, "id", None)) == "function"):
+            continue
+        kw = {k.arg: k.value.attr for k in d.keywords if isinstance(k.value, ast.Attribute)}
+        level = LEVEL_ALIASES.get(kw.get("level"), kw.get("level"))
+        return level in _HOST_LEVELS and kw.get("role") == "SubWorker"
+    return False
+
+
+def _abstract_body(body: list) -> bool:
+    """Only ``...`` after a docstring and ``pl.func_attr(...)`` lines: an abstract SubWorker
+    (decorator.py _is_abstract_subworker_body); a bare ``pass`` is a concrete body."""
+    rest = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                    and isinstance(s.value.value, str))
+            and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+                     and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "func_attr")]
+    return len(rest) == 1 and isinstance(rest[0], ast.Expr) and isinstance(rest[0].value, ast.Constant) \
+        and rest[0].value.value is Ellipsis
+
+
+def python_bodies(cls: ast.ClassDef) -> dict:
+    """The methods of a program class whose body PyPTO keeps as Python source: a HOST
+    SubWorker's concrete body is not DSL; PyPTO carries it, unparsed statement by statement
+    (``ast.unparse``: comments gone, PyPTO's Python's spelling), as one InlineStmt that its
+    printer prints line by line (decorator.py _capture_subworker_source; python_printer.cpp
+    InlineStmt).  name -> (first body line, last line, body text).  Nothing of it runs."""
+    out = {}
+    for m in cls.body:
+        if isinstance(m, ast.FunctionDef) and m.body and _host_subworker(m) and not _abstract_body(m.body):
+            first = m.body[0].lineno
+            if first > m.lineno:            # a body on the def line stays with the DSL reading
+                out[m.name] = (first, m.end_lineno or first, "\n".join(ast.unparse(x) for x in m.body))
+    return out
+
+
 def _direction(ann):
     if type(ann) is ir.Subscript and len(ann.index) == 1:
         base = ann.value
@@ -2129,7 +2170,15 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     if items:
         r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
     rest = [x for x in body if not _str_stmt(x)]
-    if role == "SubWorker" and level in _HOST_LEVELS and len(rest) == 1 and type(rest[0]) is ir.EvalStmt \
+    host_worker = role == "SubWorker" and level in _HOST_LEVELS
+    if host_worker and rf.params and rf.params[0][0].value == "self":
+        raise DslError(f"SubWorker function '{fname}' must not declare 'self'; declare it as a self-contained "
+                       "function inside @pl.program.", dec)
+    python = ctx.python_bodies.get(fname) if host_worker else None
+    if python is not None:
+        # a HOST SubWorker's Python body, kept as its text (the grammar saw `...` in its place)
+        r.blocks[-1].extend(ir.OpaqueStmt(line, line=python[0]) for line in python[2].split("\n"))
+    elif host_worker and len(rest) == 1 and type(rest[0]) is ir.EvalStmt \
             and type(rest[0].expr) is ir.Opaque and rest[0].expr.text == "...":
         # an abstract SubWorker: a runtime-bound callback, printed as its bare `...`
         # (decorator.py _is_abstract_subworker_body; python_printer.cpp)
