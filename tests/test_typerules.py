@@ -3,6 +3,8 @@
 Inputs are built as the types the pass sees (after retyping / move insertion); every
 expected value is the exact LHS annotation PyPTO printed, written as an ``ir`` object.
 """
+import re
+
 import pytest
 
 from tilemem import ir
@@ -608,7 +610,33 @@ def test_assemble_write_union():
 def test_write_and_gather_row_return_arg0():
     x = T([16, 128], "FP32", "Vec", valid_shape=[16, 100])
     assert derive("tile.write", [x, L(0, 0), ir.FloatConst("1.0")], {}, lhs_space="Vec") == x
-    assert derive("tile.gather_row", [x, t, ir.IntConst(0), ir.IntConst(0), L(1, 128)], {}, lhs_space="Vec") == x
+    gm = ir.TensorType((ir.IntConst(256), ir.IntConst(128)), "FP32")
+    assert derive("tile.gather_row", [x, gm, L(0, 0), L(0, 0), L(1, 128)], {}, lhs_space="Vec") == x
+    # its valid_shape narrows the transfer only: the destination keeps its type
+    assert derive("tile.gather_row", [x, gm, L(0, 0), L(0, 0), L(1, 128)], {"valid_shape": L(1, 64)},
+                  lhs_space="Vec") == x
+
+
+def test_gather_row_operand_contract():
+    """CheckGatherRowOperands (type_inference.cpp): a GM source, a constant window, a
+    valid_shape of the window's rank inside it, none dynamic under transpose=True."""
+    x = T([16, 128], "FP32", "Mat")
+    gm = ir.TensorType((ir.IntConst(256), ir.IntConst(128)), "FP32")
+    n = ir.Name("n")
+    bad = [
+        ([x, t, L(0, 0), L(0, 0), L(1, 128)], {}, "requires src to be a TensorType"),
+        ([x, gm, L(0, 0), L(0, 0), ir.ListExpr((ir.IntConst(1), n))], {}, "shapes[1] to be a compile-time constant"),
+        ([x, gm, L(0, 0), L(0, 0), L(1, 128)], {"valid_shape": L(1)}, "same rank as shapes (2), but got rank 1"),
+        ([x, gm, L(0, 0), L(0, 0), L(1, 128)], {"valid_shape": ir.ListExpr((ir.IntConst(1), n)),
+                                                 "transpose": ir.BoolConst(True)}, "dynamic valid_shape"),
+        ([x, gm, L(0, 0), L(0, 0), L(1, 128)], {"valid_shape": L(2, 128)}, "extent 2 provably exceeds"),
+    ]
+    for args, kwargs, msg in bad:
+        with pytest.raises(R.DeductionError, match=re.escape(msg)):
+            derive("tile.gather_row", args, kwargs, lhs_space="Mat")
+    # a dynamic extent without transpose passes
+    assert derive("tile.gather_row", [x, gm, L(0, 0), L(0, 0), L(1, 128)],
+                  {"valid_shape": ir.ListExpr((ir.IntConst(1), n))}, lhs_space="Mat") == x
 
 
 # ----------------------------------------------------------------------------- load / create / retarget (TV §5, §7, §8)

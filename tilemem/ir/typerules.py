@@ -67,6 +67,7 @@ __all__ = [
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
+    "check_gather_row_operands",
 ]
 
 
@@ -1077,8 +1078,57 @@ def _r_write(op, args, kwargs):
                 memref=t.memref)
 
 
+def check_gather_row_operands(op: str, args: Sequence, kwargs: Mapping) -> None:
+    """type_inference.cpp CheckGatherRowOperands (tile.gather_row, tensor.gather_row): the
+    window ``shapes`` (argument 4) is a constant tuple (it sizes a static subview), an
+    explicit ``valid_shape`` (PyPTO's argument 5, printed -- and held here -- as a keyword) has its rank, a dynamic one is refused with
+    ``transpose=True``, and each of its extents lies in ``0 .. shapes[i]``.  Its element
+    dtypes are dtypes.txt rows."""
+    args = [_wrap(a) for a in args]
+    shapes = _list_items(args[4].expr) if len(args) > 4 else None
+    if shapes is None:
+        raise DeductionError(f"The operator {op} requires shapes to be a literal tuple")
+    for i, d in enumerate(shapes):
+        if type(d) is not ir.IntConst:
+            raise DeductionError(
+                f"The operator {op} requires shapes[{i}] to be a compile-time constant (it sizes pto.subview, "
+                "whose sizes is a static attribute), but got a runtime value. Pass a dynamic row count through "
+                "valid_shape instead — it keeps the window (and so the tile allocation and box alignment) static "
+                "while varying only the transfer length.")
+    vs = kwargs.get("valid_shape")
+    if vs is None or isinstance(vs, ir.NoneConst):
+        return
+    valid = _list_items(vs)
+    if valid is None:
+        raise DeductionError(f"The operator {op} requires valid_shape to be a literal tuple")
+    if len(valid) != len(shapes):
+        raise DeductionError(f"The operator {op} requires valid_shape to have the same rank as shapes "
+                             f"({len(shapes)}), but got rank {len(valid)}")
+    if _kw_bool(kwargs, "transpose") and any(type(d) is not ir.IntConst for d in valid):
+        raise DeductionError(
+            f"The operator {op} does not support a dynamic valid_shape together with transpose=True (the DN2NZ "
+            "per-row path would need a runtime column extent on a boxed NZ tile). Use a static valid_shape with "
+            "transpose=True, or gather without transpose and read the operand with matmul(b_trans=True).")
+    errors = []
+    for i, (v, s) in enumerate(zip(valid, shapes)):
+        if _provably_less(v, _c(0)):
+            errors.append(f"{op} valid_shape dimension {i} has provably negative extent {_shown(v)}; expected "
+                          f"0 <= valid_shape[{i}] <= shape[{i}] ({_shown(s)})")
+        if _provably_less(s, v):
+            errors.append(f"{op} valid_shape dimension {i} extent {_shown(v)} provably exceeds physical shape "
+                          f"extent {_shown(s)}")
+    if errors:
+        raise DeductionError("; ".join(errors))
+
+
 @_rule("gather_row")
 def _r_gather_row(op, args, kwargs):
+    """paged_gather.cpp: DPS -- the destination tile's type (a valid_shape narrows only the
+    transfer, not the accumulator)."""
+    if len(args) > 1 and args[1].type is not None and not isinstance(args[1].type, ir.TensorType):
+        raise DeductionError(f"The operator {op} requires src to be a TensorType (GM), but got "
+                             f"{type(args[1].type).__name__}")
+    check_gather_row_operands(op, args, kwargs)
     return _r_write(op, args, kwargs)
 
 

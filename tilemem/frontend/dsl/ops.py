@@ -200,7 +200,7 @@ _INT = frozenset(INT_DTYPES - {"INDEX"})        # DataType::IsInt
 class DtypeRule:
     """One row of ``dtypes.txt``: the dtypes an operand of a stored op may have."""
     operand: object                 # an int (a stored positional argument), "N[]" (each element of
-                                    # tuple argument N) or "result"
+                                    # tuple argument N, or of tuple kwarg N) or "result"
     when: Optional[str]             # a kwarg that must be stored and true, or None
     allowed: frozenset              # dtype names; empty when ``same_as`` is set
     message: str
@@ -236,8 +236,11 @@ class DtypeRule:
 
     def _check_items(self, call, type_of) -> None:
         """Every element of a tuple operand (a shape, offset or index list)."""
-        i = int(self.operand[:-2])
-        e = call.args[i] if i < len(call.args) else None
+        i = self.operand[:-2]
+        if i.isdigit():
+            e = call.args[int(i)] if int(i) < len(call.args) else None
+        else:
+            e = dict(call.kwargs).get(i)            # a tuple stored as a kwarg (gather_row's valid_shape)
         for n, x in enumerate(e.items if type(e) is ir.ListExpr else ()):
             dt = getattr(type_of(x), "dtype", None)
             if dt is None and const_value(x) is not None:
@@ -274,7 +277,8 @@ def _dtype_names(words: str, where: str) -> frozenset:
 
 def _operand(w: str):
     if w.endswith("[]"):
-        int(w[:-2])
+        if not w[:-2].isidentifier():
+            int(w[:-2])
         return w
     return int(w) if w.isdigit() else w         # an index, `result` or a stored kwarg's name
 
@@ -1655,6 +1659,33 @@ class OpCaller:
             from tilemem.frontend.dsl.types import tensor_view_expr
             return ir.TensorType(tuple(dims), dt, tensor_view_expr((), (), lay, "null", dims))
         return ir.TensorType(tuple(dims), dt)
+
+    def _rt_l1_accumulator(self, call, arg, spec, b):
+        """DeduceTensorCreateL1Type (tensor_ops/paged_gather.cpp): a tensor of positive
+        constant dims (lowered to a Mat tile later)."""
+        dims = call.args[0].items
+        for i, d in enumerate(dims):
+            cv = const_value(d) if type(d) is ir.IntConst else None
+            if cv is None or cv[1] <= 0:
+                raise DslError(f"The operator {spec.irop} shape element {i} must be a positive compile-time ConstInt")
+        if not dims:
+            raise DslError(f"The operator {spec.irop} requires a non-empty shape")
+        return ir.TensorType(tuple(dims), self._dtype_arg(b["dtype"]))
+
+    def _rt_tensor_gather_row(self, call, arg, spec, b):
+        """DeduceTensorGatherRowType (tensor_ops/paged_gather.cpp): DPS, the accumulator's type."""
+        op = spec.irop
+        acc, src = self._arg_type(call, 0), self._arg_type(call, 1)
+        if not isinstance(acc, ir.TensorType):
+            raise DslError(f"The operator {op} requires acc to be a TensorType (from tensor.create_l1), but got "
+                           f"{_type_name(acc)}")
+        if not isinstance(src, ir.TensorType):
+            raise DslError(f"The operator {op} requires src to be a TensorType (GM), but got {_type_name(src)}")
+        try:
+            typerules.check_gather_row_operands(op, list(call.args), dict(call.kwargs))
+        except typerules.DeductionError as e:
+            raise DslError(str(e)) from None
+        return acc
 
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
