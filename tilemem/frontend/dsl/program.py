@@ -565,6 +565,8 @@ class FunctionReader(ExprReader, OpCaller):
     def _opaque(self, s: ir.OpaqueStmt):
         from tilemem.frontend.dsl.pyline import statement_of
         st = statement_of(s)
+        if type(st) is tuple and st[0] == "submit_unpack":
+            return self._submit_unpack(st[1], st[2], s)
         if type(st) is tuple:
             return self.subscript_assign(st[1], st[2], s)
         if st is not None:
@@ -584,6 +586,12 @@ class FunctionReader(ExprReader, OpCaller):
                     bad = next(x for x in ([target] if isinstance(target, ast.Starred) else target.elts)
                                if isinstance(x, ast.Starred))
                     raise DslError(f"Tuple unpacking target must be a variable name, got {ast.unparse(bad)}", s)
+                if isinstance(target, ast.Tuple) and isinstance(node, ast.Assign):
+                    bad = next((x for x in target.elts if not isinstance(x, ast.Name)), None)
+                    if bad is not None:             # AP:1896-1902 (a submit's targets: _submit_unpack)
+                        raise DslError(f"Tuple unpacking target must be a variable name, got {ast.unparse(bad)}",
+                                       line=(s.line or 1) + bad.lineno - 1,
+                                       col=bad.col_offset + 1 + ((s.col or 1) - 1 if bad.lineno == 1 else 0))
                 if isinstance(target, ast.Attribute):
                     if isinstance(node, ast.AnnAssign):
                         raise DslError("Only simple variable assignments supported", s)
@@ -963,19 +971,36 @@ class FunctionReader(ExprReader, OpCaller):
         return ir.ListExpr((ir.Name(buf.key),))
 
     def _submit_assign(self, s: ir.Assign):
-        """``out, tid = pl.submit(...)``: ``_submit_tmp`` then one binding per element."""
-        construct = s.value.func.split(".", 1)[1]
-        if len(s.targets) != 2:
+        self._submit_unpack(s.targets, s.value, s)
+
+    def _submit_unpack(self, targets: list, call: ir.Call, s):
+        """``out, tid = pl.submit(...)`` or ``(a, b), tid = ...`` for a kernel of several
+        results (AP:1997-2085): ``_submit_tmp``, then one binding per result and the task id.
+        ``targets``: names, a list for a tuple, a 1-tuple of text for anything else."""
+        construct = call.func.split(".", 1)[1]
+        if len(targets) != 2:
             raise DslError(f"pl.{construct}(...) must be unpacked as exactly 2 targets (result, task_id), got "
-                           f"{len(s.targets)}", s)
-        val = self.submit(s.value)
+                           f"{len(targets)}", call)
+        out, tid = targets
+        if type(tid) is not str:
+            raise DslError(f"pl.{construct}(...) task_id target must be a plain variable name", call)
+        if type(out) is tuple:
+            raise DslError(f"pl.{construct}(...) result target must be a variable name or a tuple of names", call)
+        outs = [out] if type(out) is str else out
+        for x in outs:
+            if type(x) is not str:
+                shown = x[0] if type(x) is tuple else _shape_text(x)
+                raise DslError(f"pl.{construct}(...) result target must contain plain variable names only "
+                               f"(no nested tuples), got '{shown}'", call)
+        val = self.submit(call)
         n = len(val.type.items) - 1
-        if n != 1:
-            kname = s.value.args[0].parts[1]
-            raise DslError(f"pl.{construct}(...) unpacks 1 result value(s) but kernel '{kname}' returns {n}", s)
+        if n != len(outs):
+            kname = call.args[0].parts[1]
+            raise DslError(f"pl.{construct}(...) unpacks {len(outs)} result value(s) but kernel '{kname}' "
+                           f"returns {n}", call)
         tmp = self.new_var("_submit_tmp", val.type)
         self.emit(ir.Assign([tmp.key], val.type, val.expr, line=s.line, col=s.col))
-        for i, name in enumerate(s.targets):
+        for i, name in enumerate(outs + [tid]):
             item = Val(ir.Subscript(ir.Name(tmp.key), (ir.IntConst(i),)), val.type.items[i])
             self.assign_or_let(name, item, s)
 
@@ -1705,6 +1730,16 @@ class FunctionReader(ExprReader, OpCaller):
     # -- the function ------------------------------------------------------------------------------
     first_return = None
     auto_scope = True
+
+
+def _shape_text(shape) -> str:
+    """A nested unpacking target as Python's ``ast.unparse`` writes it: ``(a, b)``."""
+    if type(shape) is str:
+        return shape
+    if type(shape) is tuple:
+        return shape[0]
+    inner = ", ".join(_shape_text(x) for x in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
 def _type_dim(e):

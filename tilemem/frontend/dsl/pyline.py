@@ -120,7 +120,8 @@ class _Conv:
 
 def statement_of(s: ir.OpaqueStmt):
     """The IR of an opaque statement line (an ``ir.Assign`` / ``ir.EvalStmt``, or a
-    ``("subscript_assign", target, value)`` tuple), or None when it is not one of these."""
+    ``("subscript_assign", target, value)`` / ``("submit_unpack", target shapes, call)``
+    tuple), or None when it is not one of these."""
     try:
         mod = ast.parse(s.text)
     except SyntaxError:
@@ -136,6 +137,10 @@ def statement_of(s: ir.OpaqueStmt):
             return ("subscript_assign", c.expr(target), c.expr(node.value))
         if isinstance(target, ast.Name):
             return ir.Assign([target.id], None, c.expr(node.value), line=line, col=col)
+        if isinstance(target, ast.Tuple) and _submit_call(node.value) and \
+                not all(isinstance(e, ast.Name) for e in target.elts):
+            # `(a, b), tid = pl.submit(...)`: the targets' nesting, for the reader to check
+            return ("submit_unpack", [_target_shape(e) for e in target.elts], c.expr(node.value))
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
             names = [e.id for e in target.elts]
             v = node.value
@@ -151,6 +156,22 @@ def statement_of(s: ir.OpaqueStmt):
     if isinstance(node, ast.Expr):
         return ir.EvalStmt(c.expr(node.value), line=line, col=col)
     return None
+
+
+def _submit_call(v) -> bool:
+    """``pl.submit(...)`` / ``pl.spmd_submit(...)`` (on any one-part module alias)."""
+    return isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) \
+        and v.func.attr in ("submit", "spmd_submit")
+
+
+def _target_shape(t):
+    """An unpacking target: a name (str), a tuple (list of targets) or anything else (its
+    text, in a 1-tuple)."""
+    if isinstance(t, ast.Name):
+        return t.id
+    if isinstance(t, ast.Tuple):
+        return [_target_shape(e) for e in t.elts]
+    return (ast.unparse(t),)
 
 
 def slice_parts(e) -> Optional[tuple]:

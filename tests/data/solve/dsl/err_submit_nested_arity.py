@@ -1,0 +1,15 @@
+import pypto.language as pl
+
+
+@pl.program
+class NestedArity:
+    @pl.function(type=pl.FunctionType.InCore)
+    def one(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        return pl.store(t, [0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.manual_scope():
+            (c, d), tid = pl.submit(self.one, x, out)
+        return c
