@@ -67,7 +67,7 @@ __all__ = [
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
-    "check_gather_row_operands",
+    "check_gather_row_operands", "shape_text",
 ]
 
 
@@ -232,6 +232,9 @@ def check_write_bounds(op: str, phys: Sequence, offsets: Sequence, reach: Sequen
 def _shape_text(dims: Sequence) -> str:
     """FormatShape: ``[a, b]`` with each extent as PyPTO prints it."""
     return "[" + ", ".join(_shown(d) for d in dims) + "]"
+
+
+shape_text = _shape_text     # the front end's messages name shapes as the deducers do
 
 
 def _dims_text(dims: Sequence[int]) -> str:

@@ -1687,6 +1687,37 @@ class OpCaller:
             raise DslError(str(e)) from None
         return acc
 
+    def _rt_tensor_expand_clone(self, call, arg, spec, b):
+        """DeduceTensorExpandCloneType (tensor_ops/broadcast.cpp): the target's shape from a
+        rank-3 input, broadcast from a 1 in at most one dimension; the promoted dtype."""
+        op = spec.irop
+        src, target = self._arg_type(call, 0), self._arg_type(call, 1)
+        if not isinstance(src, ir.TensorType):
+            raise DslError(f"{op}requires first argument to be a TensorType, but got {_type_name(src)}")
+        if not isinstance(target, ir.TensorType):
+            raise DslError(f"{op}requires second argument to be a TensorType, but got {_type_name(target)}")
+        from tilemem.ir.printer import print_expr
+        old, new = src.shape, target.shape
+        shown = typerules.shape_text
+        if len(old) != 3:
+            raise DslError(f"{op} requires input rank to be 3, but got {len(old)}")
+        if len(old) != len(new):
+            raise DslError(f"{op} requires input rank ({len(old)}) to match target rank ({len(new)})")
+        broadcast = 0
+        for i, (a, c) in enumerate(zip(old, new)):
+            if views.exprs_equal(a, c):
+                continue
+            cv = const_value(a)
+            if cv is None or cv[1] != 1:
+                raise DslError(f"{op} only allows broadcasting from dimension 1, but input shape {shown(old)} "
+                               f"cannot be expanded to {shown(new)} at dim {i} (got {print_expr(a)} -> "
+                               f"{print_expr(c)})")
+            broadcast += 1
+        if broadcast > 1:
+            raise DslError(f"{op} allows broadcasting in at most one dimension, but got {broadcast} (input shape "
+                           f"{shown(old)}, target shape {shown(new)})")
+        return ir.TensorType(tuple(new), views.promote_dtype(src.dtype, target.dtype))
+
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
         if not isinstance(t, ir.TensorType):
@@ -1702,7 +1733,7 @@ class OpCaller:
         shape = a.shape
         if isinstance(other, ir.TensorType):
             if other.dtype != a.dtype:
-                dt = _promote_tensor_dtype(a.dtype, other.dtype)
+                dt = views.promote_dtype(a.dtype, other.dtype)
             try:
                 shape = typerules.bcast(a.shape, other.shape)
             except Exception:
@@ -2024,15 +2055,6 @@ def array_dtype(t) -> Optional[str]:
             and t.expr.value.parts[-1] == "Array" and len(t.expr.index) == 2 and type(t.expr.index[1]) is ir.Dotted:
         return t.expr.index[1].parts[-1]
     return None
-
-
-def _promote_tensor_dtype(a: str, b: str) -> str:
-    if a in FLOAT_DTYPES and b not in FLOAT_DTYPES:
-        return a
-    if b in FLOAT_DTYPES and a not in FLOAT_DTYPES:
-        return b
-    from tilemem.frontend.dsl.values import dtype_bits
-    return b if dtype_bits(b) > dtype_bits(a) else a
 
 
 def _is_dist(t) -> bool:
