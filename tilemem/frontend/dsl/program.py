@@ -30,6 +30,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
+from tilemem.frontend.dsl.comprehension import is_listcomp, unroll_deps
 from tilemem.frontend.dsl.exprs import ExprReader, const_value
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
@@ -336,6 +337,8 @@ class FunctionReader(ExprReader, OpCaller):
 
     # -- calls ------------------------------------------------------------------------------
     def call(self, e: ir.Call) -> Val:
+        if is_listcomp(e):                 # a comprehension outside a deps= list (AP:5773)
+            raise DslError("Unsupported expression type: ListComp", e)
         parts = e.func.split(".")
         if parts[0] == "self" and len(parts) == 2:
             return self.kernel_call(parts[1], e)
@@ -881,7 +884,7 @@ class FunctionReader(ExprReader, OpCaller):
             elif key == "attrs":
                 kws.append((key, self.attrs_dict(v)))
             elif key == "deps":
-                deps = self.deps_list(v, f"pl.{construct}")
+                deps = self.deps_list(v, fname, call)        # named by the kernel (AP:6596)
                 if deps is not None:
                     kws.append((key, deps))
             elif key == "dumps":
@@ -918,16 +921,21 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"core_num must be a positive integer, got {val.expr.value}", v)
         return val
 
-    def deps_list(self, v, method: str):
+    def deps_list(self, v, method: str, anchor=None):
         """``deps=[...]`` of a submit or a scope (ast_parser.py:6856-6977): ``None`` entries
         dropped; TaskId / TASK_ID-array vars kept as written; when an entry reads one slot
         of a TASK_ID array (``arr[i]``) every entry goes into a fresh
         ``_submit_deps_buf`` array, built right before.  None: nothing to print."""
-        if type(v) not in (ir.ListExpr, ir.TupleExpr):
+        at = v if anchor is None else anchor             # where a comprehension's error points
+        if is_listcomp(v):                   # Form 2: the comprehension unrolled
+            items = unroll_deps(self, v, method, at)
+        elif type(v) in (ir.ListExpr, ir.TupleExpr):
+            items = [y for x in v.items for y in (unroll_deps(self, x, method, at) if is_listcomp(x) else [x])]
+        else:
             raise DslError(f"'{method}' deps= must be a list / tuple / comprehension of TaskId values", v)
         from tilemem.frontend.dsl.ops import array_dtype, array_type
         entries, desugar, whole = [], False, False
-        for x in v.items:
+        for x in items:
             if type(x) is ir.NoneConst:
                 continue
             d = self.expr(x)

@@ -112,6 +112,13 @@ class _Conv:
         if t is ast.Subscript:
             idx = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
             return ir.Subscript(self.expr(n.value), tuple(self.expr(i) for i in idx), line, col)
+        if t is ast.ListComp:
+            # `[elt for x in it if c]`: read only where PyPTO unrolls it (comprehension.py)
+            from tilemem.frontend.dsl.comprehension import LISTCOMP
+            g = n.generators[0]
+            return ir.Call(LISTCOMP, (self.expr(n.elt), self.expr(g.target), self.expr(g.iter))
+                           + tuple(self.expr(i) for i in g.ifs),
+                           (("generators", ir.IntConst(len(n.generators))),), line, col)
         if t is ast.Slice:
             parts = tuple(ir.NoneConst() if p is None else self.expr(p) for p in (n.lower, n.upper, n.step))
             return ir.Call(SLICE, parts, (), line, col)
