@@ -400,6 +400,26 @@ def test_add_facts_validation(program):
         assert db.relation("edge") == [(1, 2)]
 
 
+@pytest.mark.parametrize("engine_name", ["pydatalog", "clingo"])
+def test_add_facts_distinct_rows(program, engine_name):
+    """``distinct=True`` (the extractor's rows) loads a relation's first rows as they are,
+    with the same results; refused relations and arities are still refused; later rows
+    of the relation are checked and de-duplicated as usual."""
+    with Database(program, engine=engine_name) as db:
+        with pytest.raises(FactError, match="arity 2"):
+            db.add_facts("edge", [(1, 2, 3)], distinct=True)
+        with pytest.raises(FactError, match="not an .input relation"):
+            db.add_facts("path", [(1, 2)], distinct=True)
+        rows = [(1, 2), (2, 3)]
+        assert db.add_facts("edge", rows, distinct=True) == 2
+        assert db.relation("path") == [(1, 2), (1, 3), (2, 3)]
+        assert db.add_facts("edge", [(2, 3), (3, 4)], distinct=True) == 1   # (2, 3) known
+        with pytest.raises(FactError, match="only int and str"):
+            db.add_facts("edge", [(4, 2.5)], distinct=True)
+        assert len(db.relation("path")) == 6
+        assert db.relation("edge") == [(1, 2), (2, 3), (3, 4)]
+
+
 def test_closed_database_refuses_work(program):
     db = Database(program)
     db.close()

@@ -150,13 +150,48 @@ class Database:
 
     # ------------------------------------------------------------------ facts
 
-    def add_facts(self, relation: str, rows: Iterable[Sequence[Union[int, str]]]) -> int:
+    def add_facts(self, relation: str, rows: Iterable[Sequence[Union[int, str]]], *,
+                  distinct: bool = False) -> int:
         """Add rows to an ``.input`` relation; returns how many were new.
 
         Every row must be a tuple (or list) of the relation's arity whose values are
         ``int`` or ``str`` (``bool`` and other types are refused).  Values are kept
         as Python values end to end: they are never turned into rule text.
+
+        ``distinct=True``: the caller vouches that ``rows`` is a list of distinct tuples
+        of ints and strings (the fact extractor's rows: it builds each fact once, from
+        the IR).  The first rows of a relation are then loaded without the value checks
+        and the de-duplication (0.3 s of the 21,000-line MTP kernel's 550,000 rows); the
+        arity is still checked.  A duplicate that slipped through costs only its load
+        and its count: every engine keeps one copy of a fact.  The list is kept, not
+        copied: the caller must not change it afterwards.
         """
+        if (distinct and type(rows) is list and relation not in self._facts
+                and set(map(type, rows)) <= {tuple}):
+            info = self.rules.predicates.get(relation)
+            if info is not None and info.is_input and set(map(len, rows)) <= {info.arity}:
+                with self._lock:
+                    self._check_open()
+                    if relation not in self._facts:
+                        return self._add_new(relation, rows)
+        return self._add_facts(relation, rows)
+
+    def _add_new(self, relation: str, rows: list[tuple]) -> int:
+        """Hand the checked rows of a relation that has none yet to the engine."""
+        if not rows:
+            return 0
+        self._facts[relation] = rows
+        self.stats["facts"] += len(rows)
+        if self._solved:
+            # results depend on the old facts: rebuild the engine lazily
+            self._reset_engine()
+        else:
+            t0 = time.perf_counter()
+            self._engine.add_facts(relation, rows)
+            self.stats["load_seconds"] += time.perf_counter() - t0
+        return len(rows)
+
+    def _add_facts(self, relation: str, rows) -> int:
         with self._lock:
             self._check_open()
             info = self.rules.predicates.get(relation)
@@ -186,16 +221,14 @@ class Database:
                 new = self._checked_rows(relation, arity, rows, existing)
             if not new:
                 return 0
-            if kept:
-                # a new list: the engine may hold the old one (engines keep the lists
-                # they are given, uncopied, until they load them)
-                self._facts[relation] = kept + new
-                existing.update(new)
-            else:
-                self._facts[relation] = new
+            if not kept:
+                return self._add_new(relation, new)
+            # a new list: the engine may hold the old one (engines keep the lists they
+            # are given, uncopied, until they load them)
+            self._facts[relation] = kept + new
+            existing.update(new)
             self.stats["facts"] += len(new)
             if self._solved:
-                # results depend on the old facts: rebuild the engine lazily
                 self._reset_engine()
             else:
                 t0 = time.perf_counter()

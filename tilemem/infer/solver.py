@@ -113,15 +113,28 @@ def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOf
     return ValueOutOfRange(str(err), None, None)
 
 
+def _depended_on(rules: RuleSet, names: Sequence[str]) -> set[str]:
+    """The relations ``names`` are computed from, and ``names`` themselves."""
+    needed = set(names)
+    for name in names:
+        needed |= rules.ancestors(name)
+    return needed
+
+
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
               keep_db: bool, limits=None):
     """Load the facts into a fresh, isolated database and read the named relations."""
     rules = load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
+    # A database that is closed after reading ``names`` gets only the input relations
+    # they depend on (phase 4 reads 70% of the rows extracted from the whole program);
+    # one kept for explanations and queries gets all.  The extractor builds each fact
+    # once: its rows are loaded as distinct (see Database.add_facts).
+    read = None if keep_db else _depended_on(rules, names)
     try:
         for pred, rows in facts.items():
-            if rows:
-                db.add_facts(pred, rows)
+            if rows and (read is None or pred in read):
+                db.add_facts(pred, rows, distinct=True)
         derived = Derived(facts, db.relations(names))
     except EvaluationError as err:
         db.close()
