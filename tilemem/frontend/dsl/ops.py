@@ -751,6 +751,12 @@ class OpCaller:
                     raise DslError("pl.div: high_precision is only supported for Tensor or Tile division")
                 return make_binop(ra[3], self._as_val(lhs), self._as_val(rhs), node)
             self._dispatch_error(spec.name, [lhs, rhs])
+        if rule == "region":
+            # a list in the optional slot ra[0] is the region that follows it (pld.tile.put)
+            v = b.get(ra[0])
+            listed = isinstance(v, Py) and isinstance(v.value, (list, tuple)) or \
+                isinstance(v, Val) and type(v.expr) is ir.ListExpr
+            return call_wrapper(ra[1] if listed else ra[2])
         if rule == "form":
             # one wrapper with two stored forms: the first when parameter ra[0] is given
             # (mrgsort's block_len, scatter's mask_pattern), else the second
@@ -1583,6 +1589,126 @@ class OpCaller:
         if call.kwarg("mode") is not None and t.dtype not in ("FP16", "FP32"):
             raise DslError(f"{spec.irop} target dtype must be FP16 or FP32, got {DT_NAME.get(t.dtype, t.dtype)}")
         return t
+
+    def _rt_staged_transfer(self, call, arg, spec, b):
+        """DeducePutTileType / DeduceGetTileType (distributed put.cpp, get.cpp): a put writes
+        a window (dst distributed), a get reads one (src distributed); one or two 2-D staging
+        tiles of the element type, identical when two; an optional region (comm_op_utils.h)
+        the stages fit in."""
+        op = spec.irop
+        region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
+        if any(r is not None for r in region) and any(r is None for r in region):
+            raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+        dst, peer, src = (self._arg_type(call, i) for i in range(3))
+        dist, plain = ("dst", "src") if arg == "put" else ("src", "dst")
+        sides = {"dst": dst, "src": src}
+        if not _is_dist(sides[dist]):
+            raise DslError(f"{op} {dist} must be a DistributedTensor (window-bound), got {_type_name(sides[dist])}")
+        if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
+            raise DslError(f"{op} peer must be a scalar (rank index), got {_type_name(peer)}")
+        if not isinstance(sides[plain], ir.TensorType):
+            raise DslError(f"{op} {plain} must be a Tensor or DistributedTensor, got {_type_name(sides[plain])}")
+        if dst.dtype != src.dtype:
+            raise DslError(f"{op} dst and src must have the same element type, got dst {_type_name(dst)} vs src "
+                           f"{_type_name(src)}")
+        has_region = region[0] is not None
+        self._transfer_shapes(op, dst.shape, src.shape, not has_region)
+        stages = []
+        for i, what in ((3, "stage"), (4, "stage2")):
+            if i >= len(call.args) or (what == "stage2" and b.get("stage2") is None):
+                break
+            t = self._arg_type(call, i)
+            if not isinstance(t, ir.TileType):
+                raise DslError(f"{op} {what} must be a TileType, got {_type_name(t)}")
+            if t.dtype != dst.dtype:
+                raise DslError(f"{op} {what} dtype must match dst dtype, got stage={DT_NAME.get(t.dtype, t.dtype)} "
+                               f"dst={DT_NAME.get(dst.dtype, dst.dtype)}")
+            if len(t.shape) != 2:
+                raise DslError(f"{op} {what} must be a 2D VEC staging tile, got rank {len(t.shape)}")
+            stages.append(t)
+        if len(stages) == 2 and not all(views.exprs_equal(x, y) for x, y in zip(stages[0].shape, stages[1].shape)):
+            raise DslError(f"{op} ping/pong staging tiles must have identical shape")
+        transfer = dst.shape
+        if has_region:
+            base = 3 + len(stages)
+            transfer = self._region_args(op, call.args[base:base + 3], dst.shape, src.shape)
+        for t in stages:
+            self._stage_fits(op, t.shape, transfer)
+        return UNKNOWN
+
+    @staticmethod
+    def _transfer_shapes(op, dst_shape, src_shape, same: bool) -> None:
+        """comm_op_utils.h ValidateTransferShapeContract."""
+        if not dst_shape:
+            raise DslError(f"{op} requires at least one dimension on dst/src")
+        if len(dst_shape) != len(src_shape):
+            raise DslError(f"{op} dst rank ({len(dst_shape)}) must match src rank ({len(src_shape)})")
+        for i, (d, s) in enumerate(zip(dst_shape, src_shape)):
+            dv, sv = (const_value(x)[1] if type(x) is ir.IntConst else None for x in (d, s))
+            if dv is not None and dv <= 0:
+                raise DslError(f"{op} shape dimension {i} must be positive, got {dv}")
+            if sv is not None and sv <= 0:
+                raise DslError(f"{op} src shape dimension {i} must be positive, got {sv}")
+            if same and dv is not None and sv is not None and dv != sv:
+                raise DslError(f"{op} dst and src must have the same static shape; dimension {i} differs "
+                               f"(dst={dv}, src={sv})")
+            if same and (dv is None or sv is None) and not views.exprs_equal(d, s):
+                raise DslError(f"{op} full-slice dst and src must have the same shape; dimension {i} differs "
+                               "(dynamic dims must match structurally)")
+
+    @staticmethod
+    def _region_args(op, region, dst_shape, src_shape) -> tuple:
+        """comm_op_utils.h ValidateRegionArgs: rank-matched offsets and shape; a constant
+        extent is positive, a constant offset non-negative and inside its side's window."""
+        dst_off, src_off, shape = (r.items for r in region)
+        if len(dst_off) != len(dst_shape):
+            raise DslError(f"{op} dst_offsets rank must match dst rank")
+        if len(src_off) != len(src_shape):
+            raise DslError(f"{op} src_offsets rank must match src rank")
+        if len(shape) != len(dst_shape):
+            raise DslError(f"{op} shape rank must match tensor rank")
+
+        def num(x):
+            return x.value if type(x) is ir.IntConst else None
+        for i, e in enumerate(shape):
+            dim = num(e)
+            if dim is not None and dim <= 0:
+                raise DslError(f"{op} shape dimension {i} must be positive, got {dim}")
+            for side, offs, window in (("dst", dst_off, dst_shape), ("src", src_off, src_shape)):
+                o, w = num(offs[i]), num(window[i])
+                if o is None:
+                    continue
+                if o < 0:
+                    raise DslError(f"{op} {side}_offsets dimension {i} must be non-negative, got {o}")
+                if dim is not None and w is not None and o + dim > w:
+                    raise DslError(f"{op} {side} subregion dimension {i} exceeds {side} shape (offset={o}, "
+                                   f"shape={dim}, {side}_dim={w})")
+        return shape
+
+    @staticmethod
+    def _stage_fits(op, stage, transfer) -> None:
+        """comm_op_utils.h ValidateStageFitsTransfer: a static 2-D stage no larger than the
+        flattened transfer (rows = the leading dims' product, cols = the last)."""
+        def num(x):
+            return x.value if type(x) is ir.IntConst else None
+        rows, rows_static = 1, True
+        for d in transfer[:-1]:
+            if num(d) is None:
+                rows_static = False
+            else:
+                rows *= num(d)
+        cols = num(transfer[-1])
+        sr, sc = num(stage[0]), num(stage[1])
+        if sr is None or sc is None:
+            raise DslError(f"Internal error: {op} stage dims must be static ConstInt")
+        if sr <= 0 or sc <= 0:
+            raise DslError(f"Internal error: {op} stage dims must be positive, got [{sr}, {sc}]")
+        if rows_static and sr > rows:
+            raise DslError(f"Internal error: {op} stage rows {sr} must fit within flattened transfer rows {rows} "
+                           "(pto-isa auto-chunks a smaller stage)")
+        if cols is not None and sc > cols:
+            raise DslError(f"Internal error: {op} stage cols {sc} must fit within transfer cols {cols} "
+                           "(pto-isa auto-chunks a smaller stage)")
 
     def _rt_remote_store(self, call, arg, spec, b):
         # the wrapper's type checks, then ValidateRemoteStoreContract (remote_store.cpp:96-125)
