@@ -412,8 +412,8 @@ class FunctionReader(ExprReader, OpCaller):
         for k, _ in e.kwargs:
             if k not in allowed:
                 raise DslError(f"Function '{fname}' does not accept keyword argument '{k}'", e)
-        no_dep = [i for i, a in enumerate(e.args) if _pl_call(a, "no_dep")]
-        args = [self.expr(a.args[0] if i in no_dep else a) for i, a in enumerate(e.args)]
+        raw, no_dep = _strip_no_dep(e.args)
+        args = [self.expr(a) for a in raw]
         sig = self.ctx.signatures.get(fname)
         if sig is None:
             rtype = UNKNOWN
@@ -427,23 +427,26 @@ class FunctionReader(ExprReader, OpCaller):
                 rtype = ir.TupleType(tuple(rts))
             else:
                 rtype = UNKNOWN
-        attrs = []
-        dumped = [a.expr for a in args if a.var is not None and a.var in self.dump_tagged]
-        if dumped:
-            attrs.append((ir.StrConst("dump_vars", '"'), ir.ListExpr(tuple(dumped))))
-        if no_dep:
-            attrs.append((ir.StrConst("arg_direction_overrides", '"'),
-                          ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep))))
-        device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
+        user = []
         for k, v in e.kwargs:
             if k == "attrs":
-                items = self.attrs_dict(v).items
-                if any(key.value == "manual_dep_edges" for key, _ in items):
+                user = self.attrs_dict(v).items
+                if any(key.value == "manual_dep_edges" for key, _ in user):
                     # AP:7790-7812: dependency edges belong on a submit's deps=
                     raise DslError(f"attrs={{'manual_dep_edges': ...}} is not accepted on a call to '{fname}'", e)
-                attrs.extend(items)
+        dumped = self.dumped_args(args)
+        attrs = ([(ir.StrConst("dump_vars", '"'), ir.ListExpr(tuple(dumped)))] if dumped else []) + \
+            _call_attrs(user, no_dep)
+        device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
         kws = tuple(device) + ((("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ())
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
+
+    def dumped_args(self, args: list, listed=()) -> list:
+        """The arguments a call dumps, in argument order, one per position: those marked by
+        ``pl.dump_tag`` and those a submit's ``dumps=`` lists (AP:6608-6613; the printer
+        prints them so, python_printer.cpp)."""
+        return [a.expr for a in args if a.var is not None and (a.var in self.dump_tagged or
+                                                                any(a.var is d for d in listed))]
 
     def read_or_slice(self, base: Val, e: ir.Subscript) -> Val:
         """``T[i, j]`` (all scalar, full rank): a read; otherwise a slice view (numpy style:
@@ -854,7 +857,8 @@ class FunctionReader(ExprReader, OpCaller):
         for key, _ in call.kwargs:
             if key not in allowed:
                 raise DslError(f"Function '{fname}' does not accept keyword argument '{key}'", call)
-        args = [self.expr(a) for a in call.args[1:]]
+        raw, no_dep = _strip_no_dep(call.args[1:])
+        args = [self.expr(a) for a in raw]
         sig = self.ctx.signatures.get(fname)
         rts: list = []
         if sig is not None:
@@ -874,42 +878,52 @@ class FunctionReader(ExprReader, OpCaller):
             if v is not None and type(v) is not ir.BoolConst:
                 who = "" if key == "sync_start" else f"'{fname}' "
                 raise DslError(f"{who}{key} must be a boolean literal (True/False)", v)
+        listed = []                      # the vars dumps= names
         for key in ("deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", "attrs"):
-            if key not in given:
+            v = given.get(key)
+            if key == "dumps":
+                # what the submit dumps: dumps= entries and pl.dump_tag'd args, in argument order
+                if v is not None:
+                    listed = self.submit_dumps(v, args, fname)
+                dumped = self.dumped_args(args, listed)
+                if dumped:
+                    kws.append((key, ir.ListExpr(tuple(dumped))))
+            elif key == "attrs":
+                attrs = _call_attrs(self.attrs_dict(v).items if v is not None else (), no_dep)
+                if attrs:
+                    kws.append((key, ir.DictExpr(tuple(attrs))))
+            elif v is None:
                 continue
-            v = given[key]
-            if key in ("sync_start", "allow_early_resolve"):
+            elif key in ("sync_start", "allow_early_resolve"):
                 if type(v) is ir.BoolConst and v.value:
                     kws.append((key, v))
-            elif key == "attrs":
-                kws.append((key, self.attrs_dict(v)))
             elif key == "deps":
                 deps = self.deps_list(v, fname, call)        # named by the kernel (AP:6596)
                 if deps is not None:
                     kws.append((key, deps))
-            elif key == "dumps":
-                if type(v) not in (ir.ListExpr, ir.TupleExpr):
-                    raise DslError(f"'pl.{construct}' dumps= must be a list / tuple of tensor arguments", v)
-                seen, items = set(), []
-                for x in v.items:
-                    d = self.expr(x)
-                    if d.var is None or not isinstance(d.type, ir.TensorType):
-                        raise DslError(f"'pl.{construct}' dumps= entries must be tensor variables — got "
-                                       f"'{self.source_of(x)}'", x)
-                    if not any(a.var is d.var for a in args):
-                        raise DslError(f"'pl.{construct}' dumps= entry '{self.source_of(x)}' is not an "
-                                       "argument of this submit", x)
-                    if id(d.var) not in seen:          # dedup by identity
-                        seen.add(id(d.var))
-                        items.append(d.expr)
-                if items:
-                    kws.append((key, ir.ListExpr(tuple(items))))
             else:
                 kws.append((key, self.expr(v).expr))
         t = ir.TupleType(tuple(rts) + (scalar("TASK_ID"),))
         return Val(ir.Call(call.func.rsplit(".", 1)[0] + "." + construct,
                            (ir.Dotted(("self", fname)),) + tuple(a.expr for a in args), tuple(kws),
                            call.line, call.col), t)
+
+    def submit_dumps(self, v, args: list, method: str) -> list:
+        """The vars of a submit's ``dumps=[...]``: tensor variables, each an argument of the
+        submit (AP:6960-6997; messages named by the kernel)."""
+        if type(v) not in (ir.ListExpr, ir.TupleExpr):
+            raise DslError(f"'{method}' dumps= must be a list / tuple of tensor arguments", v)
+        out = []
+        for x in v.items:
+            d = self.expr(x)
+            if d.var is None or not isinstance(d.type, ir.TensorType):
+                raise DslError(f"'{method}' dumps= entries must be tensor variables — got "
+                               f"'{self.source_of(x)}'", x)
+            if not any(a.var is d.var for a in args):
+                raise DslError(f"'{method}' dumps= entry '{self.source_of(x)}' is not an "
+                               "argument of this submit", x)
+            out.append(d.var)
+        return out
 
     def core_num_expr(self, v) -> Val:
         """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
@@ -1738,6 +1752,33 @@ class FunctionReader(ExprReader, OpCaller):
     # -- the function ------------------------------------------------------------------------------
     first_return = None
     auto_scope = True
+
+
+def _strip_no_dep(args) -> tuple[list, list]:
+    """The arguments with their ``pl.no_dep(x)`` markers peeled (nested ones too), and the
+    positions that had one (AP:7491-7550: ``pl.no_dep`` or a bare ``no_dep``, one positional
+    argument, no keywords)."""
+    out, marked = [], []
+    for i, a in enumerate(args):
+        seen = False
+        while type(a) is ir.Call and len(a.args) == 1 and not a.kwargs and a.func in ("pl.no_dep", "no_dep"):
+            a, seen = a.args[0], True
+        out.append(a)
+        if seen:
+            marked.append(i)
+    return out, marked
+
+
+def _call_attrs(user, no_dep: list) -> list:
+    """A call's attrs as PyPTO prints them (python_printer.cpp: ``arg_directions`` first,
+    then its other attrs in the order they were made: ``arg_direction_overrides`` from
+    the ``pl.no_dep`` markers, which wins over a written one, then the written keys)."""
+    dirs = [(k, v) for k, v in user if k.value == "arg_directions"]
+    rest = [(k, v) for k, v in user if k.value != "arg_directions"]
+    if no_dep:
+        rest = [(ir.StrConst("arg_direction_overrides", '"'), ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep)))] + \
+            [(k, v) for k, v in rest if k.value != "arg_direction_overrides"]
+    return dirs + rest
 
 
 def _shape_text(shape) -> str:
