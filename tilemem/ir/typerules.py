@@ -67,7 +67,7 @@ __all__ = [
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
-    "check_gather_row_operands", "shape_text",
+    "check_gather_row_operands", "shape_text", "gather_compare_extents",
 ]
 
 
@@ -1419,14 +1419,37 @@ def _r_gather_mask(op, args, kwargs):
     return _Res(shape, out, _lay(src, shape))
 
 
+def gather_compare_extents(op: str, src_shape: Sequence, kwargs: Mapping) -> tuple:
+    """The checks tile_ops/gather.cpp and tensor_ops/gather.cpp make on a compare-form gather's
+    kwargs (cmp_mode in [0, 5], out_cols > 0) and what they give:
+    (rows, out_cols, count dtype)."""
+    cm = kwargs.get("cmp_mode")
+    if cm is None:
+        raise DeductionError(f"The operator {op} requires a 'cmp_mode' keyword argument")
+    mode = _kw_int(kwargs, "cmp_mode")
+    if mode is not None and not 0 <= mode <= 5:
+        raise DeductionError(f"The operator {op} requires cmp_mode in [0, 5] (eq/ne/lt/le/gt/ge), but got {mode}")
+    oc = kwargs.get("out_cols")
+    if oc is None:
+        raise DeductionError(f"The operator {op} requires an 'out_cols' keyword argument")
+    cols = _kw_int(kwargs, "out_cols")
+    if cols is not None and cols <= 0:
+        raise DeductionError(f"The operator {op} requires out_cols > 0, but got {cols}")
+    cd = kwargs.get("count_dtype")
+    cdt = norm_dtype(cd) if cd is not None and not isinstance(cd, ir.NoneConst) else "INT32"
+    return src_shape[0], _norm_dim(oc), cdt       # (count_dtype's INT32 / UINT32: dtypes.txt)
+
+
 @_rule("gather_compare")
 def _r_gather_compare(op, args, kwargs):
     src = _need_tile(args, 0, op)
-    oc = _need_kwarg(kwargs, "out_cols", "gather_compare")
-    rows = src.shape[0]
-    dst_shape = (rows, _norm_dim(oc))
-    cd = kwargs.get("count_dtype")
-    cdt = norm_dtype(cd) if cd is not None and not isinstance(cd, ir.NoneConst) else "INT32"
+    if len(src.shape) != 2:
+        raise DeductionError(f"The operator {op} requires 2D src, but got rank {len(src.shape)}")
+    if len(args) > 2 and args[2].type is not None and not isinstance(args[2].type, ir.TileType):
+        raise DeductionError(f"The operator {op} requires tmp to be a TileType, but got "
+                             f"{type(args[2].type).__name__}")
+    rows, oc, cdt = gather_compare_extents(op, src.shape, kwargs)
+    dst_shape = (rows, oc)
     cdst_shape = (_c(1), rows)
     dst = build_result_type(_fin(dst_shape), "INT32", _lay(src, dst_shape), stamped_space="Vec")
     cdst = build_result_type(_fin(cdst_shape), cdt, fresh_view(cdst_shape), stamped_space="Vec")

@@ -263,6 +263,8 @@ class DtypeRule:
         dt = getattr(type_of(e), "dtype", None)
         if dt is None and const_value(e) is not None:
             dt = const_value(e)[0]          # a constant the reader built (a re-stamped literal)
+        if dt is None and type(e) is ir.Dotted and len(e.parts) == 2 and e.parts[1] in DTYPES:
+            dt = e.parts[1]                 # a dtype kwarg (count_dtype=pl.INT32): the dtype it names
         return dt
 
 
@@ -457,6 +459,7 @@ _ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layo
                "pad": "PadValue", "atomic": "AtomicType", "pipe": "PipeType", "dtype": "DataType"}
 _MASK_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")   # MaskPattern: 1..7
 _MIN_FFTS_WORKSPACE = 256       # ir/op/system_ops.py _MIN_FFTS_WORKSPACE_ELEMENTS
+_GATHER_CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")       # tile_ops.py _GATHER_COMPARE_CMP_MODES
 _CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 
 
@@ -994,6 +997,18 @@ class OpCaller:
                 raise DslError(f"incompatible function arguments: '{p.name}' must be a Python {k}, got "
                                f"{type(val).__name__}")
             return ir.FloatConst(_float_text(val))
+        if k == "cmpmode":
+            # ir/op/tile_ops.py resolve_gather_compare_cmp_mode: a name or its number
+            x = v.value if isinstance(v, Py) else None
+            if isinstance(x, str):
+                if x not in _GATHER_CMP_MODES:
+                    raise DslError(f"Invalid cmp_mode {x!r}: expected one of {list(_GATHER_CMP_MODES)} or int 0-5")
+                return ir.IntConst(_GATHER_CMP_MODES.index(x))
+            if isinstance(x, int) and not isinstance(x, bool):
+                if not 0 <= x < len(_GATHER_CMP_MODES):
+                    raise DslError(f"Invalid cmp_mode {x}: int must be in [0, {len(_GATHER_CMP_MODES) - 1}]")
+                return ir.IntConst(x)
+            raise DslError(f"Invalid cmp_mode {self._shown(v)}: expected str or int 0-5")
         if k == "castmode":
             if isinstance(v, Py) and isinstance(v.value, int) and not isinstance(v.value, bool):
                 if not 0 <= v.value <= 6:
@@ -1843,6 +1858,21 @@ class OpCaller:
             raise DslError(f"{op} allows broadcasting in at most one dimension, but got {broadcast} (input shape "
                            f"{shown(old)}, target shape {shown(new)})")
         return ir.TensorType(tuple(new), views.promote_dtype(src.dtype, target.dtype))
+
+    def _rt_tensor_gather_compare(self, call, arg, spec, b):
+        """DeduceTensorGatherCompareType (tensor_ops/gather.cpp): (dst [rows, out_cols] INT32,
+        cdst [1, rows] count_dtype); the operand dtypes are dtypes.txt rows."""
+        t = self._tensor_of(call, 0, spec)
+        if len(t.shape) != 2:
+            raise DslError(f"The operator {spec.irop} requires 2D input, but got rank {len(t.shape)}")
+        kv = self._arg_type(call, 1)
+        if kv is not None and not isinstance(kv, ir.ScalarType):
+            raise DslError(f"The operator {spec.irop} requires kvalue to be a ScalarType, but got {_type_name(kv)}")
+        try:
+            rows, cols, count = typerules.gather_compare_extents(spec.irop, t.shape, dict(call.kwargs))
+        except typerules.DeductionError as e:
+            raise DslError(str(e)) from None
+        return ir.TupleType((ir.TensorType((rows, cols), "INT32"), ir.TensorType((ir.IntConst(1), rows), count)))
 
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
