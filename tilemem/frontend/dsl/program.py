@@ -55,6 +55,8 @@ LEVELS = ("AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP", "HOST", "CLUSTER_0", "
 LEVEL_ALIASES = {"L2CACHE": "CHIP_DIE", "PROCESSOR": "CHIP", "UMA": "CHIP", "NODE": "HOST", "POD": "CLUSTER_0",
                  "CLOS1": "CLUSTER_1", "CLOS2": "CLUSTER_2"}
 ROLES = ("Orchestrator", "SubWorker")
+# the call-site direction markers pl.adir.X (python/pypto/language/arg_direction.py NAME_TO_DIRECTION)
+ARG_DIRECTIONS = ("input", "output", "output_existing", "inout", "no_dep", "scalar")
 _HOST_LEVELS = ("HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL")     # LevelToLinquLevel >= 3
 _LOOP_KINDS = ("range", "parallel", "unroll", "pipeline")
 _ITERATORS = ("range", "parallel", "unroll", "pipeline", "while_", "spmd", "split_aiv")
@@ -252,6 +254,85 @@ class FunctionReader(ExprReader, OpCaller):
         return ir.DictExpr(tuple((self.quoted(k), self.quoted(v) if type(v) is ir.StrConst else v)
                                  for k, v in e.items))
 
+    def call_attrs(self, fname: str, e, call: ir.Call, nargs: int) -> tuple[list, list]:
+        """``attrs={...}`` of a call to (or submit of) a kernel, as PyPTO reads it
+        (AP:7584-7812): ``arg_directions`` -- a list of ``pl.adir.X``, one per positional
+        argument --, then every other key's value by its syntax (a constant, a list of ints /
+        ``pl.adir.X`` / names, an enum, else an expression, read as any expression is);
+        ``manual_dep_edges`` is refused.  (items, the vars of a ``dump_vars`` key)."""
+        if type(e) is not ir.DictExpr:
+            raise DslError(f"'attrs=' on call to '{fname}' must be a dict literal", e)
+        for k, _ in e.items:
+            if type(k) is not ir.StrConst:
+                raise DslError(f"'attrs=' on call to '{fname}' must use string-literal keys", k)
+        items = [(self.string_value(k), k, v) for k, v in e.items]
+        out, dumps = [], []
+        for key, k, v in items:
+            if key != "arg_directions":
+                continue
+            if type(v) is not ir.ListExpr:
+                raise DslError(f"attrs['arg_directions'] on call to '{fname}' must be a list literal", v)
+            for x in v.items:
+                if not (type(x) is ir.Dotted and len(x.parts) == 3 and x.parts[:2] == ("pl", "adir")):
+                    raise DslError(f"attrs['arg_directions'] on call to '{fname}' must contain 'pl.adir.<name>' "
+                                   "references only", x)
+                if x.parts[2] not in ARG_DIRECTIONS:
+                    raise DslError(f"Unknown call-site direction marker 'pl.adir.{x.parts[2]}' in call to "
+                                   f"'{fname}'", x)
+            if v.items and len(v.items) != nargs:
+                raise DslError(f"attrs['arg_directions'] length ({len(v.items)}) on call to '{fname}' must match "
+                               f"positional arg count ({nargs})", call)
+            out = [(self.quoted(k), ir.ListExpr(tuple(v.items)))] if v.items else []
+        if any(key == "manual_dep_edges" for key, _, _ in items):
+            # AP:7790-7812: dependency edges belong on a submit's deps=
+            raise DslError(f"attrs={{'manual_dep_edges': ...}} is not accepted on a call to '{fname}'", call)
+        for key, k, v in items:
+            if key == "dump_vars":
+                dumps = self._attr_dump_vars(fname, v)
+            elif key != "arg_directions":
+                out.append((self.quoted(k), self._call_attr_value(fname, key, v)))
+        return out, dumps
+
+    def _call_attr_value(self, fname: str, key: str, v):
+        """One generic call attr (AP:7614-7698), as PyPTO prints it (PrintAttrValue)."""
+        t = type(v)
+        if t is ir.NoneConst:
+            raise DslError(f"attrs['{key}'] on call to '{fname}': unsupported constant 'None'", v)
+        if t in (ir.StrConst, ir.IntConst, ir.BoolConst, ir.FloatConst):
+            return _attr_value(self, v)
+        if t in (ir.ListExpr, ir.TupleExpr):
+            xs = tuple(v.items)
+            if all(type(x) is ir.IntConst for x in xs):
+                out = ir.ListExpr(xs)
+            elif all(type(x) is ir.Dotted and len(x.parts) == 3 and x.parts[:2] == ("pl", "adir") for x in xs):
+                bad = next((x for x in xs if x.parts[2] not in ARG_DIRECTIONS), None)
+                if bad is not None:
+                    raise DslError(f"attrs['{key}'] on call to '{fname}': unknown direction '{bad.text}'", bad)
+                out = ir.ListExpr(xs)
+            elif all(type(x) is ir.Name for x in xs):
+                out = ir.ListExpr(tuple(self.expr(x).expr for x in xs))
+            else:
+                raise DslError(f"attrs['{key}'] on call to '{fname}': list elements are mixed or of an unsupported "
+                               "kind (expected all ints, all pl.adir.<name>, or all names)", v)
+            _check_attr_list(self, key, ir.ListExpr(xs), self.fname)      # the attr's C++ type (by key)
+            return out
+        if t is ir.Dotted and len(v.parts) >= 2:
+            return _attr_value(self, v) if len(v.parts) > 2 else v          # an enum value, as printed
+        return self.expr(v).expr
+
+    def _attr_dump_vars(self, fname: str, v) -> list:
+        """``attrs={"dump_vars": [...]}`` on a kernel call: the printed form of its dumps."""
+        if type(v) not in (ir.ListExpr, ir.TupleExpr):
+            raise DslError(f"attrs['dump_vars'] on call to '{fname}' must be a list literal", v)
+        out = []
+        for x in v.items:
+            d = self.expr(x)
+            if d.var is None or not isinstance(d.type, ir.TensorType):
+                raise DslError(f"attrs['dump_vars'] entries on call to '{fname}' must be tensor variables — got "
+                               f"'{self.source_of(x)}'", x)
+            out.append(d.var)
+        return out
+
     # -- shapes in annotations ------------------------------------------------------------
     def shape_dim(self, e, param: bool):
         t = type(e)
@@ -427,14 +508,11 @@ class FunctionReader(ExprReader, OpCaller):
                 rtype = ir.TupleType(tuple(rts))
             else:
                 rtype = UNKNOWN
-        user = []
+        user, listed = [], []
         for k, v in e.kwargs:
             if k == "attrs":
-                user = self.attrs_dict(v).items
-                if any(key.value == "manual_dep_edges" for key, _ in user):
-                    # AP:7790-7812: dependency edges belong on a submit's deps=
-                    raise DslError(f"attrs={{'manual_dep_edges': ...}} is not accepted on a call to '{fname}'", e)
-        dumped = self.dumped_args(args)
+                user, listed = self.call_attrs(fname, v, e, len(args))
+        dumped = self.dumped_args(args, listed)
         attrs = ([(ir.StrConst("dump_vars", '"'), ir.ListExpr(tuple(dumped)))] if dumped else []) + \
             _call_attrs(user, no_dep)
         device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
@@ -889,7 +967,7 @@ class FunctionReader(ExprReader, OpCaller):
                 if dumped:
                     kws.append((key, ir.ListExpr(tuple(dumped))))
             elif key == "attrs":
-                attrs = _call_attrs(self.attrs_dict(v).items if v is not None else (), no_dep)
+                attrs = _call_attrs(self.call_attrs(fname, v, call, len(args))[0] if v is not None else (), no_dep)
                 if attrs:
                     kws.append((key, ir.DictExpr(tuple(attrs))))
             elif v is None:
@@ -1774,7 +1852,7 @@ def _call_attrs(user, no_dep: list) -> list:
     then its other attrs in the order they were made: ``arg_direction_overrides`` from
     the ``pl.no_dep`` markers, which wins over a written one, then the written keys)."""
     dirs = [(k, v) for k, v in user if k.value == "arg_directions"]
-    rest = [(k, v) for k, v in user if k.value != "arg_directions"]
+    rest = [(k, v) for k, v in user if k.value != "arg_directions"]     # (call_attrs: in written order)
     if no_dep:
         rest = [(ir.StrConst("arg_direction_overrides", '"'), ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep)))] + \
             [(k, v) for k, v in rest if k.value != "arg_direction_overrides"]
