@@ -1205,24 +1205,50 @@ def _drop(dims: tuple, axes) -> tuple:
     return out
 
 
+def _slice_drop_dims(op: str, dd, shape) -> set:
+    """type_inference.cpp ParseSliceDropDims: distinct constant axes in [0, rank), each a
+    static unit dimension of the window."""
+    items = _list_items(dd)
+    if items is None:
+        raise DeductionError(f"{op} drop_dims must be a MakeTuple of compile-time int constants")
+    axes: set = set()
+    for i, a in enumerate(items):
+        if type(a) is not ir.IntConst:
+            raise DeductionError(f"{op} drop_dims element {i} must be a compile-time int constant")
+        axis = a.value
+        if not 0 <= axis < len(shape):
+            raise DeductionError(f"{op} drop_dims index {axis} out of range for rank {len(shape)}")
+        if axis in axes:
+            raise DeductionError(f"{op} drop_dims index {axis} is repeated")
+        dim = const_value(shape[axis])
+        if dim != 1:
+            raise DeductionError(f"{op} drop_dims index {axis} must select a static unit dimension (rank reduction "
+                                 f"only erases size-1 dims), but dim {axis} is "
+                                 f"{dim if dim is not None else 'dynamic'}")
+        axes.add(axis)
+    return axes
+
+
 @_rule("slice")
 def _r_slice(op, args, kwargs):
     x = _need_tile(args, 0, op)
     shape = _value_shape(args, kwargs, 1)
     offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
-    req = _opt_valid(args, kwargs, 3)
+    req = _opt_valid(args, kwargs, 3) or None      # an empty valid_shape is "none given" (a drop_dims slot filler)
     dd = None
     if len(args) > 4 and args[4].expr is not None and not isinstance(args[4].expr, ir.NoneConst):
         dd = args[4].expr
     elif kwargs.get("drop_dims") is not None:
         dd = kwargs["drop_dims"]
-    drop = set()
-    if dd is not None:
-        for a in _list_items(dd) or ():
-            c = const_value(a)
-            drop.add(c % len(shape) if c is not None and c < 0 else c)
+    drop = _slice_drop_dims(op, dd, shape) if dd is not None else set()
     check_window_bounds(op, x.shape, offs, shape, req, clamped=False)
     valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
+    for a in sorted(drop):
+        # ValidateDropDimsValidExtents: an erased axis is fully valid
+        if not prove_eq(valid[a], _c(1)):
+            raise DeductionError(f"{op} cannot drop dimension {a}: its valid extent is {_shown(valid[a])}, which is "
+                                 "not provably 1. Rank reduction erases an axis, so the axis must be fully valid; "
+                                 "keep the dimension instead of dropping it")
     if drop:
         shape, valid = _drop(shape, drop), _drop(valid, drop)
     sv = stored_view(x)

@@ -169,8 +169,9 @@ class ExprReader:
         if f is None:
             raise DslError(f"Unsupported expression: {self.source_of(e)}", e)
         v = f(self, e)
-        if t is ir.Call:
-            self.expr_types[id(v.expr)] = v.type      # nested calls as op arguments
+        if t is ir.Call or type(v.expr) is ir.Call:
+            # nested calls as op arguments (a subscript read or slice, `t[0]`, is one too)
+            self.expr_types[id(v.expr)] = v.type
         return v
 
     def expr_list(self, items) -> list[Val]:
