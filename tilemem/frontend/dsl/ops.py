@@ -1874,6 +1874,14 @@ class OpCaller:
             raise DslError(str(e)) from None
         return ir.TupleType((ir.TensorType((rows, cols), "INT32"), ir.TensorType((ir.IntConst(1), rows), count)))
 
+    def _rt_tensor_random(self, call, arg, spec, b):
+        """DeduceTensorRandomType (tensor_ops/memory.cpp): a tensor.create of a 2-D shape (the
+        seeds, dtype and rounds are dtypes.txt / ranges.txt rows)."""
+        t = self._rt_tensor_create(call, arg, spec, b)
+        if len(t.shape) != 2:
+            raise DslError(f"{spec.irop} requires a 2D shape (rows, cols), but got rank {len(t.shape)}")
+        return t
+
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
         if not isinstance(t, ir.TensorType):
