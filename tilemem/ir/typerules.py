@@ -67,7 +67,7 @@ __all__ = [
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
-    "check_gather_row_operands", "shape_text", "gather_compare_extents",
+    "check_gather_row_operands", "shape_text", "gather_compare_extents", "reinterpret_extents",
 ]
 
 
@@ -1300,6 +1300,102 @@ def _r_transpose_view(op, args, kwargs):
     view = fresh_view(valid, blayout=_FLIP[e.blayout], slayout=_FLIP[e.slayout], fractal=e.fractal,
                       pad=e.pad, compact=e.compact)
     return _Res(shape, norm_dtype(x.dtype), view, space=norm_space(x.space))
+
+
+_REINTERPRETABLE = frozenset(("INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
+                              "FP16", "FP32", "BF16"))    # reinterpret_view_semantics.h IsSupportedDType
+
+
+def _scaled_extent(e, src_b: int, dst_b: int, what: str, axis: int, op: str, strict: bool):
+    """ScaleExtent (strict: PyPTO's diagnostics) / TryScaleExtent (None when not provable):
+    an extent of ``src_b``-byte elements counted in ``dst_b``-byte ones."""
+    v = e.value if type(e) is ir.IntConst else None
+    if src_b == dst_b:
+        return e
+    if src_b > dst_b:
+        if src_b % dst_b:
+            if strict:
+                raise DeductionError(f"{op} cannot represent dtype byte ratio {src_b}:{dst_b}")
+            return None
+        f = src_b // dst_b
+        return ir.IntConst(v * f) if v is not None else s_mul(e, _c(f))
+    if dst_b % src_b:
+        if strict:
+            raise DeductionError(f"{op} cannot represent dtype byte ratio {src_b}:{dst_b}")
+        return None
+    d = dst_b // src_b
+    if v is None:
+        if strict:
+            raise DeductionError(f"{op} cannot prove that dynamic {what} dimension {axis} is divisible by {d} for "
+                                 "the wider target dtype; provide a static divisible extent")
+        return None
+    if v % d:
+        if strict:
+            raise DeductionError(f"{op} {what} dimension {axis} ({v}) is not divisible by {d} for the wider target "
+                                 "dtype")
+        return None
+    return ir.IntConst(v // d)
+
+
+def reinterpret_extents(op: str, shape: Sequence, valid: Sequence, src_dt: str, dst_dt: str, axis: int,
+                        requested: Optional[Sequence]) -> tuple:
+    """reinterpret_view_semantics.h Resolve: the (shape, valid_shape) of the same bytes seen
+    as ``dst_dt`` -- the contiguous ``axis`` rescaled by the byte ratio, or a ``requested``
+    shape of the same static byte size; a partial valid shape rescaled on that axis too.
+    ``valid``: the source's explicit valid shape (empty: none)."""
+    for which, dt in (("source", src_dt), ("target", dst_dt)):
+        if dt not in _REINTERPRETABLE:
+            raise DeductionError(f"{op} does not support {which} dtype {_dtype_text(dt)}; supported dtypes are "
+                                 "byte-addressable int/uint8/16/32/64, FP16, BF16, and FP32")
+    if src_dt == dst_dt:
+        raise DeductionError(f"{op} requires source and target dtypes to differ; use reshape/view for shape-only "
+                             "changes")
+
+    def physical(dims, name):
+        if not dims:
+            raise DeductionError(f"{op} {name} must have rank >= 1")
+        for i, d in enumerate(dims):
+            if type(d) is ir.IntConst and d.value <= 0:
+                raise DeductionError(f"{op} {name} dimension {i} must be positive, got {d.value}")
+    physical(shape, "source shape")
+    if valid and len(valid) != len(shape):
+        raise DeductionError(f"{op} source valid_shape rank {len(valid)} does not match source rank {len(shape)}")
+    src_b, dst_b = dtype_bytes(src_dt), dtype_bytes(dst_dt)
+
+    def auto(dims, what, strict):
+        e = _scaled_extent(dims[axis], src_b, dst_b, what, axis, op, strict)
+        return None if e is None else tuple(dims[:axis]) + (e,) + tuple(dims[axis + 1:])
+    auto_shape = auto(shape, "shape", False)
+    if requested is not None:
+        target = tuple(requested)
+        physical(target, "target shape")
+        if auto_shape is None or not expr_lists_equal(target, auto_shape):
+            counts = []
+            for dims in (shape, target):
+                n = 1
+                for d in dims:
+                    if type(d) is not ir.IntConst:
+                        raise DeductionError(
+                            f"{op} cannot prove byte-size equality for an explicit shape with dynamic dimensions; "
+                            "omit shape to use layout-aware auto detection, or provide fully static shapes")
+                    n *= d.value
+                counts.append(n)
+            if counts[0] * src_b != counts[1] * dst_b:
+                raise DeductionError(f"{op} requires equal source and target byte sizes, but source has "
+                                     f"{counts[0] * src_b} bytes and target has {counts[1] * dst_b} bytes")
+    else:
+        target = auto_shape if auto_shape is not None else auto(shape, "shape", True)
+    partial = bool(valid) and not expr_lists_equal(valid, shape)
+    if requested is not None and partial:
+        if not expr_lists_equal(target, auto_shape or auto(shape, "shape", True)):
+            raise DeductionError(f"{op} cannot preserve a partial valid_shape through an arbitrary explicit reshape; "
+                                 "omit shape or use the layout-aware auto-detected shape")
+    return target, (auto(valid, "valid_shape", True) if partial else target)
+
+
+def _dtype_text(dt: str) -> str:
+    """DataType::ToString for the messages (fp16, bfloat16, int32)."""
+    return {"BF16": "bfloat16"}.get(dt, dt.lower())
 
 
 @_rule("reinterpret_view")

@@ -1882,6 +1882,40 @@ class OpCaller:
             raise DslError(f"{spec.irop} requires a 2D shape (rows, cols), but got rank {len(t.shape)}")
         return t
 
+    def _rt_tensor_reinterpret(self, call, arg, spec, b):
+        """DeduceTensorReinterpretViewType (tensor_ops/transform.cpp): the same bytes as
+        another dtype (typerules.reinterpret_extents); the layout and a zero pad carry over."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        op = spec.irop
+        t = self._arg_type(call, 0)
+        if _is_dist(t):
+            raise DslError(f"{op} does not support DistributedTensorType in the initial implementation")
+        if not isinstance(t, ir.TensorType):
+            raise DslError(f"{op} requires data to be a TensorType, but got {_type_name(t)}")
+        valid, stride, layout, pad = view_parts(t.view)
+        if layout.startswith("MX"):
+            raise DslError(f"{op} does not support MX-layout tensors")
+        if not t.shape:
+            raise DslError(f"{op} requires a tensor rank >= 1")
+        if layout == "NZ":
+            raise DslError(f"{op} does not support boxed/fractal NZ tensor layout")
+        if layout == "DN" and len(t.shape) < 2:
+            raise DslError(f"{op} requires rank >= 2 for DN layout")
+        if stride:
+            raise DslError(f"{spec.qualified}: a strided source is not read yet")
+        shape = call.kwarg("shape")
+        requested = tuple(shape.items) if type(shape) is ir.ListExpr else None
+        if layout == "DN" and requested is not None and len(requested) < 2:
+            raise DslError(f"{op} requires target rank >= 2 for DN layout")
+        axis = len(t.shape) - 2 if layout == "DN" else len(t.shape) - 1
+        try:
+            new_shape, new_valid = typerules.reinterpret_extents(op, t.shape, valid, t.dtype,
+                                                                 self._dtype_arg(b["dtype"]), axis, requested)
+        except typerules.DeductionError as e:
+            raise DslError(str(e)) from None
+        view = tensor_view_expr(new_valid, (), layout, "zero" if pad == "zero" else "null", new_shape)
+        return ir.TensorType(tuple(new_shape), self._dtype_arg(b["dtype"]), view)
+
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
         if not isinstance(t, ir.TensorType):
