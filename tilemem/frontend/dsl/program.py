@@ -2130,8 +2130,61 @@ def _is_runtime_scope(item) -> bool:
 
 
 def _trailing_yield(body: list):
-    from tilemem.facts.extract import last_yield
+    """The yield that binds a loop's or branch's return vars (through trailing scopes)."""
+    from tilemem.ir.walk import last_yield
     return last_yield(body)
+
+
+def _auto_scope(s) -> bool:
+    """``with pl.scope():`` -- a runtime scope in AUTO mode (as read: no ``mode=MANUAL``)."""
+    return type(s) is ir.With and _is_runtime_scope(s.item) and not any(
+        k == "mode" and type(v) is ir.Dotted and v.parts[-1] == "MANUAL" for k, v in s.item.kwargs)
+
+
+def _printed_yield(body: list):
+    """The yield PyPTO prints as ``rv: T = pl.yield_(...)``: the body's last statement,
+    looked for inside an AUTO runtime scope only when that scope is the whole body, and in
+    ``pl.split_aiv`` bodies (python_printer.cpp VisitStmtBody)."""
+    while body:
+        last = body[-1]
+        if type(last) is ir.Yield:
+            return last
+        if type(last) is ir.With and _is_runtime_scope(last.item):
+            if len(body) != 1 or not _auto_scope(last):
+                return None
+            body = last.body
+            continue
+        if type(last) is ir.For and last.kind == "split_aiv":
+            body = last.body
+            continue
+        return None
+    return None
+
+
+def _as_printed(body: list) -> None:
+    """What PyPTO's printer does not show of a loop's or branch's body, dropped once the
+    names are given (tilemem's IR holds the printed text, as its printed-IR reading would
+    read it; python_printer.cpp VisitStmtBody):
+
+    * a yield ending a manual scope (or a scope among other statements) binds the return
+      vars in PyPTO's IR but prints bare: its targets go (the return vars keep their
+      printed names where they are used);
+    * an AUTO runtime scope that is the whole body prints its header without the comments
+      written above it."""
+    from tilemem.ir.walk import statements
+    for st, _ in statements(body):
+        if type(st) is ir.If:
+            arms = [st.then_body] + ([st.else_body] if st.else_body is not None else [])
+        elif type(st) in (ir.For, ir.While):
+            arms = [st.body]
+        else:
+            continue
+        for arm in arms:
+            y = _trailing_yield(arm)
+            if y is not None and y.targets and y is not _printed_yield(arm):
+                y.targets, y.target_types = [], []
+            if len(arm) == 1 and _auto_scope(arm[0]):
+                arm[0].comments = []
 
 
 _STMTS = {
@@ -2357,7 +2410,9 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
     ctx.roles[fname] = role
     keep = frozenset(ctx.dynamics)
-    return assign_names(fn, r.hints, keep)
+    fn = assign_names(fn, r.hints, keep)
+    _as_printed(fn.body)
+    return fn
 
 
 # ----------------------------------------------------------------------------- programs
