@@ -2122,6 +2122,10 @@ def _attr_value(r, v):
         return ir.ListExpr(tuple(_attr_value(r, x) for x in v.items))
     if t is ir.Name:
         return r.expr(v).expr
+    if t is ir.Call and not v.args and not v.kwargs and v.func in (syntax_op("cluster_count_attr"),
+                                                                 syntax_op("aiv_count_attr")):
+        # a launch-width query (decorator.py _parse_launch_query_call): the op call itself
+        return r.expr(v).expr
     raise DslError(f"Unsupported attr value: {r.source_of(v)}", v)
 
 
