@@ -544,6 +544,46 @@ def test_table_driver_shapes_trees_as_lark_does():
         assert same(ours.parse(text, P.PtoIndenter()), theirs.parse(text))
 
 
+def _tokens_or_error(tokens, text):
+    from tilemem.frontend import parser as P
+    try:
+        return [(t.type, t.value, t.start_pos, t.line, t.column) for t in tokens(text)]
+    except P._SyntaxProblem as e:
+        return (e.message, e.line, e.col)
+
+
+# texts the scanner reads part of: characters no terminal matches (mid-line, at the end,
+# after blanks, inside and after strings), continuation lines, blanks at the end
+_LEXER_EDGES = ["x = a $ b\n", "x = 1\n  y = 'ab\n", "x = [1, 2]  ?", "a.b(c)   ", "x = \\\n  1\n",
+                "s = \"\"\"a\n$b\"\"\" ; t\n", "1.5e3 0x1F 1e 1. ...->**//<<= !x", "\tx\f= `\r\n",
+                "", " ", "$", "# c $\nx\n", "ab\u00e9 = 1\n"]
+
+
+def test_scanner_tokens_as_the_exact_tokenizer():
+    """The scanner (two groups, the terminal looked up by the token's text, the rest of
+    the text handed to the exact tokenizer at a character no terminal matches) gives
+    the tokens, positions and errors of the tokenizer with a named group per terminal."""
+    from tilemem.frontend import parser as P
+    d = P._driver()
+    assert d.scanner is not None
+    texts = _friendly_texts() + _LEXER_EDGES
+    for text in texts:
+        assert _tokens_or_error(d.tokens, text) == _tokens_or_error(d._tokens_exact, text), text
+    assert isinstance(_tokens_or_error(d.tokens, "x = a $ b\n"), tuple)       # an error
+
+
+def test_scanner_regexps_keep_their_language():
+    """A terminal's regexp becomes group-free for the scanner; one whose match may
+    depend on the text around it (anchors, lookaround, backreferences) is not
+    scanned (every text then takes the exact tokenizer)."""
+    from tilemem.frontend.parser import _uncaptured
+    assert _uncaptured(r"a(b|c)+[(]\(d") == r"a(?:b|c)+[(]\(d"
+    assert _uncaptured(r"[^]](x)") == r"[^]](?:x)"
+    assert _uncaptured(r"(?i)x(?:y)") == r"(?i)x(?:y)"
+    for contextual in (r"x(?=y)", r"(?<!a)b", r"\bif", r"(a)\1", r"^x", r"x$", r"(?P<n>a)(?P=n)"):
+        assert _uncaptured(contextual) is None, contextual
+
+
 def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypatch):
     """The tables are kept in the private cache as JSON; a file that is not what was
     written (truncated, another shape) is rebuilt, and no cache reads the same."""

@@ -46,27 +46,25 @@ MAX_NESTING = 1000
 
 
 class Token:
-    """A token: its text (``value``), its terminal's name (``type``) and where it starts;
-    the attributes of lark's Token, which the reader no longer imports.  A plain slotted
+    """A token: its text (``value``), its terminal's name (``type``) and where it starts
+    (``start_pos``: the offset in the text; ``line``, ``column``: 1-based); the attributes
+    of lark's Token that the reader uses, which no longer imports lark.  A plain slotted
     class, not a str subclass: the reader makes one per token (~37 a line), and a str
-    subclass with an attribute dict costs ~4x as much to make."""
-    __slots__ = ("type", "value", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+    subclass with an attribute dict costs ~4x as much to make (and each field more costs
+    another ~5%: lark's end positions are not kept, the reader does not read them)."""
+    __slots__ = ("type", "value", "start_pos", "line", "column")
+    end_line = end_column = end_pos = None      # lark's (its parser borrows them from ours)
 
-    def __init__(self, type, value, start_pos=None, line=None, column=None, end_line=None,
-                 end_column=None, end_pos=None):
+    def __init__(self, type, value, start_pos=None, line=None, column=None):
         self.type = type
         self.value = value
         self.start_pos = start_pos
         self.line = line
         self.column = column
-        self.end_line = end_line
-        self.end_column = end_column
-        self.end_pos = end_pos
 
     @classmethod
     def new_borrow_pos(cls, type_, value, borrow):
-        return cls(type_, value, borrow.start_pos, borrow.line, borrow.column,
-                   borrow.end_line, borrow.end_column, borrow.end_pos)
+        return cls(type_, value, borrow.start_pos, borrow.line, borrow.column)
 
     def __str__(self):
         return self.value
@@ -217,7 +215,7 @@ class PtoIndenter:
                 if t not in _NO_COMMENT_BEFORE:
                     first = comments[0]
                     yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
-                                first.line, first.column, first.end_line, first.end_column, first.end_pos)
+                                first.line, first.column)
                 comments = []
             if line_start:
                 self.line_first = tok
@@ -974,6 +972,67 @@ def _rule_callback(method, expand1: bool, include, append_none: int):
     return shaped
 
 
+#: distinct token texts whose terminal a driver remembers (then it starts over; MTP's
+#: 767,614 tokens are 15,684 texts)
+_KINDS_MAX = 1 << 16
+
+
+def _uncaptured(regexp: str) -> Optional[str]:
+    """``regexp`` with its capturing groups made non-capturing (the same language), or
+    None when whether it matches may depend on the text around the match (anchors,
+    ``\\b``, lookaround) or it refers to a group (backreferences, conditionals): then
+    a token's terminal is not a function of its text alone (see :meth:`_Driver._kind`)."""
+    out = []
+    i, n = 0, len(regexp)
+    in_class = False
+    while i < n:
+        c = regexp[i]
+        if c == "\\":
+            if regexp[i + 1:i + 2] in ("b", "B", "A", "Z") or regexp[i + 1:i + 2].isdigit():
+                return None
+            out.append(regexp[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if regexp.startswith("^", i):
+                out.append("^")
+                i += 1
+            if regexp.startswith("]", i):      # a leading `]` is a member
+                out.append("]")
+                i += 1
+            continue
+        elif c in "^$":
+            return None
+        elif c == "(":
+            if not regexp.startswith("?", i + 1):
+                c = "(?:"
+            elif regexp[i + 2:i + 3] in ("=", "!", "<", "(") or regexp.startswith("P=", i + 2):
+                return None
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _scanner(lexed):
+    """The scanner of :meth:`_Driver.tokens` (``([ \\t\\f]*)(TERMINAL|...|ANY CHARACTER)``:
+    the blanks and the text of each token, in the tokenizer's match order) and each terminal's
+    whole-text matcher; (None, ()) when a terminal's regexp cannot be made
+    group-free (then every text is lexed the exact way)."""
+    plain = [(name, _uncaptured(r)) for name, r in lexed]
+    try:
+        if any(r is None or re.compile(r).groups for _, r in plain):
+            return None, ()
+        scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for _, r in plain) + r"|[\s\S])")
+        return scanner, tuple((name, re.compile(r).fullmatch) for name, r in plain)
+    except re.error:        # pragma: no cover - lark's own regexps compile
+        return None, ()
+
+
 class _Driver:
     """An LALR driver over the grammar's tables (:mod:`tilemem.frontend.tables`).
 
@@ -986,15 +1045,17 @@ class _Driver:
         self.literals = data["literals"]
         name_re = re.compile(next(r for n, r in data["terminals"] if n == "NAME") + r"\Z")
         self.keywords = {}
-        groups = []
+        lexed = []      # (name, regexp) of the terminals the tokenizer matches, in lark's order
         for name, regexp in data["terminals"]:
             lit = self.literals.get(name)
             if lit is not None and name_re.match(lit):
                 self.keywords[lit] = name       # lexed as NAME, then re-typed
                 continue
-            groups.append(f"(?P<{name}>{regexp})")
+            lexed.append((name, regexp))
         # Leading blanks are skipped inside the same match (one regex call per token).
-        self.master = re.compile(r"[ \t\f]*(?:" + "|".join(groups) + ")")
+        self.master = re.compile(r"[ \t\f]*(?:" + "|".join(f"(?P<{n}>{r})" for n, r in lexed) + ")")
+        self.scanner, self.terminals = _scanner(lexed)
+        self.kinds: dict = {}       # token text -> terminal (see _kind)
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
         self.start_state = data["start"]
@@ -1015,14 +1076,75 @@ class _Driver:
                       for row in data["states"]]
 
     def tokens(self, text: str):
-        match = self.master.match
-        keywords = self.keywords
+        """The tokens of ``text``, with their positions.
+
+        The scanner's two groups are the blanks before a token and its text (no group
+        per terminal: a regex with one named group per terminal matches at half the
+        speed); which terminal a text is does not depend on where it stands (see
+        :meth:`_kind`), so it is looked up once per distinct text.  The scanner's last
+        alternative takes any one character, so its matches follow each other without a
+        gap: where no terminal matches, the rest of the text is lexed by
+        :meth:`_tokens_exact`, which reports the error where the parser reaches it.
+        (``finditer``, not ``findall``: the matches of a 1 MB line held at once cost
+        ~50 bytes a byte.)"""
+        if self.scanner is None:
+            return self._tokens_exact(text)
+        return self._scanned(text)
+
+    def _scanned(self, text: str):
+        kinds = self.kinds
+        kind = self._kind
         ignore = self.ignore
         nl_types = self.newline_types
         T = Token
         pos = 0
         line = 1
         line_start = 0
+        for m in self.scanner.finditer(text):
+            blank, value = m.groups()
+            ttype = kinds.get(value)
+            if ttype is None:
+                ttype = kind(value)
+                if ttype is None:
+                    # the any-character alternative: up to here the scanner matched what
+                    # the exact tokenizer matches (the same alternatives, first), and
+                    # from here the exact tokenizer decides
+                    yield from self._tokens_exact(text, pos, line, line_start)
+                    return
+                if len(kinds) >= _KINDS_MAX:
+                    kinds.clear()
+                kinds[value] = ttype
+            if blank:
+                pos += len(blank)
+            if ttype not in ignore:
+                yield T(ttype, value, pos, line, pos - line_start + 1)
+            if ttype in nl_types:
+                k = value.count("\n")
+                if k:
+                    line += k
+                    line_start = pos + value.rindex("\n") + 1
+            pos += len(value)
+
+    def _kind(self, value: str) -> Optional[str]:
+        """The terminal of a token's text: the first in match order whose whole language
+        holds it (None: none does).  The same as the tokenizer's named group: the first
+        alternative that matches at a position wins, and (no anchors or lookaround) one
+        that matches ``value`` whole matches at any position where ``value`` starts, so
+        no alternative before the one that matched there holds ``value``."""
+        for name, whole in self.terminals:
+            if whole(value):
+                return self.keywords.get(value, name) if name == "NAME" else name
+        return None
+
+    def _tokens_exact(self, text: str, pos: int = 0, line: int = 1, line_start: int = 0):
+        """One regex match per token, its terminal the named group that matched: the
+        tokenizer from where the scanner meets a character no terminal matches (its
+        error is raised lazily, where the parser reaches it, as lark's lexer does)."""
+        match = self.master.match
+        keywords = self.keywords
+        ignore = self.ignore
+        nl_types = self.newline_types
+        T = Token
         n = len(text)
         while pos < n:
             m = match(text, pos)
@@ -1040,7 +1162,7 @@ class _Driver:
             if ttype not in ignore:
                 if ttype == "NAME":
                     ttype = keywords.get(value, "NAME")
-                yield T(ttype, value, pos, line, pos - line_start + 1, None, None, end)
+                yield T(ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
                 k = value.count("\n")
                 if k:
@@ -1141,7 +1263,7 @@ class _Driver:
             return False
         del states[depth:]
         del values[vdepth:]
-        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column, None, None, nl.start_pos)
+        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column)
         self._feed(opaque, states, values)
         self._feed(nl, states, values)
         return True
