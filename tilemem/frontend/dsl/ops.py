@@ -685,7 +685,11 @@ class OpCaller:
                 attrs = v
                 continue
             if k in deps:
-                self.deps_list(v, spec.qualified)       # the entries PyPTO accepts (AP:6856-6977)
+                # the entries PyPTO keeps (AP:6856-6977, 8553): None dropped, a comprehension
+                # unrolled, per-element entries gathered into the _submit_deps_buf built here
+                kept = self.deps_list(v, spec.qualified, call) or ir.ListExpr((), v.line, v.col)
+                kwargs.append((k, Val(kept, ir.TupleType(()))))
+                continue
             kwargs.append((k, self.op_keyword(k, v)))
         try:
             val = self.invoke(spec, args, kwargs, call)
