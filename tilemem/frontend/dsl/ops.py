@@ -457,6 +457,8 @@ def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str)
 
 _ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layout": "TensorLayout",
                "pad": "PadValue", "atomic": "AtomicType", "pipe": "PipeType", "dtype": "DataType"}
+# enums a Python int may stand for, their members in value order (ir/pipe.h PipeType, ir/comm.h AtomicType)
+_ENUMS_BY_VALUE = {"pipe": ("MTE1", "MTE2", "MTE3", "M", "V", "S", "FIX", "ALL"), "atomic": ("None_", "Add")}
 _MASK_PATTERNS = ("P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111")   # MaskPattern: 1..7
 _MIN_FFTS_WORKSPACE = 256       # ir/op/system_ops.py _MIN_FFTS_WORKSPACE_ELEMENTS
 _GATHER_CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")       # tile_ops.py _GATHER_COMPARE_CMP_MODES
@@ -943,6 +945,18 @@ class OpCaller:
             return self._list_arg(v, p.name)
         if k in _ENUM_KINDS:
             kind = _ENUM_KINDS[k]
+            if k in _ENUMS_BY_VALUE and isinstance(v, Py) and isinstance(v.value, int):
+                # the registry stores these enums as ints: a Python int is the member of that value
+                # (a bool is one for atomic; pipe's attr type refuses it)
+                members = _ENUMS_BY_VALUE[k]
+                op = spec.irop or spec.ns + "." + spec.name
+                if k == "pipe" and isinstance(v.value, bool):
+                    raise DslError(f"Kwarg '{p.name}' for operator '{op}' has incompatible type")
+                if not 0 <= v.value < len(members):
+                    raise DslError(f"{op} {p.name} is invalid: {v.value}" if k == "pipe" else
+                                   f"The operator {op} atomic kwarg must be AtomicType.None_ or AtomicType.Add, "
+                                   f"but got int {int(v.value)}")
+                v = Enum(kind, members[int(v.value)])
             if isinstance(v, Enum) and v.kind == kind:
                 if k == "space" and v.name not in views.SPACES:
                     raise DslError(f"Unknown memory space: {v.name}")
