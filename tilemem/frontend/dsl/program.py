@@ -979,6 +979,8 @@ class FunctionReader(ExprReader, OpCaller):
                 deps = self.deps_list(v, fname, call)        # named by the kernel (AP:6596)
                 if deps is not None:
                     kws.append((key, deps))
+            elif key == "predicate":
+                kws.append((key, self.predicate_expr(v, fname)))
             else:
                 kws.append((key, self.expr(v).expr))
         t = ir.TupleType(tuple(rts) + (scalar("TASK_ID"),))
@@ -1002,6 +1004,62 @@ class FunctionReader(ExprReader, OpCaller):
                                "argument of this submit", x)
             out.append(d.var)
         return out
+
+    def predicate_expr(self, v, method: str) -> ir.Expr:
+        """A dispatch ``predicate=``: read as an ordinary expression, then held to what the
+        runtime evaluates -- one comparison of one element of a signed 8/16/32/64-bit integer
+        tensor against an integer literal, either operand order, casts seen through
+        (AP:7042-7213; PyPTO's messages, without their hints)."""
+        e = self.expr(v).expr
+        if not (type(e) is ir.BinOp and e.op in ("==", "!=", "<", "<=", ">", ">=")):
+            extra = " (to dispatch unconditionally, omit predicate= entirely)" \
+                if type(e) is ir.Call and e.func == syntax_op("no_task") else ""
+            raise DslError(f"'{method}' predicate must be a single comparison (==, !=, >, <, >=, <=); "
+                           f"got {_ir_class(e)}{extra}", v)
+
+        def uncast(x):
+            while type(x) is ir.Call and x.func == "pl.cast" and x.args:
+                x = x.args[0]
+            return x
+
+        def is_read(x):
+            return type(x) is ir.Call and x.func == "pl.tensor.read"
+        lhs, rhs = uncast(e.left), uncast(e.right)
+        read = lhs if is_read(lhs) and type(rhs) is ir.IntConst else \
+            rhs if is_read(rhs) and type(lhs) is ir.IntConst else None
+        if read is None:
+            raise DslError(f"'{method}' predicate must compare one tensor element (e.g. t[i]) against an integer "
+                           "literal; the runtime evaluates a single element-vs-constant comparison", v)
+        t = self._type_of(read.args[0]) if read.args else None
+        if not isinstance(t, ir.TensorType):
+            shown = print_type_text(t) if isinstance(t, ir.Type) else "nothing"
+            raise DslError(f"predicate operand must be a tensor, got {shown}", v)
+        if t.dtype not in ("INT8", "INT16", "INT32", "INT64"):
+            raise DslError(f"predicate operand must be a signed 8/16/32/64-bit integer tensor, got "
+                           f"{t.dtype.lower()}. The runtime sign-extends the value it reads, so an unsigned operand "
+                           "can compare as negative and silently invert the dispatch decision", v)
+        idx = read.args[1] if len(read.args) > 1 else None
+        indices = list(idx.items) if type(idx) in (ir.ListExpr, ir.TupleExpr) else ([idx] if idx is not None else [])
+        from tilemem.frontend.dsl.values import INT_DTYPES
+        for x in indices:
+            xt = self._type_of(x)
+            if isinstance(xt, ir.Type) and not (isinstance(xt, ir.ScalarType) and xt.dtype in INT_DTYPES):
+                raise DslError(f"predicate indices must be integer scalars, got {print_type_text(xt)}", v)
+            if type(x) is ir.IntConst and x.value < 0:
+                raise DslError(f"predicate index must be non-negative, got {x.value}; the runtime stores indices as "
+                               "uint32_t, so a negative value wraps to an out-of-bounds address", v)
+        if len(indices) != len(t.shape):
+            raise DslError(f"predicate needs {len(t.shape)} index(es) to locate a single element of a "
+                           f"rank-{len(t.shape)} tensor, got {len(indices)}", v)
+        return e
+
+    def _type_of(self, x):
+        """The type of an expression already read (a var's, a constant's, a call's)."""
+        if type(x) is ir.Name:
+            return self.key_types.get(x.id)
+        if type(x) is ir.IntConst:
+            return scalar("INDEX")
+        return self.expr_types.get(id(x))
 
     def core_num_expr(self, v) -> Val:
         """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
@@ -1333,7 +1391,7 @@ class FunctionReader(ExprReader, OpCaller):
             it = _spmd_core_num(it)
         if len(it.args) != 1:
             raise DslError(f"pl.{kind}() takes the count as its one positional argument", it)
-        n = self.expr(it.args[0])
+        n = self.core_num_expr(it.args[0]) if kind == "spmd" else self.expr(it.args[0])
         kws = []
         if kind == "split_aiv":
             for k, v in it.kwargs:
@@ -1425,7 +1483,9 @@ class FunctionReader(ExprReader, OpCaller):
                 continue                # an empty var list is not printed (python_printer.cpp:1912-1933)
             elif k in ("no_dep_args", "dumps") and type(v) is ir.ListExpr and not v.items:
                 continue
-            else:                       # deps / no_dep_args / dumps / predicate: expressions
+            elif k == "predicate":
+                kws.append((k, self.predicate_expr(v, f"pl.{name}()")))
+            else:                       # no_dep_args / dumps: expressions
                 kws.append((k, self.expr(v).expr))
         return kws
 
@@ -1751,7 +1811,7 @@ class FunctionReader(ExprReader, OpCaller):
         when the InCore body starts with ``i = pl.tile.get_block_idx()``, the InCore
         statements inline under ``with pl.spmd(...) as tid:``, else the scopes as built."""
         item = _spmd_core_num(item)
-        n = self.expr(item.args[0]).expr
+        n = self.core_num_expr(item.args[0]).expr
         raw_opt = dict(item.kwargs).get("optimizations")
         has_opt = type(raw_opt) is ir.ListExpr and bool(raw_opt.items)
         carrier = _incore_carrier(s.body)
@@ -1857,6 +1917,23 @@ def _call_attrs(user, no_dep: list) -> list:
         rest = [(ir.StrConst("arg_direction_overrides", '"'), ir.ListExpr(tuple(ir.IntConst(i) for i in no_dep)))] + \
             [(k, v) for k, v in rest if k.value != "arg_direction_overrides"]
     return dirs + rest
+
+
+# PyPTO's IR class of an expression, as its predicate message names it
+_IR_CLASSES = {"+": "Add", "-": "Sub", "*": "Mul", "/": "FloatDiv", "//": "FloorDiv", "%": "FloorMod",
+               "and": "And", "or": "Or", "<<": "BitShiftLeft", ">>": "BitShiftRight"}
+
+
+def _ir_class(e) -> str:
+    t = type(e)
+    if t is ir.BinOp:
+        return _IR_CLASSES.get(e.op, "BinaryExpr")
+    if t is ir.UnaryOp:
+        return {"-": "Neg", "not": "Not", "~": "BitNot"}.get(e.op, "UnaryExpr")
+    if t is ir.Call:
+        return "Cast" if e.func == "pl.cast" else "Call"
+    return {ir.Name: "Var", ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat",
+            ir.BoolConst: "ConstBool"}.get(t, t.__name__)
 
 
 def _shape_text(shape) -> str:
