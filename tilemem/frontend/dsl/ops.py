@@ -549,7 +549,7 @@ def _attr_kind(e) -> str:
 
 # the wrapper parameter kinds whose value reaches the registry as the user gave it (the
 # other kinds convert and check it themselves: a dtype, an enum, a cast mode's name)
-_PASSED_AS_GIVEN = frozenset({"expr", "int", "bool", "flag", "float", "num", "str"})
+_PASSED_AS_GIVEN = frozenset({"expr", "int", "bool", "flag", "float", "num", "str", "any"})
 # result rules whose wrapper, given a shape, builds the Call with its type itself
 # (ir/op/tile_ops.py tpop_from_aic: `Call(op, [], kwargs, type)`): the registry never
 # sees those kwargs
@@ -908,6 +908,8 @@ class OpCaller:
             return self._as_val(v).expr
         if k == "list":
             return self._list_arg(v, p.name)
+        if k == "any":
+            return self._kw_expr(p.name, v)
         if k == "pred":
             # language/typing/scalar.py predicate_to_expr: a Python bool is a BOOL constant,
             # an expression passes; any other Python value reaches the builder, which rejects it
