@@ -1959,8 +1959,8 @@ class OpCaller:
         else:
             cv = const_value(call.args[1])
             sdt = cv[0] if cv is not None else (other.dtype if isinstance(other, ir.ScalarType) else a.dtype)
-            if sdt in FLOAT_DTYPES and a.dtype in INT_DTYPES and arg != "lhs":
-                dt = "FP32"
+            if arg != "lhs":
+                dt = views.promote_dtype(a.dtype, sdt)      # DeduceTensorOpElementwiseScalarType
         return ir.TensorType(tuple(shape), dt)
 
     def _rt_tensor_cast(self, call, arg, spec, b):
