@@ -35,7 +35,7 @@ from tilemem.frontend.dsl.exprs import ExprReader, const_value
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
-    DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
+    DTYPES, INT_DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
 )
 from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
 from tilemem.frontend.dsl.naming import assign_names
@@ -226,6 +226,7 @@ class FunctionReader(ExprReader, OpCaller):
         if type(e) is ir.Subscript:
             index = tuple(self.expr(i).expr for i in e.index)
             e = e.value
+        self._check_memref(e)
         args = []
         for a in e.args:
             if type(a) is ir.StrConst:
@@ -244,6 +245,42 @@ class FunctionReader(ExprReader, OpCaller):
             kws.append((k, self.expr(v).expr))
         call = ir.Call("pl.MemRef", tuple(args), tuple(kws))
         return ir.Subscript(call, index) if index is not None else call
+
+    def _check_memref(self, e: ir.Call) -> None:
+        """What PyPTO's type resolver accepts of ``pl.MemRef(...)`` (type_resolver.py
+        resolve_memref): ``("name"[, slots=N])`` -- a non-empty name --, ``(base, byte_offset,
+        size[, slots=N])`` -- an index-expression offset, a non-negative integer size --, the
+        legacy integer forms; ``slots`` a positive integer literal."""
+        args = e.args
+        slots = [v for k, v in e.kwargs if k == "slots"]
+        if len(args) == 1 and len(slots) == len(e.kwargs):
+            a = args[0]
+            if type(a) is not ir.StrConst or not self.string_value(a):
+                shown = repr(self.string_value(a)) if type(a) is ir.StrConst else self.source_of(a)
+                raise DslError(f"A declared allocation's name must be a non-empty string literal, got {shown}", e)
+        elif len(args) == 3:
+            if type(args[0]) in (ir.StrConst, ir.Name):
+                off = self.expr(args[1])
+                if not (isinstance(off.type, ir.ScalarType) and off.type.dtype in INT_DTYPES):
+                    raise DslError(f"MemRef byte_offset must be an index expression, got: {self.source_of(args[1])}",
+                                   args[1])
+                self._memref_int(args[2], "size")
+            else:
+                self._memref_int(args[0], "addr", False)
+                self._memref_int(args[1], "size")
+                self._memref_int(args[2], "id")
+        elif len(args) != 4:
+            raise DslError(f"pl.MemRef requires 3 arguments (base, byte_offset, size), got {len(args)}", e)
+        for v in slots:
+            if not (type(v) is ir.IntConst and v.value >= 1):
+                raise DslError(f"slots must be a positive integer literal, got {self.source_of(v)}", e)
+
+    def _memref_int(self, x, what: str, non_negative: bool = True) -> None:
+        v = self._fold_value(x)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise DslError(f"MemRef {what} must be an integer, got: {self.source_of(x)}", x)
+        if non_negative and v < 0:
+            raise DslError(f"MemRef {what} must be >= 0, got: {v}", x)
 
     def attrs_dict(self, e) -> ir.Expr:
         if type(e) is not ir.DictExpr:
@@ -1040,7 +1077,6 @@ class FunctionReader(ExprReader, OpCaller):
                            "can compare as negative and silently invert the dispatch decision", v)
         idx = read.args[1] if len(read.args) > 1 else None
         indices = list(idx.items) if type(idx) in (ir.ListExpr, ir.TupleExpr) else ([idx] if idx is not None else [])
-        from tilemem.frontend.dsl.values import INT_DTYPES
         for x in indices:
             xt = self._type_of(x)
             if isinstance(xt, ir.Type) and not (isinstance(xt, ir.ScalarType) and xt.dtype in INT_DTYPES):
@@ -1063,7 +1099,6 @@ class FunctionReader(ExprReader, OpCaller):
 
     def core_num_expr(self, v) -> Val:
         """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
-        from tilemem.frontend.dsl.values import INT_DTYPES
         val = self.expr(v)
         if not (isinstance(val.type, ir.ScalarType) and val.type.dtype in INT_DTYPES):
             raise DslError(f"core_num must be an integer expression, got {print_type_text(val.type)}", v)
