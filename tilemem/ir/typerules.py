@@ -874,9 +874,27 @@ def _covers(op: str, what: str, acc_dim, dim, acc_name: str, name: str) -> None:
                              f"acc {what}={a} and {name} {what}={p}")
 
 
+def _check_bias(op: str, rhs: ir.TileType, bias: Optional[ir.TileType]) -> None:
+    """DeduceTileMatMulBiasType (tile_ops/matmul.cpp): the bias is one broadcast row [1, N]
+    of the output's N (its dtype: dtypes.txt)."""
+    if bias is None:
+        return
+    if len(bias.shape) != 2:
+        raise DeductionError(f"The operator {op} requires bias to be 2D, but got {len(bias.shape)} dimensions")
+    if not (type(bias.shape[0]) is ir.IntConst and bias.shape[0].value == 1):
+        raise DeductionError(f"The operator {op} requires bias to have shape [1, N], but got "
+                             f"{_shape_text(bias.shape)}")
+    bn, rn = (d.value if type(d) is ir.IntConst else None for d in (bias.shape[1], rhs.shape[-1]))
+    if bn is not None and rn is not None and bn != rn:
+        raise DeductionError(f"The operator {op} requires bias N dimension to match output N={rn}, but got "
+                             f"bias N={bn}")
+
+
 @_rule("matmul", "matmul_bias")
 def _r_matmul(op, args, kwargs):
     lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
+    if op == "tile.matmul_bias" and len(args) > 2:
+        _check_bias(op, rhs, args[2].tile)
     shape, valid = _product(lhs, rhs, op)
     view = _acc_view(valid, acc_compact(valid[0], shape[0]))
     return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), view, space="Acc")
@@ -907,6 +925,8 @@ def _r_matmul_acc(op, args, kwargs):
 def _r_gemv(op, args, kwargs):
     k = 1 if op == "tile.gemv_acc" else 0
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
+    if op == "tile.gemv_bias" and len(args) > 2:
+        _check_bias(op, rhs, args[2].tile)
     dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
     shape = (_c(16), rhs.shape[-1])
     valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
@@ -1345,7 +1365,7 @@ def reinterpret_extents(op: str, shape: Sequence, valid: Sequence, src_dt: str, 
     ``valid``: the source's explicit valid shape (empty: none)."""
     for which, dt in (("source", src_dt), ("target", dst_dt)):
         if dt not in _REINTERPRETABLE:
-            raise DeductionError(f"{op} does not support {which} dtype {_dtype_text(dt)}; supported dtypes are "
+            raise DeductionError(f"{op} does not support {which} dtype {_dt_text(dt)}; supported dtypes are "
                                  "byte-addressable int/uint8/16/32/64, FP16, BF16, and FP32")
     if src_dt == dst_dt:
         raise DeductionError(f"{op} requires source and target dtypes to differ; use reshape/view for shape-only "
@@ -1391,11 +1411,6 @@ def reinterpret_extents(op: str, shape: Sequence, valid: Sequence, src_dt: str, 
             raise DeductionError(f"{op} cannot preserve a partial valid_shape through an arbitrary explicit reshape; "
                                  "omit shape or use the layout-aware auto-detected shape")
     return target, (auto(valid, "valid_shape", True) if partial else target)
-
-
-def _dtype_text(dt: str) -> str:
-    """DataType::ToString for the messages (fp16, bfloat16, int32)."""
-    return {"BF16": "bfloat16"}.get(dt, dt.lower())
 
 
 @_rule("reinterpret_view")

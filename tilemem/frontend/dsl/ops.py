@@ -211,9 +211,14 @@ class DtypeRule:
 
     def check(self, call: ir.Call, result, type_of) -> None:
         if self.when is not None:
-            cv = const_value(dict(call.kwargs).get(self.when, ir.BoolConst(False)))
-            if cv is None or not cv[1]:
-                return
+            e = dict(call.kwargs).get(self.when, ir.BoolConst(False))
+            if type(e) is ir.Dotted:
+                if e.parts[-1] == "None_":  # an enum kwarg (atomic=pl.AtomicType.Add) is true but for None_
+                    return
+            else:
+                cv = const_value(e)
+                if cv is None or not cv[1]:
+                    return
         if self.when_operand is not None:
             other = self._dtype(self.when_operand[0], call, result, type_of)
             if (other in self.when_operand[1]) == self.when_operand[2]:
@@ -781,7 +786,18 @@ class OpCaller:
                             raise DslError(f"pl.{spec.name}: {flag}=True is not supported for Tile operands")
                     keep = [(k, v) for k, v in kwargs if k not in ("a_trans", "b_trans", "c_matrix_nz", "out_dtype")]
                     pos = [a for a in args][:len([p for p in table.get(*tile_op.split('.', 1)).params if not p.kwonly])]
-                    return call_wrapper(tile_op, pos, keep)
+                    val = call_wrapper(tile_op, pos, keep)
+                    od = b.get("out_dtype")
+                    deduced = getattr(val.type, "dtype", None)
+                    if od is not None and deduced is not None and \
+                            not (isinstance(od, Enum) and od.kind == "DataType" and od.name == deduced):
+                        # unified_ops.py _check_tile_out_dtype: the Cube accumulator fixes the dtype
+                        shown = DT_NAME.get(od.name, od.name) if isinstance(od, Enum) else self._shown(od)
+                        raise DslError(f"pl.matmul: out_dtype={shown} is not supported for Tile operands — the Cube "
+                                       f"accumulator fixes the result dtype, deduced as {DT_NAME.get(deduced, deduced)} "
+                                       "here. Convert the result explicitly with pl.cast(result, <dtype>), or let "
+                                       "pl.tile.store narrow it on the way to GM.")
+                    return val
                 if all(_is_tensor(v) for v in operands) and tensor_op:
                     return call_wrapper(tensor_op)
                 self._dispatch_error(spec.name, operands)
