@@ -1790,19 +1790,25 @@ class OpCaller:
         rank = len(target.shape)
         if rank < 2:
             raise DslError(f"{spec.irop} target rank must be >= 2 to hold a 2-D push, got {rank}")
+        def num(x):                     # a ConstInt's value (a float offset is not checked)
+            return x.value if type(x) is ir.IntConst else None
         for i in range(rank):           # comm_op::ValidatePushFitsTarget
-            o, d = const_value(offs[i]), const_value(target.shape[i])
-            if o is None or d is None:
+            o = num(offs[i])
+            if o is None:
+                continue
+            if o < 0:
+                raise DslError(f"{spec.irop} offsets dimension {i} must be non-negative, got {o}")
+            d = num(target.shape[i])
+            if d is None:
                 continue
             n = 1
             if i + 2 >= rank:
-                e = const_value(extent[len(extent) - rank + i])
-                if e is None:
+                n = num(extent[len(extent) - rank + i])
+                if n is None:
                     continue
-                n = e[1]
-            if o[1] + n > d[1]:
+            if o + n > d:
                 raise DslError(f"{spec.irop} push exceeds the peer's target region in dimension {i} "
-                               f"(offset={o[1]}, extent={n}, target_dim={d[1]})")
+                               f"(offset={o}, extent={n}, target_dim={d})")
         return UNKNOWN
 
     def _rt_window(self, call, arg, spec, b):
@@ -1951,6 +1957,40 @@ class OpCaller:
             raise DslError(str(e)) from None
         view = tensor_view_expr(new_valid, (), layout, "zero" if pad == "zero" else "null", new_shape)
         return ir.TensorType(tuple(new_shape), self._dtype_arg(b["dtype"]), view)
+
+    def _rt_tensor_matmul_acc(self, call, arg, spec, b):
+        """DeduceTensorMatMulAccType (tensor_ops/matmul.cpp): the accumulator's type, once
+        lhs x rhs (transposed as asked) provably fits it: one operand dtype, an FP32 / INT32
+        accumulator, constant K, M and N that agree."""
+        names = ("acc", "lhs", "rhs")
+        ts = [self._arg_type(call, i) for i in range(3)]
+        for i, (n, t) in enumerate(zip(names, ts)):
+            if not isinstance(t, ir.TensorType):
+                raise DslError(f"tensor.matmul_acc requires {('first', 'second', 'third')[i]} argument ({n}) to be a "
+                               f"TensorType, but got {_type_name(t)}")
+            if len(t.shape) < 2:
+                raise DslError(f"tensor.matmul_acc requires {n} to be at least 2D, but got {len(t.shape)}D")
+        acc, lhs, rhs = ts
+        if lhs.dtype != rhs.dtype:
+            raise DslError(f"tensor.matmul_acc requires identical lhs and rhs dtypes, but got "
+                           f"{DT_NAME.get(lhs.dtype, lhs.dtype)} and {DT_NAME.get(rhs.dtype, rhs.dtype)}")
+        want = "FP32" if lhs.dtype in FLOAT_DTYPES else "INT32"
+        if acc.dtype != want:
+            raise DslError(f"tensor.matmul_acc requires accumulator dtype {DT_NAME[want]}, but got "
+                           f"{DT_NAME.get(acc.dtype, acc.dtype)}")
+        a_t = const_value(call.kwarg("a_trans") or ir.BoolConst(False))
+        b_t = const_value(call.kwarg("b_trans") or ir.BoolConst(False))
+        a_t, b_t = bool(a_t and a_t[1]), bool(b_t and b_t[1])
+
+        def num(x):
+            return x.value if type(x) is ir.IntConst else None
+        m, k_l = (lhs.shape[-1], lhs.shape[-2]) if a_t else (lhs.shape[-2], lhs.shape[-1])
+        k_r, n = (rhs.shape[-1], rhs.shape[-2]) if b_t else (rhs.shape[-2], rhs.shape[-1])
+        for what, x, y, text in (("K", k_l, k_r, "lhs K={} != rhs K={}"), ("M", acc.shape[-2], m, "acc M={} != matmul M={}"),
+                                 ("N", acc.shape[-1], n, "acc N={} != matmul N={}")):
+            if num(x) is not None and num(y) is not None and num(x) != num(y):
+                raise DslError("tensor.matmul_acc: " + text.format(num(x), num(y)))
+        return acc
 
     def _tensor_of(self, call, i, spec) -> ir.TensorType:
         t = self._arg_type(call, i)
