@@ -1843,6 +1843,36 @@ class OpCaller:
             return ir.TensorType(tuple(dims), dt, tensor_view_expr((), (), lay, "null", dims))
         return ir.TensorType(tuple(dims), dt)
 
+    def _rt_tensor_paged_gather(self, call, arg, spec, b):
+        """DeduceTensorPagedGatherType (tensor_ops/paged_gather.cpp): a [max_indices, size]
+        tensor of the source's dtype ([size, max_indices] with is_trans); the operand dtypes
+        are dtypes.txt rows, the attr values ranges.txt rows."""
+        op = spec.irop
+        src, idx, bt = (self._arg_type(call, i) for i in range(3))
+        for t, what in ((src, "src"), (idx, "indices"), (bt, "block_table")):
+            if not isinstance(t, ir.TensorType):
+                raise DslError(f"The operator {op} requires {what} to be a TensorType, but got {_type_name(t)}")
+        if len(src.shape) != 2:
+            raise DslError(f"The operator {op} requires 2D src, but got rank {len(src.shape)}")
+        for t, what in ((idx, "indices"), (bt, "block_table")):
+            if len(t.shape) not in (1, 2):
+                raise DslError(f"The operator {op} requires 1D or 2D {what}, but got rank {len(t.shape)}")
+            if len(t.shape) == 2 and not (type(t.shape[0]) is ir.IntConst and t.shape[0].value == 1):
+                first = t.shape[0].value if type(t.shape[0]) is ir.IntConst else "dynamic"
+                raise DslError(f"The operator {op} requires 2D {what} to have shape [1, n], but got first dim {first}")
+        kw = {k: (v.value if type(v) in (ir.IntConst, ir.BoolConst) else v) for k, v in call.kwargs}
+        trans = kw.get("is_trans") is True
+        space = call.kwarg("space")
+        if trans and not (type(space) is ir.Dotted and space.parts[-1] == "Mat"):
+            raise DslError(f"The operator {op} requires space=MemorySpace::Mat (L1) when is_trans=true")
+        cols = src.shape[1]
+        if type(cols) is ir.IntConst and isinstance(kw.get("size"), int) and isinstance(kw.get("col_off"), int) \
+                and kw["col_off"] + kw["size"] > cols.value:
+            raise DslError(f"The operator {op} requires col_off + size ({kw['col_off'] + kw['size']}) <= src columns "
+                           f"({cols.value})")
+        rows, size = ir.IntConst(kw["max_indices"]), ir.IntConst(kw["size"])
+        return ir.TensorType((size, rows) if trans else (rows, size), src.dtype)
+
     def _rt_l1_accumulator(self, call, arg, spec, b):
         """DeduceTensorCreateL1Type (tensor_ops/paged_gather.cpp): a tensor of positive
         constant dims (lowered to a Mat tile later)."""

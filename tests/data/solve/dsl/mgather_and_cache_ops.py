@@ -9,7 +9,7 @@ class GatherAndCache:
         idx_tile = pl.load(idx, [0, 0], [1, 16])
         # row mode into Vec: coalesce and gather_oob are stored as their numbers
         g = pl.tile.mgather(mem, idx_tile, coalesce="row", gather_oob="zero")
-        h = pl.tile.mgather(mem, idx_tile, coalesce=0)
+        h = pl.mgather(mem, idx_tile, coalesce=0)
         s = pl.add(g, h)
         pl.system.cacheinvalid()
         pl.system.cacheinvalid(mem, [16, 32], [0, 0])
