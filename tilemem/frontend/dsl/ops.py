@@ -1843,6 +1843,58 @@ class OpCaller:
             return ir.TensorType(tuple(dims), dt, tensor_view_expr((), (), lay, "null", dims))
         return ir.TensorType(tuple(dims), dt)
 
+    def _broadcast_operands(self, call, spec, axis_name: str):
+        """The checks DeduceTensorRowExpandType / DeduceTensorColExpandType share: two
+        tensors of rank >= 2."""
+        op = spec.irop
+        t, v = self._arg_type(call, 0), self._arg_type(call, 1)
+        for i, x in enumerate((t, v)):
+            if not isinstance(x, ir.TensorType):
+                raise DslError(f"The operator {op} requires {('first', 'second')[i]} argument to be a TensorType, "
+                               f"but got {_type_name(x)}")
+            if len(x.shape) < 2:
+                raise DslError(f"The operator {op} requires {('first', 'second')[i]} argument to have at least 2 "
+                               f"dimensions, but got {len(x.shape)} dimensions")
+        return t, v
+
+    def _rt_tensor_row_expand(self, call, arg, spec, b):
+        """DeduceTensorRowExpandType (tensor_ops/broadcast.cpp): a [.., M, 1] row vector of
+        the target's rows; the target's shape, the promoted dtype."""
+        op = spec.irop
+        t, v = self._broadcast_operands(call, spec, "row")
+        if not (type(v.shape[-1]) is ir.IntConst and v.shape[-1].value == 1):
+            raise DslError(f"The operator {op} requires second argument's last dimension to be 1, but got "
+                           f"{typerules.shape_text(v.shape)}")
+        a, c = t.shape[-2], v.shape[-2]
+        if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
+            raise DslError(f"The operator {op} requires matching row dimensions, but got tensor rows={a.value} and "
+                           f"row_vec rows={c.value}")
+        return ir.TensorType(tuple(t.shape), views.promote_dtype(t.dtype, v.dtype))
+
+    def _rt_tensor_col_expand(self, call, arg, spec, b):
+        """DeduceTensorColExpandType (tensor_ops/broadcast.cpp): a [.., 1, N] column vector
+        of the target's columns; the target's shape, the promoted dtype."""
+        from tilemem.ir.printer import print_expr
+        op = spec.irop
+        t, v = self._broadcast_operands(call, spec, "col")
+        if not (type(v.shape[-2]) is ir.IntConst and v.shape[-2].value == 1):
+            raise DslError(f"The operator {op} requires second argument's second-to-last dimension (row) to be 1, "
+                           f"but got {print_expr(v.shape[-2])}")
+        a, c = t.shape[-1], v.shape[-1]
+        if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
+            raise DslError(f"The operator {op} requires matching column dimensions, but got tensor cols={a.value} "
+                           f"and col_vec cols={c.value}")
+        return ir.TensorType(tuple(t.shape), views.promote_dtype(t.dtype, v.dtype))
+
+    def _rt_tensor_expands(self, call, arg, spec, b):
+        """DeduceTensorExpandScalarType (tensor_ops/broadcast.cpp): the target's shape and dtype."""
+        t = self._tensor_of(call, 0, spec)
+        s = self._arg_type(call, 1)
+        if s is not None and not isinstance(s, ir.ScalarType):
+            raise DslError(f"The operator {spec.irop} requires second argument to be a ScalarType, but got "
+                           f"{_type_name(s)}")
+        return ir.TensorType(tuple(t.shape), t.dtype)
+
     def _rt_tensor_paged_gather(self, call, arg, spec, b):
         """DeduceTensorPagedGatherType (tensor_ops/paged_gather.cpp): a [max_indices, size]
         tensor of the source's dtype ([size, max_indices] with is_trans); the operand dtypes
