@@ -105,6 +105,7 @@ class _Extractor:
     def __init__(self, facts: Facts):
         self.f = facts
         self.vids: dict[str, str] = {}
+        self._vids_of: dict[str, dict[str, str]] = {}     # function -> name -> var id
         self.pos = 0
         self.list_id = 0
 
@@ -116,9 +117,16 @@ class _Extractor:
     # -- vars ---------------------------------------------------------------
     def vid(self, func: str, name: str) -> str:
         # one string object per var, however many facts name it (large programs have
-        # millions of fact rows: the copies were a fifth of the facts' memory)
-        v = f"{func}:{name}"
-        return self.vids.setdefault(v, v)
+        # millions of fact rows: the copies were a fifth of the facts' memory); found
+        # by the function's and the var's names, without building the text again
+        by_name = self._vids_of.get(func)
+        if by_name is None:
+            by_name = self._vids_of[func] = {}
+        v = by_name.get(name)
+        if v is None:
+            v = f"{func}:{name}"
+            v = by_name[name] = self.vids.setdefault(v, v)
+        return v
 
     def declare(self, func: str, name: str, kind: str, typ: Optional[ir.Type], line=None):
         v = self.vid(func, name)
