@@ -294,10 +294,10 @@ def test_declared_op_without_annotation_is_an_error(tmp_path):
 
 
 def test_pypto_op_the_reading_does_not_know_is_an_error_not_an_unknown_type():
-    # tensor.concat is in PyPTO's op table, but the DSL reading has no signature for it:
+    # tile.tget_scale_addr is in PyPTO's op table, but the DSL reading has no signature for it:
     # an error, never a `pl.UnknownType` annotation
-    src = textwrap.dedent(kernel("t = pl.tensor.concat(a, a)"))
-    with pytest.raises(TilememError, match="pl.tensor.concat is a PyPTO op that tilemem's DSL "
+    src = textwrap.dedent(kernel("t = pl.tile.tget_scale_addr(a)"))
+    with pytest.raises(TilememError, match="pl.tile.tget_scale_addr is a PyPTO op that tilemem's DSL "
                                            "reading does not read yet"):
         tilemem.parse(src)
 

@@ -1886,6 +1886,26 @@ class OpCaller:
                            f"and col_vec cols={c.value}")
         return ir.TensorType(tuple(t.shape), views.promote_dtype(t.dtype, v.dtype))
 
+    def _rt_tensor_concat(self, call, arg, spec, b):
+        """DeduceTensorConcatType (tensor_ops/transform.cpp): two 2-D tensors of one dtype and
+        row count side by side."""
+        t0, t1 = self._arg_type(call, 0), self._arg_type(call, 1)
+        for i, t in enumerate((t0, t1)):
+            if not isinstance(t, ir.TensorType):
+                raise DslError(f"tensor.concat: src{i} must be TensorType, got {_type_name(t)}")
+        if t0.dtype != t1.dtype:
+            raise DslError(f"tensor.concat: src0 and src1 must have same dtype, got {DT_NAME.get(t0.dtype, t0.dtype)} "
+                           f"and {DT_NAME.get(t1.dtype, t1.dtype)}")
+        if len(t0.shape) != 2 or len(t1.shape) != 2:
+            raise DslError("tensor.concat requires 2D tensors")
+        r0, r1 = t0.shape[0], t1.shape[0]
+        if type(r0) is ir.IntConst and type(r1) is ir.IntConst and r0.value != r1.value:
+            raise DslError(f"tensor.concat: row count must match, got {r0.value} vs {r1.value}")
+        c0, c1 = t0.shape[1], t1.shape[1]
+        cols = ir.IntConst(c0.value + c1.value) if type(c0) is ir.IntConst and type(c1) is ir.IntConst \
+            else ir.BinOp("+", c0, c1)
+        return ir.TensorType((r0, cols), t0.dtype)
+
     def _rt_tensor_expands(self, call, arg, spec, b):
         """DeduceTensorExpandScalarType (tensor_ops/broadcast.cpp): the target's shape and dtype."""
         t = self._tensor_of(call, 0, spec)
