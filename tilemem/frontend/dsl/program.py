@@ -451,7 +451,14 @@ class FunctionReader(ExprReader, OpCaller):
             return ir.IntConst(f.expr.value)
         if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
             return ir.BinOp(e.op, self._view_expr(e.left, param), self._view_expr(e.right, param))
-        return self.expr(e).expr
+        v = self.expr(e)
+        if not (isinstance(v.type, ir.ScalarType) and v.type.dtype in INT_DTYPES):
+            if param:       # Python builds a signature's view itself: the binding refuses it
+                raise DslError("TypeError: __init__(): incompatible function arguments (a view field takes "
+                               f"integer index expressions, got {self.source_of(e)})", e)
+            got = type(v.type).__name__ if isinstance(v.type, ir.Type) else "Expr"
+            raise DslError(f"TileView field must be an index expression, got {got}: {self.source_of(e)}", e)
+        return v.expr
 
     # -- calls ------------------------------------------------------------------------------
     def call(self, e: ir.Call) -> Val:

@@ -226,6 +226,9 @@ class TypeReader:
             elif key == "fractal":
                 if type(val) is not ir.IntConst:
                     raise DslError("TileView fractal must be an integer", val)
+                if not 0 <= val.value < 2 ** 64:       # an unsigned field of ir.TileView's binding
+                    raise DslError("TypeError: __init__(): incompatible function arguments (TileView fractal is "
+                                   f"unsigned, got {val.value})", val)
                 fields[key] = val.value
             elif key == "pad":
                 v = _enum(val, "PadValue")
