@@ -57,20 +57,25 @@ def _check_type_ints(t, path: str) -> None:
                     raise _too_big(x, path)
 
 
-def _check_exprs(fn: ir.Function, bound, path: str) -> None:
+def _check_exprs(fn: ir.Function, bound, path: str, spaces: "_SpaceCheck" = None) -> None:
     """One walk over what the statements of ``fn`` read: every name is bound (``bound``;
     None: not checked, outside InCore functions) and every integer constant, the types'
     shapes included, fits in int64 -- the symbolic proofs and the engine's integers
-    would otherwise meet a value no IR holds."""
+    would otherwise meet a value no IR holds.  ``spaces`` (InCore functions): the same
+    walk finds the first unknown enum member, reported after the walk (names and
+    integers are reported first, wherever they stand)."""
     for p in fn.params:
         _check_type_ints(p.type, path)
     defined_later = None
+    unknown = None          # the first unknown member (spaces), in program order
     for s, _ in statements(fn.body):
         if type(s) is ir.Assign:
             _check_type_ints(s.type, path)
         elif type(s) is ir.Yield:
             for t in s.target_types:
                 _check_type_ints(t, path)
+        if spaces is not None and unknown is None:
+            unknown = spaces.statement_types(s)
         for e in own_exprs(s):
             for x in ir.subexpressions(e):
                 tx = type(x)
@@ -85,61 +90,75 @@ def _check_exprs(fn: ir.Function, bound, path: str) -> None:
                             f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
                 elif tx is ir.IntConst and x.value not in INT64_RANGE:
                     raise _too_big(x, path)
+                elif spaces is not None and unknown is None and isinstance(x, ir.Dotted):
+                    unknown = spaces.dotted(x)
         if bound is not None:
             bound.update(_binds(s))
+    if unknown is not None:
+        raise unknown
 
 
-def _dotted_in(e) -> Iterator[ir.Dotted]:
-    """Every dotted reference (``pl.Mem.Vec``, ...) inside an expression."""
-    return (x for x in ir.subexpressions(e) if isinstance(x, ir.Dotted))
-
-
-def _check_spaces(fn: ir.Function, path: str) -> None:
+class _SpaceCheck:
     """Memory spaces, tile layouts, pad values and compact modes named in an InCore
     function must be members PyPTO knows: an unknown one (``pl.Mem.Bogus``,
     ``pl.TileLayout.col_majovr``) would otherwise reach the rewrite, which retypes the
-    tile with it."""
-    from tilemem.facts.extract import space_of_expr
-    from tilemem.ir.views import COMPACT_MODES, LAYOUTS, PAD_VALUES, SPACES
+    tile with it.  Each method returns the error of the first unknown member (None: all
+    known)."""
 
-    enums = {"TileLayout": ("tile layout", LAYOUTS), "PadValue": ("pad value", PAD_VALUES),
-             "CompactMode": ("compact mode", COMPACT_MODES)}
+    def __init__(self, path: str):
+        from tilemem.facts.extract import space_of_expr
+        from tilemem.ir.views import COMPACT_MODES, LAYOUTS, PAD_VALUES, SPACES
+        self.path = path
+        self.space_of_expr = space_of_expr
+        self.spaces = SPACES
+        self.enums = {"TileLayout": ("tile layout", LAYOUTS), "PadValue": ("pad value", PAD_VALUES),
+                      "CompactMode": ("compact mode", COMPACT_MODES)}
 
-    def bad(name, line, col, what="memory space", members=SPACES):
-        raise TilememError(path, line, col, f"unknown {what} '{name}' "
-                           f"(expected one of {', '.join(members)})")
+    def bad(self, name, line, col, what="memory space", members=None):
+        members = self.spaces if members is None else members
+        return TilememError(self.path, line, col, f"unknown {what} '{name}' "
+                            f"(expected one of {', '.join(members)})")
 
-    def types(t):
+    def types(self, t):
         if isinstance(t, ir.TileType):
-            if t.space is not None and t.space not in SPACES:
-                bad(t.space, t.line, t.col)
+            if t.space is not None and t.space not in self.spaces:
+                return self.bad(t.space, t.line, t.col)
             v = t.view
             if v is not None:
                 for field, enum in (("blayout", "TileLayout"), ("slayout", "TileLayout"),
                                     ("pad", "PadValue"), ("compact", "CompactMode")):
                     value = getattr(v, field)
-                    what, members = enums[enum]
+                    what, members = self.enums[enum]
                     if value is not None and value not in members:
-                        bad(value, t.line, t.col, what, members)
+                        return self.bad(value, t.line, t.col, what, members)
         elif isinstance(t, ir.TupleType):
             for x in t.items:
-                types(x)
+                err = self.types(x)
+                if err is not None:
+                    return err
+        return None
 
-    for s, _ in statements(fn.body):
+    def statement_types(self, s):
+        """The types a statement writes (an assignment's, a yield's)."""
         if isinstance(s, ir.Assign):
-            types(s.type)
-        elif isinstance(s, ir.Yield):
+            return self.types(s.type)
+        if isinstance(s, ir.Yield):
             for t in s.target_types:
-                types(t)
-        for e in own_exprs(s):
-            for d in _dotted_in(e):
-                sp = space_of_expr(d)
-                if sp is not None and sp not in SPACES:
-                    bad(sp, d.line, d.col)
-                if len(d.parts) == 3 and d.parts[1] in enums:
-                    what, members = enums[d.parts[1]]
-                    if d.parts[2] not in members:
-                        bad(d.parts[2], d.line, d.col, what, members)
+                err = self.types(t)
+                if err is not None:
+                    return err
+        return None
+
+    def dotted(self, d):
+        """A dotted reference (``pl.Mem.Vec``, ``pl.TileLayout.row_major``, ...)."""
+        sp = self.space_of_expr(d)
+        if sp is not None and sp not in self.spaces:
+            return self.bad(sp, d.line, d.col)
+        if len(d.parts) == 3 and d.parts[1] in self.enums:
+            what, members = self.enums[d.parts[1]]
+            if d.parts[2] not in members:
+                return self.bad(d.parts[2], d.line, d.col, what, members)
+        return None
 
 
 def check_program(program: ir.Program, path: str = "<input>") -> None:
@@ -154,5 +173,4 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
                     path, p.line, p.col,
                     f"InCore function '{fn.name}' takes Tile parameter '{p.name}'; "
                     "InCore functions receive tensors and load tiles themselves")
-        _check_exprs(fn, {p.name for p in fn.params} | dynamic, path)
-        _check_spaces(fn, path)
+        _check_exprs(fn, {p.name for p in fn.params} | dynamic, path, _SpaceCheck(path))
