@@ -580,8 +580,8 @@ class FunctionReader(ExprReader, OpCaller):
         if len(idx) == len(t.shape) and all(slice_parts(i) is None for i in idx):
             vals = [self.expr(i) for i in idx]
             if all(isinstance(v.type, ir.ScalarType) for v in vals):
-                call = ir.Call(f"pl.{ns}.read", (base.expr, ir.ListExpr(tuple(v.expr for v in vals))), (),
-                               e.line, e.col)
+                call = ir.Call(syntax_op(f"{ns}_element"), (base.expr, ir.ListExpr(tuple(v.expr for v in vals))),
+                               (), e.line, e.col)
                 return Val(call, scalar(t.dtype))
         offsets, extents, drops = self._window(idx, t, e)
         kws = (("drop_dims", ir.ListExpr(tuple(ir.IntConst(d) for d in drops))),) if drops else ()
@@ -1067,7 +1067,7 @@ class FunctionReader(ExprReader, OpCaller):
             return x
 
         def is_read(x):
-            return type(x) is ir.Call and x.func == "pl.tensor.read"
+            return type(x) is ir.Call and x.func == syntax_op("tensor_element")
         lhs, rhs = uncast(e.left), uncast(e.right)
         read = lhs if is_read(lhs) and type(rhs) is ir.IntConst else \
             rhs if is_read(rhs) and type(lhs) is ir.IntConst else None
