@@ -27,6 +27,8 @@ NOT_ON_THE_SOLVE_PATH = (
     "lark",                         # the reader's tables are cached as data (frontend.tables)
     "dataclasses",                  # records instead (tilemem.records): no class building
     "inspect",
+    "hashlib",                      # cache keys by Python's own SHA-256 (tilemem.cache.sha256):
+                                    # hashlib loads OpenSSL
 )
 
 _PROBE = r"""

@@ -15,7 +15,28 @@ import stat
 from pathlib import Path
 from typing import Optional
 
-__all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune"]
+__all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune",
+           "sha256"]
+
+
+def sha256(data: bytes = b""):
+    """A SHA-256 hash object (``hashlib.sha256``'s: ``update``, ``hexdigest``), the one
+    cache keys are made with.  Python's own implementation when it is built in
+    (``_sha256``, ``_sha2`` from 3.12): importing ``hashlib`` loads OpenSSL, ~3 ms of
+    every process, for a few short digests."""
+    global _sha256
+    if _sha256 is None:
+        try:
+            from _sha256 import sha256 as _sha256
+        except ImportError:
+            try:
+                from _sha2 import sha256 as _sha256
+            except ImportError:         # pragma: no cover - a build without them
+                from hashlib import sha256 as _sha256
+    return _sha256(data)
+
+
+_sha256 = None
 
 
 def cache_dir() -> Optional[Path]:

@@ -14,7 +14,6 @@ pickle, loaded only when something reads it (the pyDatalog engine, explanations)
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import re
 import threading
@@ -22,7 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
 
-from tilemem.cache import cache_dir, prune, read_private, write_private
+from tilemem.cache import cache_dir, prune, read_private, sha256, write_private
 from tilemem.resources import resource_dir
 from tilemem.datalog.errors import Diagnostic, RuleError
 from tilemem.datalog.location import Loc, Located
@@ -136,7 +135,7 @@ def _cache_put(cache: OrderedDict, key, value, limit: int):
 
 
 def _text_key(name: str, text: str) -> tuple:
-    return ("text", name, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    return ("text", name, sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
 
 
 def _resolve_source(src: Source, index: int) -> tuple[tuple, str, Optional[str]]:
@@ -209,7 +208,7 @@ def _fact_file_key(text: str, base) -> tuple:
                 st = path.stat()
                 version = f"{st.st_mtime_ns}:{st.st_size}"
             else:
-                version = hashlib.sha256(path.read_bytes()).hexdigest()
+                version = sha256(path.read_bytes()).hexdigest()
         except (OSError, ValueError):
             version = "missing"
         out.append((ref, version))
@@ -308,7 +307,7 @@ def _code_digest() -> str:
     global _code_digest_value
     if _code_digest_value is None:
         import sys
-        h = hashlib.sha256(f"{_DISK_FORMAT}\0{sys.version}\0".encode())
+        h = sha256(f"{_DISK_FORMAT}\0{sys.version}\0".encode())
         here = Path(__file__).resolve().parent
         for part in sorted(here.glob("*.py")):
             h.update(part.name.encode() + b"\0" + part.read_bytes())
@@ -323,7 +322,7 @@ def _disk_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path
     d = cache_dir()
     if d is None:
         return None
-    h = hashlib.sha256(_code_digest().encode())
+    h = sha256(_code_digest().encode())
     for name, text, *base in texts:
         base = base[0] if base else None
         # the .facts files a source reads are inputs of the rule set too

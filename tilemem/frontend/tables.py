@@ -27,11 +27,10 @@ The data (``FORMAT`` versions it):
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Optional
 
-from tilemem.cache import cache_dir, read_private, write_private
+from tilemem.cache import cache_dir, read_private, sha256, write_private
 
 __all__ = ["load_tables"]
 
@@ -41,7 +40,7 @@ FORMAT = 2
 def load_tables(grammar: str, always_accept) -> dict:
     """The tables of ``grammar``, from the cache when it holds them, else built by lark."""
     key = "\0".join((str(FORMAT), grammar, repr(sorted(always_accept))))
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+    digest = sha256(key.encode("utf-8")).hexdigest()[:24]
     path = None
     try:
         d = cache_dir()
