@@ -695,6 +695,8 @@ class FunctionReader(ExprReader, OpCaller):
         st = statement_of(s)
         if type(st) is tuple and st[0] == "submit_unpack":
             return self._submit_unpack(st[1], st[2], s)
+        if type(st) is tuple and st[0] == "tuple_unpack":
+            return self._tuple_assign(st[1])
         if type(st) is tuple:
             return self.subscript_assign(st[1], st[2], s)
         if st is not None:

@@ -127,8 +127,8 @@ class _Conv:
 
 def statement_of(s: ir.OpaqueStmt):
     """The IR of an opaque statement line (an ``ir.Assign`` / ``ir.EvalStmt``, or a
-    ``("subscript_assign", target, value)`` / ``("submit_unpack", target shapes, call)``
-    tuple), or None when it is not one of these."""
+    ``("subscript_assign", target, value)`` / ``("submit_unpack", target shapes, call)`` /
+    ``("tuple_unpack", assign)`` tuple), or None when it is not one of these."""
     try:
         mod = ast.parse(s.text)
     except SyntaxError:
@@ -155,6 +155,8 @@ def statement_of(s: ir.OpaqueStmt):
                     and isinstance(v.func.value, ast.Name) and not v.keywords:
                 # `(a,) = pl.yield_(x)`: the yield binding its targets, as `a = pl.yield_(x)`
                 return ir.Yield([c.expr(a) for a in v.args], names, [None] * len(names), line=line, col=col)
+            if len(names) == 1:          # `m, = value`: unpacking a one-element tuple, not `m = value`
+                return ("tuple_unpack", ir.Assign(names, None, c.expr(v), line=line, col=col))
             return ir.Assign(names, None, c.expr(v), line=line, col=col)
         return None
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
