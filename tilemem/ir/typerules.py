@@ -1073,6 +1073,9 @@ def _r_create(op, args, kwargs):
     if not args:
         raise _Unknown("create without shape")
     shape = _dims(args[0].expr)
+    for i, d in enumerate(shape):       # tile_ops/memory.cpp: a static positive extent
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"The operator {op} shape element {i} must be positive, got {d.value}")
     dt = _need_kwarg(kwargs, "dtype", "create")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else None
@@ -1301,7 +1304,13 @@ def _r_transpose(op, args, kwargs):
     if a1 is None or a2 is None:
         raise _Unknown("transpose axes unknown")
     n = len(x.shape)
-    a1, a2 = a1 % n, a2 % n
+
+    def normalize(a):                   # transform.cpp NormalizeAxis: negative from the end
+        a = a + n if a < 0 else a
+        if not 0 <= a < n:
+            raise DeductionError(f"Axis {a} is out of range for {n}D tile")
+        return a
+    a1, a2 = normalize(a1), normalize(a2)
     shape = list(x.shape)
     shape[a1], shape[a2] = shape[a2], shape[a1]
     return _Res(tuple(shape), norm_dtype(x.dtype), fresh_view(tuple(shape)))
