@@ -708,6 +708,8 @@ class FunctionReader(ExprReader, OpCaller):
             kind = type(node).__name__
             if isinstance(node, ast.Expr):
                 raise DslError(f"Unsupported expression type: {type(node.value).__name__}", s)
+            if isinstance(node, ast.Return):
+                _reject_unsupported_expr(node.value, s)
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 target = node.targets[0] if isinstance(node, ast.Assign) else node.target
                 value = node.value
@@ -729,12 +731,7 @@ class FunctionReader(ExprReader, OpCaller):
                 if isinstance(target, ast.Subscript):
                     raise DslError("Subscript assignment (x[...] = v) is not supported by tilemem's DSL reader; "
                                    "use pl.assemble(...)", s)
-                if value is not None:
-                    for sub in ast.walk(value):
-                        if isinstance(sub, (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-                                            ast.GeneratorExp, ast.JoinedStr, ast.Dict, ast.Set, ast.Starred,
-                                            ast.NamedExpr, ast.Await, ast.Yield, ast.Slice)):
-                            raise DslError(f"Unsupported expression type: {type(sub).__name__}", s)
+                _reject_unsupported_expr(value, s)
                 if isinstance(node, ast.Assign) and len(node.targets) > 1:
                     raise DslError(f"Unsupported assignment: {ast.unparse(node)}", s)
         except SyntaxError:
@@ -1978,6 +1975,20 @@ def _ir_class(e) -> str:
         return "Cast" if e.func == "pl.cast" else "Call"
     return {ir.Name: "Var", ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat",
             ir.BoolConst: "ConstBool"}.get(t, t.__name__)
+
+
+_UNSUPPORTED_EXPRS = (ast.IfExp, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+                      ast.JoinedStr, ast.Dict, ast.Set, ast.Starred, ast.NamedExpr, ast.Await, ast.Yield, ast.Slice)
+
+
+def _reject_unsupported_expr(value, s) -> None:
+    """PyPTO's 'Unsupported expression type: X' for the first expression kind in ``value``
+    (Python syntax of an opaque line ``s``) its front end has no reading of, at that node."""
+    for sub in ast.walk(value) if value is not None else ():
+        if isinstance(sub, _UNSUPPORTED_EXPRS):
+            raise DslError(f"Unsupported expression type: {type(sub).__name__}",
+                           line=(s.line or 1) + sub.lineno - 1,
+                           col=sub.col_offset + 1 + ((s.col or 1) - 1 if sub.lineno == 1 else 0))
 
 
 def _shape_text(shape) -> str:
