@@ -2402,10 +2402,21 @@ class OpCaller:
         return ir.TensorType(tuple(dims), a.dtype, tensor_view_expr((), stride, layout, pad, dims))
 
     def _rt_tensor_gather(self, call, arg, spec, b):
+        """DeduceTensorGatherType (tensor_ops/gather.cpp): the index's shape, the input's
+        dtype; off the gather axis a constant index extent fits the input's (its dtypes, rank
+        and dim: dtypes.txt / ranges.txt rows)."""
         a = self._tensor_of(call, 0, spec)
         idx = self._arg_type(call, 1)
         if not isinstance(idx, ir.TensorType):
             raise DslError(f"{spec.qualified}: the index must be a Tensor")
+        d = call.kwarg("dim")
+        rank = len(a.shape)
+        if type(d) is ir.IntConst and len(idx.shape) == rank and -rank <= d.value < rank:
+            axis = d.value % rank
+            for i, (x, y) in enumerate(zip(idx.shape, a.shape)):
+                if i != axis and type(x) is ir.IntConst and type(y) is ir.IntConst and x.value > y.value:
+                    raise DslError(f"The operator {spec.irop} requires index.shape[{i}] ({x.value}) <= input.shape[{i}] "
+                                   f"({y.value}) on non-gather axes")
         return ir.TensorType(tuple(idx.shape), a.dtype)
 
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
