@@ -890,11 +890,23 @@ def _check_bias(op: str, rhs: ir.TileType, bias: Optional[ir.TileType]) -> None:
                              f"bias N={bn}")
 
 
-@_rule("matmul", "matmul_bias")
+@_rule("matmul_bias")
+def _r_matmul_bias(op, args, kwargs):
+    if len(args) > 2 and args[1].tile is not None:
+        _check_bias(op, args[1].tile, args[2].tile)
+    return _r_matmul(op, args, kwargs)
+
+
+@_rule("gemv_bias")
+def _r_gemv_bias(op, args, kwargs):
+    if len(args) > 2 and args[1].tile is not None:
+        _check_bias(op, args[1].tile, args[2].tile)
+    return _r_gemv(op, args, kwargs)
+
+
+@_rule("matmul")
 def _r_matmul(op, args, kwargs):
     lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
-    if op == "tile.matmul_bias" and len(args) > 2:
-        _check_bias(op, rhs, args[2].tile)
     shape, valid = _product(lhs, rhs, op)
     view = _acc_view(valid, acc_compact(valid[0], shape[0]))
     return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), view, space="Acc")
@@ -921,12 +933,10 @@ def _r_matmul_acc(op, args, kwargs):
     return _Res(tuple(acc.shape), norm_dtype(acc.dtype), view, space="Acc")
 
 
-@_rule("gemv", "gemv_bias", "gemv_acc")
+@_rule("gemv", "gemv_acc")
 def _r_gemv(op, args, kwargs):
     k = 1 if op == "tile.gemv_acc" else 0
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
-    if op == "tile.gemv_bias" and len(args) > 2:
-        _check_bias(op, rhs, args[2].tile)
     dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
     shape = (_c(16), rhs.shape[-1])
     valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
