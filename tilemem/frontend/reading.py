@@ -54,6 +54,8 @@ def _masked(text: str, keep: list[tuple[int, int]], python: Optional[dict] = Non
     for i, line in enumerate(lines, 1):
         out.append(line if any(a <= i <= b for a, b in keep) else "")
     for first, last, _ in (python or {}).values():
+        if first is None:               # nothing after the prologue
+            continue
         line = out[first - 1]
         out[first - 1] = line[:len(line) - len(line.lstrip())] + "..."
         for i in range(first, last):

@@ -2416,10 +2416,7 @@ def _host_subworker(m: ast.FunctionDef) -> bool:
 def _abstract_body(body: list) -> bool:
     """Only ``...`` after a docstring and ``pl.func_attr(...)`` lines: an abstract SubWorker
     (decorator.py _is_abstract_subworker_body); a bare ``pass`` is a concrete body."""
-    rest = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
-                                    and isinstance(s.value.value, str))
-            and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-                     and isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "func_attr")]
+    rest = [s for s in body if not _is_docstring(s) and not _is_func_attr(s)]
     return len(rest) == 1 and isinstance(rest[0], ast.Expr) and isinstance(rest[0].value, ast.Constant) \
         and rest[0].value.value is Ellipsis
 
@@ -2429,14 +2426,30 @@ def python_bodies(cls: ast.ClassDef) -> dict:
     SubWorker's concrete body is not DSL; PyPTO carries it, unparsed statement by statement
     (``ast.unparse``: comments gone, PyPTO's Python's spelling), as one InlineStmt that its
     printer prints line by line (decorator.py _capture_subworker_source; python_printer.cpp
-    InlineStmt).  name -> (first body line, last line, body text).  Nothing of it runs."""
+    InlineStmt).  name -> (first line after the prologue or None, last line, body text).
+    Nothing of it runs."""
     out = {}
     for m in cls.body:
         if isinstance(m, ast.FunctionDef) and m.body and _host_subworker(m) and not _abstract_body(m.body):
-            first = m.body[0].lineno
-            if first > m.lineno:            # a body on the def line stays with the DSL reading
-                out[m.name] = (first, m.end_lineno or first, "\n".join(ast.unparse(x) for x in m.body))
+            if m.body[0].lineno <= m.lineno:            # a body on the def line stays with the DSL reading
+                continue
+            # the prologue (a docstring, pl.func_attr(...) lines) stays visible: its attrs are the
+            # function's, as for any function; the text still holds it (AP:1069-1101)
+            i = 1 if _is_docstring(m.body[0]) else 0
+            while i < len(m.body) and _is_func_attr(m.body[i]):
+                i += 1
+            first = m.body[i].lineno if i < len(m.body) else None
+            out[m.name] = (first, m.end_lineno, "\n".join(ast.unparse(x) for x in m.body))
     return out
+
+
+def _is_docstring(s) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
+
+
+def _is_func_attr(s) -> bool:
+    return isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and \
+        isinstance(s.value.func, ast.Attribute) and s.value.func.attr == "func_attr"
 
 
 def _direction(ann):
@@ -2528,7 +2541,8 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     python = ctx.python_bodies.get(fname) if host_worker else None
     if python is not None:
         # a HOST SubWorker's Python body, kept as its text (the grammar saw `...` in its place)
-        r.blocks[-1].extend(ir.OpaqueStmt(line, line=python[0]) for line in python[2].split("\n"))
+        at = python[0] or rf.body[0].line
+        r.blocks[-1].extend(ir.OpaqueStmt(line, line=at) for line in python[2].split("\n"))
     elif host_worker and len(rest) == 1 and type(rest[0]) is ir.EvalStmt \
             and type(rest[0].expr) is ir.Opaque and rest[0].expr.text == "...":
         # an abstract SubWorker: a runtime-bound callback, printed as its bare `...`
