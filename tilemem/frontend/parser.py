@@ -112,6 +112,10 @@ _NO_COMMENT_BEFORE = frozenset(("ELSE", "ELIF", "DEF", "CLASS"))
 # Operator tokens of the lexer and what the parser sees them as (None: depends on context).
 _OPERATOR_TYPES = {"OP": "BINOP", "AND": "BINOP", "OR": "BINOP", "XOR": "BINOP",
                    "TILDE": "PREFIX", "NOT": "PREFIX", "PLUS": None, "MINUS": None}
+# What the postlexer does to a token of each type other than the plain ones: one lookup a token.
+_OPERATOR, _OPENING, _CLOSING = "operator", "opening", "closing"
+_SPECIAL = {**dict.fromkeys(_OPERATOR_TYPES, _OPERATOR), **dict.fromkeys(_OPEN, _OPENING),
+            **dict.fromkeys(_CLOSE, _CLOSING)}
 # Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
 _OPERAND_END = frozenset(("NAME", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
@@ -204,46 +208,50 @@ class PtoIndenter:
                 line_start = True
                 continue
             # a real token
-            if pending_nl is not None:
-                yield from self._indent_tokens(pending_nl, tok)
-                pending_nl = None
-            elif not started and tok.column != 1:
-                if not self.indented:
-                    raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
-                self.indent_level = [tok.column - 1]
-            if comments:
-                if t not in _NO_COMMENT_BEFORE:
-                    first = comments[0]
-                    yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
-                                first.line, first.column)
-                comments = []
             if line_start:
+                # (a pending newline and waiting comments both come after a line start)
+                if pending_nl is not None:
+                    yield from self._indent_tokens(pending_nl, tok)
+                    pending_nl = None
+                elif not started and tok.column != 1:
+                    if not self.indented:
+                        raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
+                    self.indent_level = [tok.column - 1]
+                if comments:
+                    if t not in _NO_COMMENT_BEFORE:
+                        first = comments[0]
+                        yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
+                                    first.line, first.column)
+                    comments = []
                 self.line_first = tok
-            line_start = False
-            started = True
-            if t == "XOR" and last is not None and last.type == "DOT":
-                # `xor` is no Python keyword: after a dot it is an attribute (`pl.tile.xor`)
-                tok.type = t = "NAME"
-            if t in _OPERATOR_TYPES:
-                kind = _OPERATOR_TYPES[t]
-                if kind is None:
-                    kind = "BINOP" if last is not None and last.type in _OPERAND_END else "PREFIX"
-                tok.type = kind
+                line_start = False
+                started = True
+            special = _SPECIAL.get(t)
+            if special is not None:
+                if special is _OPERATOR:
+                    if t == "XOR" and last is not None and last.type == "DOT":
+                        # `xor` is no Python keyword: after a dot it is an attribute (`pl.tile.xor`)
+                        tok.type = t = "NAME"
+                    else:
+                        kind = _OPERATOR_TYPES[t]
+                        if kind is None:
+                            kind = "BINOP" if last is not None and last.type in _OPERAND_END else "PREFIX"
+                        tok.type = kind
+                elif special is _OPENING:
+                    brackets.append(tok)
+                    if len(brackets) > MAX_NESTING:
+                        raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
+                                             tok.line, tok.column)
+                else:
+                    if not brackets:
+                        raise _SyntaxProblem(f"unmatched closing bracket '{tok.value}'", tok.line, tok.column)
+                    opener = brackets.pop()
+                    if opener.value != _CLOSE[t]:
+                        raise _SyntaxProblem(
+                            f"closing bracket '{tok.value}' does not match opening '{opener.value}' "
+                            f"on line {opener.line}, column {opener.column}", tok.line, tok.column)
             last = tok
             self.last_token = tok
-            if t in _OPEN:
-                brackets.append(tok)
-                if len(brackets) > MAX_NESTING:
-                    raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
-                                         tok.line, tok.column)
-            elif t in _CLOSE:
-                if not brackets:
-                    raise _SyntaxProblem(f"unmatched closing bracket '{tok.value}'", tok.line, tok.column)
-                opener = brackets.pop()
-                if opener.value != _CLOSE[t]:
-                    raise _SyntaxProblem(
-                        f"closing bracket '{tok.value}' does not match opening '{opener.value}' "
-                        f"on line {opener.line}, column {opener.column}", tok.line, tok.column)
             yield tok
         if brackets:
             opener = brackets[-1]
