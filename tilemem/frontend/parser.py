@@ -980,6 +980,14 @@ def _rule_callback(method, expand1: bool, include, append_none: int):
     return shaped
 
 
+def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int, int]:
+    """(line, offset of that line's start) after a token that may hold newlines, at ``pos``."""
+    k = value.count("\n")
+    if k:
+        return line + k, pos + value.rindex("\n") + 1
+    return line, line_start
+
+
 #: distinct token texts whose terminal a driver remembers (then it starts over; MTP's
 #: 767,614 tokens are 15,684 texts)
 _KINDS_MAX = 1 << 16
@@ -1127,10 +1135,7 @@ class _Driver:
             if ttype not in ignore:
                 yield T(ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
-                k = value.count("\n")
-                if k:
-                    line += k
-                    line_start = pos + value.rindex("\n") + 1
+                line, line_start = _lines_after(value, pos, line, line_start)
             pos += len(value)
 
     def _kind(self, value: str) -> Optional[str]:
@@ -1172,10 +1177,7 @@ class _Driver:
                     ttype = keywords.get(value, "NAME")
                 yield T(ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
-                k = value.count("\n")
-                if k:
-                    line += k
-                    line_start = pos + value.rindex("\n") + 1
+                line, line_start = _lines_after(value, pos, line, line_start)
             pos = end
 
     def parse(self, text: str, postlexer: PtoIndenter):
