@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tilemem import ir
+from tilemem.errors import TilememError
 from tilemem.frontend.parser import parse, to_type
 from tilemem.ir.printer import (print_expr, print_function, print_program, print_stmt, print_stmts,
                              print_tileview, print_type)
@@ -274,6 +275,18 @@ def test_unmodelled_python_statements_are_kept_verbatim():
     assert [type(s) for s in body] == [ir.OpaqueStmt] * 4 + [ir.Assign]
     assert body[0].text == "x += 1"
     assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+
+
+def test_statement_starting_with_a_keyword_the_grammar_lacks_is_kept_verbatim():
+    # PyPTO prints a HOST SubWorker's body as Python text, imports included: a line whose very
+    # first token is already unexpected (`import`, `from`) is an unmodelled statement too
+    text = program("import torch\nfrom a import b as c\nw = 1")
+    body = body_of(text)
+    assert [type(s) for s in body] == [ir.OpaqueStmt] * 2 + [ir.Assign]
+    assert body[0].text == "import torch"
+    assert roundtrip(text) == "# pypto.program: P\n" + text.rstrip("\n")
+    with pytest.raises(TilememError, match="unexpected 'import'"):
+        body_of(program("import\nw = 1"))     # not Python: still a syntax error
 
 
 def test_unknown_expression_shapes_become_opaque():

@@ -1196,6 +1196,8 @@ class _Driver:
                 try:
                     shift, arg = row[ttype]
                 except KeyError:
+                    if tok is postlexer.line_first:     # the line's first token is already unexpected
+                        checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
                     if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
                         raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
                     break
