@@ -359,15 +359,21 @@ class FunctionReader(ExprReader, OpCaller):
 
     def _attr_dump_vars(self, fname: str, v) -> list:
         """``attrs={"dump_vars": [...]}`` on a kernel call: the printed form of its dumps."""
+        return [d.var for _, d in self._tensor_var_list(
+            v, f"attrs['dump_vars'] on call to '{fname}' must be a list literal",
+            f"attrs['dump_vars'] entries on call to '{fname}' must be tensor variables")]
+
+    def _tensor_var_list(self, v, not_a_list: str, not_a_tensor_var: str) -> list:
+        """The (item, value) pairs of a list / tuple literal of tensor variables (a call's
+        dump_vars, a submit's dumps=), with the caller's PyPTO messages."""
         if type(v) not in (ir.ListExpr, ir.TupleExpr):
-            raise DslError(f"attrs['dump_vars'] on call to '{fname}' must be a list literal", v)
+            raise DslError(not_a_list, v)
         out = []
         for x in v.items:
             d = self.expr(x)
             if d.var is None or not isinstance(d.type, ir.TensorType):
-                raise DslError(f"attrs['dump_vars'] entries on call to '{fname}' must be tensor variables — got "
-                               f"'{self.source_of(x)}'", x)
-            out.append(d.var)
+                raise DslError(f"{not_a_tensor_var} — got '{self.source_of(x)}'", x)
+            out.append((x, d))
         return out
 
     # -- shapes in annotations ------------------------------------------------------------
@@ -1034,14 +1040,9 @@ class FunctionReader(ExprReader, OpCaller):
     def submit_dumps(self, v, args: list, method: str) -> list:
         """The vars of a submit's ``dumps=[...]``: tensor variables, each an argument of the
         submit (AP:6960-6997; messages named by the kernel)."""
-        if type(v) not in (ir.ListExpr, ir.TupleExpr):
-            raise DslError(f"'{method}' dumps= must be a list / tuple of tensor arguments", v)
         out = []
-        for x in v.items:
-            d = self.expr(x)
-            if d.var is None or not isinstance(d.type, ir.TensorType):
-                raise DslError(f"'{method}' dumps= entries must be tensor variables — got "
-                               f"'{self.source_of(x)}'", x)
+        for x, d in self._tensor_var_list(v, f"'{method}' dumps= must be a list / tuple of tensor arguments",
+                                          f"'{method}' dumps= entries must be tensor variables"):
             if not any(a.var is d.var for a in args):
                 raise DslError(f"'{method}' dumps= entry '{self.source_of(x)}' is not an "
                                "argument of this submit", x)
