@@ -11,7 +11,7 @@ module (``ast.parse`` builds a syntax tree and runs nothing), to learn
 * the module-level names PyPTO's front end would resolve while reading a program:
   the alias of ``pypto.language`` (``import pypto.language as pl``), integer
   constants (``N = 64``, ``M = N * 2``: folded), lists of them (``SHAPE = [16, 16]``)
-  and dynamic dims (``M = pl.dynamic("M")``).  Anything else at module level is
+  dynamic dims (``M = pl.dynamic("M")``) and dtype aliases (``DT = pl.FP32``).  Anything else at module level is
   ignored: it is Python around the kernels, not part of them.
 """
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from tilemem.errors import TilememError
+from tilemem.ir.views import DTYPES
 
-__all__ = ["ProgramSite", "ModuleScope", "scan_module"]
+__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "scan_module"]
 
 
 @dataclass
@@ -42,7 +43,7 @@ class ProgramSite:
     local_constants: dict = field(default_factory=dict)
 
 
-Constant = Union[int, float, bool, str, list, "Dynamic"]
+Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef"]
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,17 @@ class Dynamic:
     name: str
 
 
+@dataclass(frozen=True)
+class DataTypeRef:
+    """``NAME = pl.FP32`` (or ``pl.DataType.FP32``): a name PyPTO resolves to that dtype."""
+    name: str
+
+
 @dataclass
 class ModuleScope:
     """What a program may refer to outside itself."""
     aliases: set = field(default_factory=lambda: {"pl"})     # names of pypto.language
-    constants: dict = field(default_factory=dict)           # name -> int | float | list | Dynamic
+    constants: dict = field(default_factory=dict)           # name -> int | float | list | Dynamic | DataTypeRef
 
 
 def _is_program_decorator(d: ast.expr, aliases: set) -> bool:
@@ -119,6 +126,11 @@ class _Folder:
                 and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases
                 and len(e.args) == 1 and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
             return Dynamic(e.args[0].value)
+        if isinstance(e, ast.Attribute) and e.attr in DTYPES and (
+                (isinstance(e.value, ast.Name) and e.value.id in self.aliases)
+                or (isinstance(e.value, ast.Attribute) and e.value.attr == "DataType"
+                    and isinstance(e.value.value, ast.Name) and e.value.value.id in self.aliases)):
+            return DataTypeRef(e.attr)
         try:
             return self.value(e)
         except ValueError:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from tilemem import ir
+from tilemem.frontend.pysource import DataTypeRef
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
@@ -604,6 +605,9 @@ class OpCaller:
         elif type(e) is ir.Name and self.lookup(e.id) is None:
             if e.id in DTYPES:
                 return Enum("DataType", e.id)
+            c = self.closure(e.id)
+            if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
+                return Enum("DataType", c.name)
         return self.expr(e)
 
     def op_keyword(self, key: str, e):
@@ -632,6 +636,8 @@ class OpCaller:
                 if e.id in DTYPES:
                     return Enum("DataType", e.id)
                 raise DslError(f"name '{e.id}' is not defined", e)
+            if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
+                return Enum("DataType", c.name)
             return Py(c) if not isinstance(c, list) else Py(list(c))
         if t is ir.Dotted:
             if e.parts[-1] in DTYPES:

@@ -12,6 +12,7 @@ import weakref
 from typing import Optional
 
 from tilemem import ir
+from tilemem.frontend.pysource import DataTypeRef
 from tilemem.frontend.dsl.values import DTYPES, SPACES, DslError, Val, dotted, is_unknown
 from tilemem.ir import views
 
@@ -77,6 +78,9 @@ class TypeReader:
         if type(e) is ir.Name:
             if e.id in DTYPES:
                 return e.id
+            c = self.reader.closure(e.id)
+            if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
+                return c.name
             raise DslError(f"Unknown dtype: {e.id}", e)
         raise DslError(f"Cannot resolve dtype: {self.reader.source_of(e)}", e)
 
