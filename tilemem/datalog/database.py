@@ -181,6 +181,11 @@ class Database:
         if not rows:
             return 0
         self._facts[relation] = rows
+        self._load(relation, rows)
+        return len(rows)
+
+    def _load(self, relation: str, rows: list[tuple]) -> None:
+        """Count new rows kept in ``self._facts`` and hand them to the engine."""
         self.stats["facts"] += len(rows)
         if self._solved:
             # results depend on the old facts: rebuild the engine lazily
@@ -189,7 +194,6 @@ class Database:
             t0 = time.perf_counter()
             self._engine.add_facts(relation, rows)
             self.stats["load_seconds"] += time.perf_counter() - t0
-        return len(rows)
 
     def _add_facts(self, relation: str, rows) -> int:
         with self._lock:
@@ -227,13 +231,7 @@ class Database:
             # are given, uncopied, until they load them)
             self._facts[relation] = kept + new
             existing.update(new)
-            self.stats["facts"] += len(new)
-            if self._solved:
-                self._reset_engine()
-            else:
-                t0 = time.perf_counter()
-                self._engine.add_facts(relation, new)
-                self.stats["load_seconds"] += time.perf_counter() - t0
+            self._load(relation, new)
             return len(new)
 
     @staticmethod
