@@ -91,7 +91,7 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     assert fixed and fixed[0].kind == "rule_fact" and fixed[0].row == ("tile.matmul", "Acc")
     assert Path(fixed[0].rule.file).name == "op_output_fixed.facts"   # the op table's row
     # input leaves carry the statement's source line
-    call = next(n for n in tree.walk() if n.pred == "call" and n.row == (2, "tile.matmul"))
+    call = next(n for n in tree.walk() if n.pred == "call" and n.row == (2, "tile.matmul", 2))
     text = program(MATMUL_ADD)
     assert call.source["line"] == line_no(text, "pl.tile.matmul(a, b)")
     assert call.source["text"] == "c = pl.tile.matmul(a, b)"
@@ -435,7 +435,7 @@ def test_a_rule_added_by_the_user_is_explained_without_python(tmp_path):
     rules.write_text(textwrap.dedent("""\
         // An accumulator fed straight into an elementwise op.
         .decl acc_into_vec(var, op)
-        acc_into_vec(V, Op) :- space(V, "Acc"), arg(P, _, V), call(P, Op), op_output_fixed(Op, "Vec").
+        acc_into_vec(V, Op) :- space(V, "Acc"), arg(P, _, V), call(P, Op, _), op_output_fixed(Op, "Vec").
     """))
     sol = solve(MATMUL_ADD, rules=[str(rules)])
     (tree,) = sol.why("acc_into_vec(V, Op)")
@@ -705,6 +705,10 @@ def test_rewritten_statements_are_shown_at_the_input_line_and_marked_inserted():
     consumer = line_no(text, "c_n__tile: pl.Tile")
     about_move = [n for n in tree.walk() if n.kind == "input" and n.source
                   and "kernel:lhs__ssa_v0_mat_Left" in n.row]
+    # a use of the move's result names the statement it is used in (the consumer)
+    used = [n for n in about_move if n.pred == "use"]
+    assert used and all(n.source["text"].startswith("c_n__tile = pl.tile.matmul(") for n in used)
+    about_move = [n for n in about_move if n.pred != "use"]
     assert about_move
     for n in about_move:
         assert n.source["line"] == consumer, n.fact

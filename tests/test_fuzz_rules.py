@@ -55,21 +55,21 @@ RULE_SEEDS = [
     'op("tile.my_add", "TileOp").\nop_builtin("tile.my_add").\nop_constrained("tile.my_add", 0).\n'
     'op_input("tile.my_add", 0, 0, "Vec").\nop_output_fixed("tile.my_add", "Vec").\n',
     # relations over the program's facts
-    '.decl same_list(a, b)\nsame_list(A, B) :- stmt_in_list(A, L), stmt_in_list(B, L), A < B.\n',
+    '.decl same_list(a, b)\nsame_list(A, B) :- stmt(A, _, _, L), stmt(B, _, _, L), A < B.\n',
     '.decl reach(a, b)\nreach(A, B) :- alias(_, A, B).\nreach(A, C) :- reach(A, B), alias(_, B, C).\n',
-    '.decl lonely(v)\nlonely(V) :- var(V, _, _), !assign(_, V).\n',
-    '.decl next(p, q)\nnext(P, Q) :- stmt(P, _, _), Q = P + 1, stmt(Q, _, _).\n',
-    '.decl wide(p, n)\nwide(P, N) :- nargs(P, N), N >= 2, N != 3.\n',
-    '.decl n_assign(f, n)\nn_assign(F, N) :- func_kind(F, _), N = count : { stmt(_, F, "assign") }.\n',
-    '.decl last(f, p)\nlast(F, P) :- incore(F), P = max Q : { stmt(Q, F, _) }.\n',
-    '.decl total(n)\ntotal(N) :- N = sum A : { nargs(_, A) }.\n',
+    '.decl lonely(v)\nlonely(V) :- var(V, _, _, _), !assign(_, V).\n',
+    '.decl next(p, q)\nnext(P, Q) :- stmt(P, _, _, _), Q = P + 1, stmt(Q, _, _, _).\n',
+    '.decl wide(p, n)\nwide(P, N) :- call(P, _, N), N >= 2, N != 3.\n',
+    '.decl n_assign(f, n)\nn_assign(F, N) :- func_kind(F, _), N = count : { stmt(_, F, "assign", _) }.\n',
+    '.decl last(f, p)\nlast(F, P) :- incore(F), P = max Q : { stmt(Q, F, _, _) }.\n',
+    '.decl total(n)\ntotal(N) :- N = sum A : { call(_, _, A) }.\n',
     '.decl cnt(n)\ncnt(0).\ncnt(M) :- cnt(N), M = N + 1, M < 40.\n',
     '.decl cnt(n)\ncnt(0).\ncnt(M) :- cnt(N), M = N + 1.\n',                        # runaway
-    '.decl cross(a, b, c)\ncross(A, B, C) :- var(A, _, _), var(B, _, _), var(C, _, _).\n',
+    '.decl cross(a, b, c)\ncross(A, B, C) :- var(A, _, _, _), var(B, _, _, _), var(C, _, _, _).\n',
     '.decl s(x)\ns("a\\"b\\\\c\\n").\ns("\\u00e9t\\u00e9").\n.decl t(x)\nt(X) :- s(X), X < "b".\n',
     # rules that feed what the solve reads
-    'op_input("tile.exp", 0, 1, "Mat") :- stmt(P, _, "assign"), P < 0.\n',
-    'demand_site(V, P, 0, "Vec") :- arg(P, 0, V), call(P, "tile.relu").\n',
+    'op_input("tile.exp", 0, 1, "Mat") :- stmt(P, _, "assign", _), P < 0.\n',
+    'demand_site(V, P, 0, "Vec") :- arg(P, 0, V), call(P, "tile.relu", _).\n',
 ]
 
 TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|-?\d+|:-|!=|<=|>=|//[^\n]*|\s+|.',
@@ -184,11 +184,11 @@ class RuleMutator:
 
     def junk(self, d):
         return d + self.rng.choice([b"\n:- .", b"\n.decl", b"\n.input var\n", b"\np() :- p().\n",
-                                    b"\nq(X) :- !q(X), var(X, _, _).\n", b"\n#script (python)\n",
+                                    b"\nq(X) :- !q(X), var(X, _, _, _).\n", b"\n#script (python)\n",
                                     b"\n" + b"(" * 300, b"\n\xef\xbb\xbfa(1).", b"\n// \x1b[31m\n"])
 
     def cross(self, d):
-        return d + b"\n.decl big(a, b, c, d)\nbig(A, B, C, D) :- var(A,_,_), var(B,_,_), var(C,_,_), var(D,_,_).\n"
+        return d + b"\n.decl big(a, b, c, d)\nbig(A, B, C, D) :- var(A,_,_,_), var(B,_,_,_), var(C,_,_,_), var(D,_,_,_).\n"
 
 
 def _user_relations(rules) -> list[str]:

@@ -710,7 +710,7 @@ def test_ctrl_c_while_a_worker_starts_is_not_its_traceback(capfd, monkeypatch):
 
 COUNTER = ".decl cnt(n)\ncnt(0).\ncnt(M) :- cnt(N), M = N + 1.\n"
 CROSS = (".decl cross(a, b, c, d)\n"
-         "cross(A, B, C, D) :- var(A, _, _), var(B, _, _), var(C, _, _), var(D, _, _).\n")
+         "cross(A, B, C, D) :- var(A, _, _, _), var(B, _, _, _), var(C, _, _, _), var(D, _, _, _).\n")
 # a user op rule the solve reads, fed by a counter: the solve itself must stop
 FEEDS_THE_SOLVE = COUNTER + 'op_input("tile.nothing", N, 0, "Vec") :- cnt(N).\n'
 

@@ -43,7 +43,7 @@ def _payloads(marker: Path) -> list[str]:
         f"%s%s%n {{0}} ${{HOME}} $(touch {m}) `touch {m}`",
         "\"); DROP TABLE tiles; --",
         "X <= Y",
-        f"space(V, S) :- var(V, _, _), S = \"{m}\".",
+        f"space(V, S) :- var(V, _, _, _), S = \"{m}\".",
         "p(X) :- q(X), !r(X).",
         "line one\\nline two\\r\\n\\t\\x00\\\\",
         "\\u0027\\u0022\\N{APOSTROPHE}",

@@ -33,13 +33,13 @@ class Scope:
         for pos, end in rows.get("stmt_end", []):
             if pos in of["stmt"]:
                 of["stmt"][end] = of["stmt"][pos]
-        for pos, lst in rows.get("stmt_in_list", []):
+        for pos, _, _, lst in rows.get("stmt", []):
             if pos in of["stmt"]:
                 of["list"][lst] = of["stmt"][pos]
         for lst, pos in rows.get("list_in_stmt", []):
             if pos in of["stmt"]:
                 of["list"][lst] = of["stmt"][pos]
-        for var, use in rows.get("use", []):
+        for var, use, _, _ in rows.get("use", []):
             fn = self._var_function(var)
             if fn:
                 of["use"][use] = frozenset((fn,))

@@ -159,7 +159,7 @@ class Session:
 
     def var_kind(self, vid: str) -> Optional[str]:
         """What the var is declared as: "tile", "tensor", "scalar", ... (None: not declared)."""
-        return next((k for v, k in self.facts.rows.get("declared", []) if v == vid), None)
+        return next((k for v, k, _ in self.facts.rows.get("declared", []) if v == vid), None)
 
     # -- vars
     def resolve_var(self, var: str, function: Optional[str] = None) -> str:

@@ -168,7 +168,9 @@ class SourceMap:
                 if ln is not None:
                     self._at_line.setdefault(ln, []).append(p)
             self._defs = {(p, v) for p, v in self.facts.rows.get("defines", [])}
-            self._reads = {(p, v) for p, v in self.facts.rows.get("reads", [])}
+            rows = self.facts.rows
+            self._reads = {(p, v) for v, _, p, _ in rows.get("use", [])} | \
+                {(p, v) for p, v in rows.get("attr_read", [])}
         here = self._at_line.get(line, [])
         vars_ = [v for v in row if isinstance(v, str) and v in self.facts.vars]
         for table in (self._defs, self._reads):

@@ -108,6 +108,7 @@ class _Extractor:
         self._vids_of: dict[str, dict[str, str]] = {}     # function -> name -> var id
         self.pos = 0
         self.list_id = 0
+        self._called: set[str] = set()      # the op names a called_op row was made for
 
     def _next(self) -> int:
         p = self.pos
@@ -132,8 +133,7 @@ class _Extractor:
         v = self.vid(func, name)
         if v not in self.f.vars:
             self.f.vars[v] = (func, name)
-            self.f.add("var", v, func, name, line=line)
-            self.f.add("var_kind", v, kind, line=line)
+            self.f.add("var", v, func, name, kind, line=line)
             m = _SUFFIXED.match(name)
             if m:
                 self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
@@ -144,9 +144,8 @@ class _Extractor:
         tk = ir.type_kind(typ)
         if tk is not None and (v, tk) not in self._declared:
             self._declared.add((v, tk))
-            self.f.add("declared", v, tk, line=line)
-            if isinstance(typ, ir.TileType) and typ.space is not None:
-                self.f.add("declared_space", v, typ.space, line=line)
+            space = typ.space if isinstance(typ, ir.TileType) and typ.space is not None else ""
+            self.f.add("declared", v, tk, space, line=line)
         return v
 
     # -- functions ----------------------------------------------------------
@@ -209,9 +208,8 @@ class _Extractor:
         p = self._next()
         line = getattr(s, "line", None)
         self.f.stmts[p] = (fname, s)
-        self.f.add("stmt_in_list", p, lid, line=line)
         if isinstance(s, ir.Assign):
-            self.f.add("stmt", p, fname, "assign", line=line)
+            self.f.add("stmt", p, fname, "assign", lid, line=line)
             if len(s.targets) == 1:
                 v = self.declare(fname, s.targets[0], self.kind_of(s.targets[0]), s.type, line=line)
                 self.f.add("assign", p, v, line=line)
@@ -222,24 +220,24 @@ class _Extractor:
                     self.declare(fname, t, self.kind_of(t), None, line=line)
             self.value(p, s.value, line)
         elif isinstance(s, ir.EvalStmt):
-            self.f.add("stmt", p, fname, "eval", line=line)
+            self.f.add("stmt", p, fname, "eval", lid, line=line)
             self.value(p, s.expr, line)
         elif isinstance(s, ir.For):
             yield self.loop(p, s, lid, line)
         elif isinstance(s, ir.If):
-            yield self.branch(p, s, line)
+            yield self.branch(p, s, lid, line)
         elif isinstance(s, (ir.While, ir.With)):
-            self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", line=line)
+            self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", lid, line=line)
             if isinstance(s, ir.With) and s.as_name:
                 self.declare(fname, s.as_name, "plain", None, line=line)
             yield self.body(s.body, p)
             self.f.add("stmt_end", p, self._next(), line=line)
         elif isinstance(s, ir.Yield):
-            self.f.add("stmt", p, fname, "yield", line=line)
+            self.f.add("stmt", p, fname, "yield", lid, line=line)
         elif isinstance(s, ir.Return):
-            self.f.add("stmt", p, fname, "return", line=line)
+            self.f.add("stmt", p, fname, "return", lid, line=line)
         else:
-            self.f.add("stmt", p, fname, type(s).__name__.lower(), line=line)
+            self.f.add("stmt", p, fname, type(s).__name__.lower(), lid, line=line)
         return p
 
     def value(self, p: int, e: ir.Expr, line):
@@ -248,10 +246,10 @@ class _Extractor:
             return
         fname = self.fn.name
         op = e.op or e.func
-        self.f.add("call", p, op, line=line)
-        if op.startswith("tile."):
-            self.f.add("call_tile", p, line=line)
-        self.f.add("nargs", p, len(e.args), line=line)
+        self.f.add("call", p, op, len(e.args), line=line)
+        if op not in self._called:
+            self._called.add(op)
+            self.f.add("called_op", op, op.partition(".")[0] if "." in op else "", line=line)
         for i, a in enumerate(e.args):
             if isinstance(a, ir.Name):
                 self.f.add("arg", p, i, self.vid(fname, a.id), line=line)
@@ -267,7 +265,7 @@ class _Extractor:
 
     def loop(self, p: int, s: ir.For, lid: int, line):
         fname = self.fn.name
-        self.f.add("stmt", p, fname, "for", line=line)
+        self.f.add("stmt", p, fname, "for", lid, line=line)
         if s.loop_var:
             self.declare(fname, s.loop_var, "loop_var", None, line=line)
         is_for = s.kind in FOR_KINDS
@@ -296,9 +294,9 @@ class _Extractor:
         yield self.body(s.body, p)
         self.f.add("stmt_end", p, self._next(), line=line)
 
-    def branch(self, p: int, s: ir.If, line):
+    def branch(self, p: int, s: ir.If, lid: int, line):
         fname = self.fn.name
-        self.f.add("stmt", p, fname, "if", line=line)
+        self.f.add("stmt", p, fname, "if", lid, line=line)
         self.f.add("branch", p, line=line)
         for arm, body in (("then", s.then_body), ("else", s.else_body or [])):
             y = last_yield(body)
@@ -409,8 +407,7 @@ class _ProgramExtractor(_Extractor):
                 self.f.add("tuple_get", self.vid(fname, s.targets[0]),
                            self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
             if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
-                self.allocs.append((fname, p, self.vid(fname, s.targets[0])))
-                self._alloc_size(self.vid(fname, s.targets[0]), s.type, line)
+                self.allocs.append((fname, p, self.vid(fname, s.targets[0]), _alloc_size(s.type), line))
         elif isinstance(s, ir.EvalStmt):
             own.append(s.expr)
             top = s.expr if isinstance(s.expr, ir.Call) else None
@@ -460,25 +457,24 @@ class _ProgramExtractor(_Extractor):
 
     def _expr_facts(self, p: int, e: ir.Expr, top: Optional[ir.Call], line):
         fname = self.fn.name
-        for x in ir.subexpressions(e):
-            if isinstance(x, ir.Name):
-                self.f.add("reads", p, self.vid(fname, x.id), line=line)
-            elif isinstance(x, ir.Call):
-                self._call_facts(p, x, line)
         top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
-        for n in _use_names(e):
-            u = self.use_id
-            self.use_id += 1
-            self.f.add("use", self.vid(fname, n.id), u, line=line)
-            if id(n) in top_args:
-                self.f.add("use_arg", u, p, top_args[id(n)], line=line)
+        operands = set()            # the Name nodes read as operands (use rows)
+        uses = list(_use_names(e))
         if isinstance(e, ir.Call) and e is not None:
             init = e.kwarg("init_values")
             if init is not None and e.func.startswith("pl.") and e.func.count(".") == 1:
-                for n in _use_names(init):
-                    u = self.use_id
-                    self.use_id += 1
-                    self.f.add("use", self.vid(fname, n.id), u, line=line)
+                uses.extend(_use_names(init))
+        for n in uses:
+            operands.add(id(n))
+            u = self.use_id
+            self.use_id += 1
+            self.f.add("use", self.vid(fname, n.id), u, p, top_args.get(id(n), -1), line=line)
+        for x in ir.subexpressions(e):
+            if isinstance(x, ir.Name):
+                if id(x) not in operands:
+                    self.f.add("attr_read", p, self.vid(fname, x.id), line=line)
+            elif isinstance(x, ir.Call):
+                self._call_facts(p, x, line)
 
     def _call_facts(self, p: int, c: ir.Call, line):
         fname = self.fn.name
@@ -501,27 +497,25 @@ class _ProgramExtractor(_Extractor):
         elif c.op is not None:
             self.f.add("call_in", p, c.op, line=line)
 
-    def _alloc_size(self, v: str, t: ir.TileType, line):
-        from tilemem.ir.views import storage_bytes
-        dims = [_int_const(d) for d in t.shape]
-        n = 1
-        for d in dims:
-            if d is None or d <= 0:
-                self.f.add("alloc_unknown", v, line=line)
-                return
-            n *= d
-        size = storage_bytes(n, t.dtype)
-        if size is None:
-            self.f.add("alloc_unknown", v, line=line)
-            return
-        # the storage the tile needs; the rules round it to the allocator's alignment
-        self.f.add("alloc_bytes", v, size, line=line)
-
     def finish(self):
         per_func: dict[str, int] = defaultdict(int)
-        for fname, p, v in sorted(self.allocs, key=lambda a: a[1]):
-            self.f.add("alloc_seq", fname, per_func[fname], v, p)
+        for fname, p, v, size, line in sorted(self.allocs, key=lambda a: a[1]):
+            self.f.add("alloc_seq", fname, per_func[fname], v, p, size, line=line)
             per_func[fname] += 1
+
+
+def _alloc_size(t: ir.TileType) -> int:
+    """The bytes of storage a tile of type ``t`` needs (the rules round it to the
+    allocator's alignment), -1 when its shape or dtype is not known statically."""
+    from tilemem.ir.views import storage_bytes
+    n = 1
+    for d in t.shape:
+        d = _int_const(d)
+        if d is None or d <= 0:
+            return -1
+        n *= d
+    size = storage_bytes(n, t.dtype)
+    return -1 if size is None else size
 
 
 def _callee_of_call(c: ir.Call) -> Optional[str]:
