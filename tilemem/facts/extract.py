@@ -84,16 +84,25 @@ class Facts(Record):
             # (pred, row) -> source line, for explanations; None when not recorded (a solve
             # does not need it, and it is one dict entry per fact)
             origin: Optional[dict[tuple, int]] = DICT,
+            # the relations to keep (None: all); the rows of the others are not made
+            only: Optional[frozenset] = None,
     ):
         self.rows = rows.factory() if type(rows) is Fresh else rows
         self.stmts = stmts.factory() if type(stmts) is Fresh else stmts
         self.vars = vars.factory() if type(vars) is Fresh else vars
         self.origin = origin.factory() if type(origin) is Fresh else origin
+        self.only = only
 
     def add(self, pred: str, *row, line: Optional[int] = None):
+        if self.only is not None and pred not in self.only:
+            return
         self.rows[pred].append(row)
         if line is not None and self.origin is not None:
             self.origin.setdefault((pred, row), line)
+
+    def wants(self, pred: str) -> bool:
+        """Whether rows of ``pred`` are kept (an extractor skips the work of the others)."""
+        return self.only is None or pred in self.only
 
     def items(self) -> Iterable[tuple[str, list[tuple]]]:
         """Every relation of the schema (empty ones too), in its order."""
@@ -163,7 +172,7 @@ class _Extractor:
             self.names[p.name] = "param"
         self._collect_kinds(fn.body)
         run_nested(self.body(fn.body, owner=None))
-        if self._suffixed:
+        if self._suffixed and self.f.wants("def_rank"):
             self._definition_ranks(fn)
 
     def _definition_ranks(self, fn: ir.Function):
@@ -255,6 +264,8 @@ class _Extractor:
                 self.f.add("arg", p, i, self.vid(fname, a.id), line=line)
             else:
                 self.f.add("arg_other", p, i, line=line)
+        if not self.f.wants("has_kwarg"):
+            return
         for k, val in e.kwargs:
             if k == "attrs":
                 continue
@@ -314,11 +325,13 @@ class _Extractor:
         self.f.add("stmt_end", p, self._next(), line=line)
 
 
-def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = True) -> Facts:
+def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = True,
+            only: Optional[frozenset] = None) -> Facts:
     """The facts of every InCore function of ``program`` (phases 0–3 read only these).
 
-    ``origins``: record each fact's source line (``Facts.origin``, for explanations)."""
-    facts = Facts(origin={} if origins else None)
+    ``origins``: record each fact's source line (``Facts.origin``, for explanations);
+    ``only``: the relations to extract (None: all of them)."""
+    facts = Facts(origin={} if origins else None, only=only)
     ex = _Extractor(facts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
@@ -525,9 +538,10 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
 
 
 def extract_program(program: ir.Program, backend: Optional[str] = None,
-                    origins: bool = True) -> Facts:
-    """Facts of every function of the program, with the residency relations (phase 4)."""
-    facts = Facts(origin={} if origins else None)
+                    origins: bool = True, only: Optional[frozenset] = None) -> Facts:
+    """Facts of every function of the program, with the residency relations (phase 4);
+    ``only`` as for :func:`extract`."""
+    facts = Facts(origin={} if origins else None, only=only)
     ex = _ProgramExtractor(facts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)

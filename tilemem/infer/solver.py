@@ -121,16 +121,23 @@ def _depended_on(rules: RuleSet, names: Sequence[str]) -> set[str]:
     return needed
 
 
+def _inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool):
+    """The input relations a solve that reads ``names`` extracts and loads: those they
+    depend on (phase 4 reads about 70% of the rows a whole extraction makes); None (all)
+    for a database kept for explanations and queries."""
+    if keep_db:
+        return None
+    return frozenset(_depended_on(load_rules(extra_rules), names))
+
+
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-              keep_db: bool, limits=None):
-    """Load the facts into a fresh, isolated database and read the named relations."""
+              keep_db: bool, limits=None, read=None):
+    """Load the facts into a fresh, isolated database and read the named relations
+    (``read``: the input relations to load, None: all; see :func:`_inputs_read`)."""
     rules = load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
-    # A database that is closed after reading ``names`` gets only the input relations
-    # they depend on (phase 4 reads 70% of the rows extracted from the whole program);
-    # one kept for explanations and queries gets all.  The extractor builds each fact
-    # once: its rows are loaded as distinct (see Database.add_facts).
-    read = None if keep_db else _depended_on(rules, names)
+    # The extractor builds each fact once: its rows are loaded as distinct (see
+    # Database.add_facts).
     try:
         for pred, rows in facts.items():
             if rows and (read is None or pred in read):
@@ -159,9 +166,10 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     default, or "pydatalog"); every engine runs the same rule files.
     ``origins=False`` skips the facts' source lines (only explanations read them).
     ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones)."""
+    read = _inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
     with gc_paused():                # facts are acyclic (see api.solve)
-        facts = extract(program, normalize_backend(backend), origins)
-    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits)
+        facts = extract(program, normalize_backend(backend), origins, read)
+    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read)
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
@@ -171,6 +179,7 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
     loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
     derived relations to read, by default what the emitter and the verdicts need."""
+    read = _inputs_read(relations, extra_rules, keep_db)
     with gc_paused():
-        facts = extract_program(program, backend, origins)
-    return _evaluate(facts, relations, extra_rules, engine, keep_db, limits)
+        facts = extract_program(program, backend, origins, read)
+    return _evaluate(facts, relations, extra_rules, engine, keep_db, limits, read)
