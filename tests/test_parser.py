@@ -553,8 +553,74 @@ def test_table_driver_shapes_trees_as_lark_does():
             return a is None
         return (a.type, str(a), a.line, a.column) == (b.type, str(b), b.line, b.column)
 
+    def lark_parse(text):
+        # a DOTTED where the grammar takes none (or with a keyword among its parts) is
+        # read as its NAME and DOT tokens, as the reader does
+        ip = theirs.parse_interactive()
+        for tok in theirs.lex(text):
+            if tok.type == "DOTTED" and (ours._keyword_parts(tok.value) or "DOTTED" not in ip.accepts()):
+                for part in ours.name_tokens(tok.value, tok.start_pos, tok.line, tok.column):
+                    ip.feed_token(lark.Token(part.type, part.value, part.start_pos, part.line, part.column))
+            else:
+                ip.feed_token(tok)
+        return ip.feed_eof()
+
     for text in _friendly_texts():
-        assert same(ours.parse(text, P.PtoIndenter()), theirs.parse(text))
+        assert same(ours.parse(text, P.PtoIndenter()), lark_parse(text))
+
+
+_DOTTED_LINES = ["y = pl.tile.add(x, x)", "y = a[0].b.c", "y = f(x).shape.n", "y = True.x", "y = inf.x",
+                  "y = nan.real", "y = a.xor", "y = pl.tile.xor(a, b)", "y = pl.MemorySpace.Vec",
+                  "y = pl.MemorySpace", "y = a.MemorySpace.b", "y = a . b.c", "y = a.if", "y = a.b c.d",
+                  "a.b = 1", "a.b, c = 1", "y = a.b.", "y = -a.b ** c.d - e.f", "y = x.shape[0] - 1",
+                  "import a.b", "pl.tile.store(a.b, [0], c.d)", "y: pl.Tile[[1], pl.FP32] = a.b(k=c.d)",
+                  "y = a.b(c.d=1)", "for a.b in pl.range(3):\n            pass", "with a.b as c.d:\n            pass",
+                  "if a.b:\n            pass\n        elif c.d.e:\n            pass", "y = {a.b: c.d}",
+                  "y = (a.b, c.d)", "y = a.None", "y = not a.b", "y = a.b\\\n.c", "return a.b"]
+
+
+def _dotted_program(line: str) -> str:
+    return ("# pypto.program: p\nimport pypto.language as pl\n\n@pl.program\nclass p:\n"
+            "    @pl.function(type=pl.FunctionType.InCore)\n"
+            "    def f(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:\n"
+            f"        {line}\n        return x\n")
+
+
+def _with_positions(x):
+    """A value with every field of every node, positions included (nodes compare without)."""
+    if isinstance(x, (list, tuple)) or type(x) in ir.HELD_ITEMS:
+        return [_with_positions(y) for y in x]
+    if isinstance(x, dict):
+        return {k: _with_positions(v) for k, v in x.items()}
+    fields = getattr(type(x), "_fields", None) or getattr(type(x), "__slots__", None)
+    if fields is None:
+        return x
+    return (type(x).__name__, *(_with_positions(getattr(x, f, None)) for f in fields))
+
+
+def test_dotted_token_reads_as_its_names_and_dots(monkeypatch):
+    """`a.b.c` written without blanks is one DOTTED token; the reader builds from it what
+    it builds from the NAME, DOT, NAME ... tokens (the only way it was read before), and
+    where the grammar takes no DOTTED it reads those tokens instead: the same IR,
+    positions, comments and errors, both readings."""
+    from tilemem.frontend import parser as P
+    texts = [_dotted_program(line) for line in _DOTTED_LINES] + _friendly_texts()
+
+    def outcome(text, reader):
+        try:
+            return _with_positions(reader(text, "t.pto"))
+        except TilememError as e:
+            return (e.line, e.col, e.message)
+
+    def outcomes():
+        return [(outcome(t, P.parse), outcome(t, lambda t, p: P.parse_syntax(t, p)[0])) for t in texts]
+    fast = outcomes()
+    assert any(type(r[0]) is tuple and r[0][0] == "Program" for r in fast)
+    driver = P._Driver.__new__(P._Driver)
+    driver.__dict__.update(P._driver().__dict__, kinds={})
+    monkeypatch.setattr(driver, "_keyword_parts", lambda value: True)      # every DOTTED as its parts
+    monkeypatch.setattr(P, "_DRIVER", driver)
+    assert outcomes() == fast
 
 
 def _tokens_or_error(tokens, text):

@@ -15,6 +15,7 @@ no other exception escapes :func:`parse`.
 from __future__ import annotations
 
 import re
+from itertools import chain
 from sys import intern as _intern
 from typing import Iterator, Optional
 
@@ -92,6 +93,17 @@ class _Tree:
         self.children = children
 
 
+class _Reread(Exception):
+    """A DOTTED token where the grammar takes none: the parser reads ``tokens`` (its NAME
+    and DOT tokens, see :meth:`_Driver.name_tokens`) in its place; LALR reductions on a
+    DOTTED lookahead are ones on a NAME lookahead, so the parse goes on as if they had been
+    read from the start."""
+
+    def __init__(self, tokens):
+        super().__init__("reread")
+        self.tokens = tokens
+
+
 class _SyntaxProblem(Exception):
     """Raised inside the lexer/transformer; :func:`parse` turns it into a TilememError."""
 
@@ -117,7 +129,7 @@ _OPERATOR, _OPENING, _CLOSING = "operator", "opening", "closing"
 _SPECIAL = {**dict.fromkeys(_OPERATOR_TYPES, _OPERATOR), **dict.fromkeys(_OPEN, _OPENING),
             **dict.fromkeys(_CLOSE, _CLOSING)}
 # Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
-_OPERAND_END = frozenset(("NAME", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
+_OPERAND_END = frozenset(("NAME", "DOTTED", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
 
 
@@ -490,6 +502,10 @@ def _operator_text(seq: list) -> None:
         seq[-1] = _intern(last.value)
 
 
+#: a DOTTED token's text -> its node's parts (one tuple per distinct name, shared)
+_dotted_parts: dict = {}
+
+
 class _Builder:
     """Builds IR nodes bottom-up while the LALR parser reduces (no tree is built)."""
 
@@ -554,6 +570,20 @@ class _Builder:
         return ir.DictExpr(() if items is None else tuple(items))
 
     # ---- trailers
+    def dotted(self, c):
+        """``a.b.c`` written as one token: the node the ``getattr`` chain from the name
+        ``a`` builds (``X.MemorySpace.Y`` is ``X.Mem.Y`` there too)."""
+        tok = c[0]
+        parts = _dotted_parts.get(tok.value)
+        if parts is None:
+            parts = tuple(tok.value.split("."))
+            if len(parts) > 2 and parts[1] == "MemorySpace":
+                parts = (parts[0], "Mem") + parts[2:]
+            if len(_dotted_parts) >= _KINDS_MAX:
+                _dotted_parts.clear()
+            _dotted_parts[tok.value] = parts
+        return _Dotted(parts, tok.line, tok.column)
+
     def getattr(self, c):
         base, attr = c
         a = attr.value
@@ -988,6 +1018,9 @@ def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int,
     return line, line_start
 
 
+#: the "terminal" of a DOTTED text the tokenizer yields as its parts (_Driver._keyword_parts)
+_PARTS = "(DOTTED parts)"
+
 #: distinct token texts whose terminal a driver remembers (then it starts over; MTP's
 #: 767,614 tokens are 15,684 texts)
 _KINDS_MAX = 1 << 16
@@ -1074,6 +1107,7 @@ class _Driver:
         self.kinds: dict = {}       # token text -> terminal (see _kind)
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
+        self.rare = self.ignore | self.newline_types | {_PARTS}
         self.start_state = data["start"]
         self.end_state = data["end"]
         reductions = []
@@ -1116,6 +1150,7 @@ class _Driver:
         pos = 0
         line = 1
         line_start = 0
+        rare = self.rare
         for m in self.scanner.finditer(text):
             blank, value = m.groups()
             ttype = kinds.get(value)
@@ -1132,10 +1167,15 @@ class _Driver:
                 kinds[value] = ttype
             if blank:
                 pos += len(blank)
-            if ttype not in ignore:
+            if ttype in rare:       # ignored, may hold newlines, or a DOTTED read as its parts
+                if ttype is _PARTS:
+                    yield from self.name_tokens(value, pos, line, pos - line_start + 1)
+                elif ttype not in ignore:
+                    yield T(ttype, value, pos, line, pos - line_start + 1)
+                if ttype in nl_types:
+                    line, line_start = _lines_after(value, pos, line, line_start)
+            else:
                 yield T(ttype, value, pos, line, pos - line_start + 1)
-            if ttype in nl_types:
-                line, line_start = _lines_after(value, pos, line, line_start)
             pos += len(value)
 
     def _kind(self, value: str) -> Optional[str]:
@@ -1146,8 +1186,33 @@ class _Driver:
         no alternative before the one that matched there holds ``value``."""
         for name, whole in self.terminals:
             if whole(value):
-                return self.keywords.get(value, name) if name == "NAME" else name
+                if name == "NAME":
+                    return self.keywords.get(value, name)
+                if name == "DOTTED" and self._keyword_parts(value):
+                    return _PARTS
+                return name
         return None
+
+    def _keyword_parts(self, value: str) -> bool:
+        """Whether a DOTTED text holds a keyword (``True.x``, ``a.if``) or starts with a
+        name the reader takes as a float (``inf.x``): such a text is read as its NAME,
+        keyword and DOT tokens, which the parser reads (or rejects) as before."""
+        parts = value.split(".")
+        return parts[0] in ("nan", "inf") or any(p in self.keywords for p in parts)
+
+    def name_tokens(self, value: str, pos: int, line: int, col: int) -> list:
+        """The tokens of a DOTTED text as the grammar's NAME, keywords and DOT."""
+        out = []
+        keywords = self.keywords
+        for i, part in enumerate(value.split(".")):
+            if i:
+                out.append(Token("DOT", ".", pos, line, col))
+                pos += 1
+                col += 1
+            out.append(Token(keywords.get(part, "NAME"), part, pos, line, col))
+            pos += len(part)
+            col += len(part)
+        return out
 
     def _tokens_exact(self, text: str, pos: int = 0, line: int = 1, line_start: int = 0):
         """One regex match per token, its terminal the named group that matched: the
@@ -1175,6 +1240,10 @@ class _Driver:
             if ttype not in ignore:
                 if ttype == "NAME":
                     ttype = keywords.get(value, "NAME")
+                elif ttype == "DOTTED" and self._keyword_parts(value):
+                    yield from self.name_tokens(value, pos, line, pos - line_start + 1)
+                    pos = end
+                    continue
                 yield T(ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
                 line, line_start = _lines_after(value, pos, line, line_start)
@@ -1186,42 +1255,53 @@ class _Driver:
         values: list = []
         tok = None
         checkpoint = None       # (len(states), len(values), token) at the start of the current line
-        stream = postlexer.process(self.tokens(text))
+        stream = tokens = postlexer.process(self.tokens(text))
         push_state, push_value = states.append, values.append
         pop_state, pop_value = states.pop, values.pop
-        for tok in stream:
-            ttype = tok.type
-            while True:
-                row = table[states[-1]]
-                try:
-                    shift, arg = row[ttype]
-                except KeyError:
-                    if tok is postlexer.line_first:     # the line's first token is already unexpected
-                        checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
-                    if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
-                        raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
-                    break
-                if shift:
-                    if tok is postlexer.line_first:
-                        checkpoint = (len(states), len(values), tok)
-                    push_state(arg)
-                    push_value(tok)
-                    break
-                size, callback, origin = arg
-                if callback is None:            # a single child passed through: only the state changes
-                    states[-1] = table[states[-2]][origin][1]
-                    continue
-                if size == 1:
-                    children = [pop_value()]
-                    pop_state()
-                elif size:
-                    children = values[-size:]
-                    del states[-size:]
-                    del values[-size:]
-                else:
-                    children = []
-                push_value(callback(children))
-                push_state(table[states[-1]][origin][1])
+        while True:
+            try:
+                for tok in stream:
+                    ttype = tok.type
+                    while True:
+                        row = table[states[-1]]
+                        try:
+                            shift, arg = row[ttype]
+                        except KeyError:
+                            if ttype == "DOTTED":       # where the grammar takes none: as its NAME and DOT
+                                parts = self.name_tokens(tok.value, tok.start_pos, tok.line, tok.column)
+                                if tok is postlexer.line_first:
+                                    postlexer.line_first = parts[0]
+                                raise _Reread(parts) from None
+                            if tok is postlexer.line_first:     # the line's first token is already unexpected
+                                checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
+                            if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
+                                raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                            break
+                        if shift:
+                            if tok is postlexer.line_first:
+                                checkpoint = (len(states), len(values), tok)
+                            push_state(arg)
+                            push_value(tok)
+                            break
+                        size, callback, origin = arg
+                        if callback is None:            # a single child passed through: only the state changes
+                            states[-1] = table[states[-2]][origin][1]
+                            continue
+                        if size == 1:
+                            children = [pop_value()]
+                            pop_state()
+                        elif size:
+                            children = values[-size:]
+                            del states[-size:]
+                            del values[-size:]
+                        else:
+                            children = []
+                        push_value(callback(children))
+                        push_state(table[states[-1]][origin][1])
+            except _Reread as reread:     # (a DOTTED comes from `tokens`: no earlier parts are left)
+                stream = chain(reread.tokens, tokens)
+                continue
+            break
         end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
         return self._feed(end_tok, states, values)
 
@@ -1323,7 +1403,9 @@ def _describe_terminal(name: str, literals: dict) -> str:
 
 
 def _expected_words(expected, literals: dict) -> str:
-    names = sorted(set(expected) - {"COMMENTS"}) or sorted(expected)   # comments fit anywhere
+    # a DOTTED is expected only where a NAME is (it is a NAME's getattr chain)
+    expected = set(expected) - {"DOTTED"}
+    names = sorted(expected - {"COMMENTS"}) or sorted(expected)   # comments fit anywhere
     if not names:
         return ""
     exprish = {"NAME", "INT", "FLOAT", "STRING", "LPAR", "LSQB", "LBRACE", "PREFIX"}
@@ -1505,5 +1587,7 @@ def _unclosed_bracket(exc, indenter) -> Optional[Token]:
 def _last_position(indenter) -> tuple[int, int]:
     tok = getattr(indenter, "last_token", None)
     if tok is not None and tok.line is not None:
+        if tok.type == "DOTTED":        # where its last NAME token was
+            return tok.line, tok.column + tok.value.rindex(".") + 1
         return tok.line, tok.column
     return 1, 1
