@@ -194,12 +194,21 @@ def attach_comments(program, layout, text: str) -> None:
     from tilemem import ir
     if not layout.comments:
         return
+    from bisect import bisect_right
+    from tilemem.ir.walk import statements
     ext = Extents(layout.line_ends, text.splitlines())
     starts = sorted(f.line for f in program.functions if f.line)
     for fn in program.functions:
         fn.comments = []            # above a def or on its decorators: never printed
-        later = [x for x in starts if x > (fn.line or 0)]
-        q = CommentQueue.for_lines(layout.comments, fn.line or 1, later[0] - 1 if later else None)
+        k = bisect_right(starts, fn.line or 0)       # the next function's def line
+        q = CommentQueue.for_lines(layout.comments, fn.line or 1, starts[k] - 1 if k < len(starts) else None)
+        if not q.pending:
+            # no comment in the method: none to attach (the walk below would leave every
+            # statement's list empty; most methods of a large program have none)
+            for s, _ in statements(fn.body):
+                if s.comments:
+                    s.comments = []
+            continue
 
         def walk(stmts):
             for i, s in enumerate(stmts):
