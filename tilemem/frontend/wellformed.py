@@ -20,6 +20,11 @@ from tilemem.ir.walk import own_exprs, statements
 
 FREE_SUFFIX = "__FREE_VAR"
 
+_Name, _IntConst, _Dotted, _Call = ir.Name, ir.IntConst, ir.Dotted, ir.Call
+_ListExpr, _TupleExpr, _Subscript, _BinOp, _UnaryOp, _DictExpr = (
+    ir.ListExpr, ir.TupleExpr, ir.Subscript, ir.BinOp, ir.UnaryOp, ir.DictExpr)
+_NameItems, _HELD = ir.NameItems, ir.HELD_ITEMS
+
 
 def names_in(e) -> Iterator[ir.Name]:
     """Every Name read inside an expression or type (iteratively: inputs can nest deeply)."""
@@ -52,8 +57,12 @@ def _check_type_ints(t, path: str) -> None:
             _check_type_ints(x, path)
     elif isinstance(t, (ir.TileType, ir.TensorType)):
         for d in t.shape:
+            if type(d) is _IntConst:        # (most dims: no walk)
+                if d.value not in INT64_RANGE:
+                    raise _too_big(d, path)
+                continue
             for x in ir.subexpressions(d):
-                if type(x) is ir.IntConst and x.value not in INT64_RANGE:
+                if type(x) is _IntConst and x.value not in INT64_RANGE:
                     raise _too_big(x, path)
 
 
@@ -76,22 +85,53 @@ def _check_exprs(fn: ir.Function, bound, path: str, spaces: "_SpaceCheck" = None
                 _check_type_ints(t, path)
         if spaces is not None and unknown is None:
             unknown = spaces.statement_types(s)
-        for e in own_exprs(s):
-            for x in ir.subexpressions(e):
-                tx = type(x)
-                if tx is ir.Name:
-                    if bound is not None and x.id not in bound and not x.id.endswith(FREE_SUFFIX):
-                        if defined_later is None:
-                            defined_later = {n for t, _ in statements(fn.body) for n in _binds(t)}
-                        # PyPTO's reader binds a name where it is defined, in program order
-                        raise TilememError(path, x.line, x.col, (
-                            f"InCore function '{fn.name}' reads '{x.id}' before it is defined"
-                            if x.id in defined_later else
-                            f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
-                elif tx is ir.IntConst and x.value not in INT64_RANGE:
+        # every node of the statement's own expressions, in ir.subexpressions' order
+        # (pre-order, left to right), by an inlined walk: the check visits every node of
+        # the program
+        stack = own_exprs(s)
+        stack.reverse()
+        while stack:
+            x = stack.pop()
+            tx = type(x)
+            if tx is _Name:
+                if bound is not None and x.id not in bound and not x.id.endswith(FREE_SUFFIX):
+                    if defined_later is None:
+                        defined_later = {n for t, _ in statements(fn.body) for n in _binds(t)}
+                    # PyPTO's reader binds a name where it is defined, in program order
+                    raise TilememError(path, x.line, x.col, (
+                        f"InCore function '{fn.name}' reads '{x.id}' before it is defined"
+                        if x.id in defined_later else
+                        f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
+            elif tx is _IntConst:
+                if x.value not in INT64_RANGE:
                     raise _too_big(x, path)
-                elif spaces is not None and unknown is None and isinstance(x, ir.Dotted):
+            elif tx is _Dotted:
+                if spaces is not None and unknown is None:
                     unknown = spaces.dotted(x)
+            elif tx is _Call:
+                stack.extend([v for _, v in reversed(x.kwargs)])
+                stack.extend(reversed(x.args))
+            elif tx is _ListExpr or tx is _TupleExpr:
+                items = x.items
+                ti = type(items)
+                if ti is _NameItems:
+                    # (held items are leaves, visited at once; ints held are int64 and
+                    # floats name nothing)
+                    stack.extend(reversed(items))
+                elif ti not in _HELD:
+                    stack.extend(reversed(items))
+            elif tx is _Subscript:
+                stack.extend(reversed(x.index))
+                stack.append(x.value)
+            elif tx is _BinOp:
+                stack.append(x.right)
+                stack.append(x.left)
+            elif tx is _UnaryOp:
+                stack.append(x.operand)
+            elif tx is _DictExpr:
+                for k, v in reversed(x.items):
+                    stack.append(v)
+                    stack.append(k)
         if bound is not None:
             bound.update(_binds(s))
     if unknown is not None:
