@@ -1076,7 +1076,15 @@ def _scanner(lexed):
     try:
         if any(r is None or re.compile(r).groups for _, r in plain):
             return None, ()
-        scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for _, r in plain) + r"|[\s\S])")
+        alts = [r for _, r in plain]
+        for i in range(len(alts) - 1):
+            # `N(?:\.N)+` right before `N` (DOTTED, NAME): one alternative `N(?:\.N)*`
+            # matches what the two match (N holds no dot), in one pass over a name
+            n = alts[i + 1]
+            if alts[i] == rf"{n}(?:\.{n})+" and "." not in n and "\\" not in n:
+                alts[i:i + 2] = [rf"{n}(?:\.{n})*"]
+                break
+        scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         return scanner, tuple((name, re.compile(r).fullmatch) for name, r in plain)
     except re.error:        # pragma: no cover - lark's own regexps compile
         return None, ()
