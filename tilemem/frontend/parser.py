@@ -125,9 +125,9 @@ _NO_COMMENT_BEFORE = frozenset(("ELSE", "ELIF", "DEF", "CLASS"))
 _OPERATOR_TYPES = {"OP": "BINOP", "AND": "BINOP", "OR": "BINOP", "XOR": "BINOP",
                    "TILDE": "PREFIX", "NOT": "PREFIX", "PLUS": None, "MINUS": None}
 # What the postlexer does to a token of each type other than the plain ones: one lookup a token.
-_OPERATOR, _OPENING, _CLOSING = "operator", "opening", "closing"
+_OPERATOR, _OPENING, _CLOSING, _COMMENT, _NEWLINE = "operator", "opening", "closing", "comment", "newline"
 _SPECIAL = {**dict.fromkeys(_OPERATOR_TYPES, _OPERATOR), **dict.fromkeys(_OPEN, _OPENING),
-            **dict.fromkeys(_CLOSE, _CLOSING)}
+            **dict.fromkeys(_CLOSE, _CLOSING), "COMMENT": _COMMENT, "_NL": _NEWLINE}
 # Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
 _OPERAND_END = frozenset(("NAME", "DOTTED", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
@@ -201,12 +201,19 @@ class PtoIndenter:
         last = None
         for tok in stream:
             t = tok.type
-            if t == "COMMENT":
+            special = _SPECIAL.get(t)
+            if special is None:
+                if not line_start:          # most tokens: passed on as they are
+                    last = tok
+                    self.last_token = tok
+                    yield tok
+                    continue
+            elif special is _COMMENT:
                 self.comments.append((tok.line, tok.column - 1, tok.value))
                 if line_start and not brackets:
                     comments.append(tok)
                 continue
-            if t == "_NL":
+            elif special is _NEWLINE:
                 if brackets:
                     continue
                 if started:
@@ -238,7 +245,6 @@ class PtoIndenter:
                 self.line_first = tok
                 line_start = False
                 started = True
-            special = _SPECIAL.get(t)
             if special is not None:
                 if special is _OPERATOR:
                     if t == "XOR" and last is not None and last.type == "DOT":
