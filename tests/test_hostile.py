@@ -267,6 +267,17 @@ def test_long_line_over_the_cap_is_a_located_error(tmp_path, reading):
     assert (e.value.line, e.value.col) == (7, 101)
 
 
+def test_long_dotted_name_memory_is_bounded(tmp_path):
+    """A 5 MB dotted name (`a.a.a...`, one DOTTED token) in printed IR: `tilemem fmt` (cap
+    lifted) under 100 MB, in linear time (its getattr chain copied the parts at every
+    dot; the token's regex repeats possessively, without a backtracking state per part)."""
+    src = tmp_path / "long.pto"
+    src.write_text(BASE.replace("relu(s_tile)", "relu(s_tile, note=" + "a." * (FIVE_MB // 2) + "a)"))
+    status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
+    assert status == 0, err[:500]
+    assert peak <= 100, f"{peak:.0f} MB"
+
+
 @pytest.mark.parametrize("kind", ["list", "flist", "nlist"])
 def test_list_literal_memory_is_bounded(tmp_path, kind):
     """A 5 MB list literal in printed IR: `tilemem fmt` (cap lifted) under 100 MB.  With

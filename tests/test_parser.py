@@ -554,12 +554,12 @@ def test_table_driver_shapes_trees_as_lark_does():
         return (a.type, str(a), a.line, a.column) == (b.type, str(b), b.line, b.column)
 
     def lark_parse(text):
-        # a DOTTED where the grammar takes none (or with a keyword among its parts) is
-        # read as its NAME and DOT tokens, as the reader does
+        # a compound token (DOTTED, INTLIST) where the grammar takes none (or a DOTTED with
+        # a keyword among its parts) is read as its parts, as the reader does
         ip = theirs.parse_interactive()
         for tok in theirs.lex(text):
-            if tok.type == "DOTTED" and (ours._keyword_parts(tok.value) or "DOTTED" not in ip.accepts()):
-                for part in ours.name_tokens(tok.value, tok.start_pos, tok.line, tok.column):
+            if tok.type in P._COMPOUND and (ours._as_parts(tok.type, tok.value) or tok.type not in ip.accepts()):
+                for part in ours.parts(tok.type, tok.value, tok.start_pos, tok.line, tok.column):
                     ip.feed_token(lark.Token(part.type, part.value, part.start_pos, part.line, part.column))
             else:
                 ip.feed_token(tok)
@@ -569,17 +569,27 @@ def test_table_driver_shapes_trees_as_lark_does():
         assert same(ours.parse(text, P.PtoIndenter()), lark_parse(text))
 
 
-_DOTTED_LINES = ["y = pl.tile.add(x, x)", "y = a[0].b.c", "y = f(x).shape.n", "y = True.x", "y = inf.x",
+_COMPOUND_LINES = ["y = pl.tile.add(x, x)", "y = a[0].b.c", "y = f(x).shape.n", "y = True.x", "y = inf.x",
                   "y = nan.real", "y = a.xor", "y = pl.tile.xor(a, b)", "y = pl.MemorySpace.Vec",
                   "y = pl.MemorySpace", "y = a.MemorySpace.b", "y = a . b.c", "y = a.if", "y = a.b c.d",
                   "a.b = 1", "a.b, c = 1", "y = a.b.", "y = -a.b ** c.d - e.f", "y = x.shape[0] - 1",
                   "import a.b", "pl.tile.store(a.b, [0], c.d)", "y: pl.Tile[[1], pl.FP32] = a.b(k=c.d)",
                   "y = a.b(c.d=1)", "for a.b in pl.range(3):\n            pass", "with a.b as c.d:\n            pass",
                   "if a.b:\n            pass\n        elif c.d.e:\n            pass", "y = {a.b: c.d}",
-                  "y = (a.b, c.d)", "y = a.None", "y = not a.b", "y = a.b\\\n.c", "return a.b"]
+                  "y = (a.b, c.d)", "y = a.None", "y = not a.b", "y = a.b\\\n.c", "return a.b",
+                  # INTLIST
+                  "y = [1, 2]", "y = x[0]", "y = x[0, 1]", "y = [1, 2][0]", "y = -[1, 2]", "y = [1, 2] + [3]",
+                  "y = [1,2]", "y = [1, 2,]", "y = [007, 1]", "y = [1, 2] [3]", "y = x [0]", "y = [1, 2](3)",
+                  "y = [99999999999999999999, 1]", "y = [999999999999999999, 1]", "[1, 2]", "return [1]",
+                  "y = pl.tile.load(x, [0, 0], [16, 128])", "y = [" + ", ".join(map(str, range(40))) + "]",
+                  "y = [" + ", ".join(map(str, range(33))) + "]", "y = [[0, 1], [2]]", "y = x[[0, 1]]",
+                  "y = {[1]: [2]}", "for i in [1, 2]:\n            pass", "y = [1, 2] if", "y = [1, 2]]",
+                  "y = [1, 2)", "y: pl.Tile[[16, 128], pl.FP32] = a", "y = " + "[" * 999 + "1" + "]" * 999,
+                  "y = " + "[" * 1000 + "1" + "]" * 1000, "y = " + "[" * 1001 + "1" + "]" * 1001,
+                  "y = " + "[" * 1002 + "1" + "]" * 1002]
 
 
-def _dotted_program(line: str) -> str:
+def _compound_program(line: str) -> str:
     return ("# pypto.program: p\nimport pypto.language as pl\n\n@pl.program\nclass p:\n"
             "    @pl.function(type=pl.FunctionType.InCore)\n"
             "    def f(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:\n"
@@ -598,13 +608,19 @@ def _with_positions(x):
     return (type(x).__name__, *(_with_positions(getattr(x, f, None)) for f in fields))
 
 
-def test_dotted_token_reads_as_its_names_and_dots(monkeypatch):
-    """`a.b.c` written without blanks is one DOTTED token; the reader builds from it what
-    it builds from the NAME, DOT, NAME ... tokens (the only way it was read before), and
-    where the grammar takes no DOTTED it reads those tokens instead: the same IR,
-    positions, comments and errors, both readings."""
+def test_compound_tokens_read_as_their_parts(monkeypatch):
+    """`a.b.c` written without blanks is one DOTTED token, `[8, 128]` one INTLIST; the
+    reader builds from them what it builds from their parts (NAME, DOT, NAME ...; `[`, INT,
+    `,` ... `]`: the only way they were read before), and where the grammar takes no
+    compound token it reads the parts instead: the same IR, positions, comments and
+    errors, both readings."""
     from tilemem.frontend import parser as P
-    texts = [_dotted_program(line) for line in _DOTTED_LINES] + _friendly_texts()
+    from tilemem.recursion import deep_recursion
+    texts = [_compound_program(line) for line in _COMPOUND_LINES] + _friendly_texts()
+    # a compound read as its parts inside brackets opened on an earlier line (which
+    # brackets are open decides the message)
+    texts += [_compound_program("pass").replace("(self, x:", f"(self,\n        {p} x:")
+              for p in ("x[0, 1]", "x[0, 1]x", "x.y", "x.y[0]", "[0]", "x[0] [1]")]
 
     def outcome(text, reader):
         try:
@@ -613,14 +629,16 @@ def test_dotted_token_reads_as_its_names_and_dots(monkeypatch):
             return (e.line, e.col, e.message)
 
     def outcomes():
-        return [(outcome(t, P.parse), outcome(t, lambda t, p: P.parse_syntax(t, p)[0])) for t in texts]
+        with deep_recursion():      # (lists nested 1000 deep)
+            return [(outcome(t, P.parse), outcome(t, lambda t, p: P.parse_syntax(t, p)[0])) for t in texts]
     fast = outcomes()
     assert any(type(r[0]) is tuple and r[0][0] == "Program" for r in fast)
     driver = P._Driver.__new__(P._Driver)
     driver.__dict__.update(P._driver().__dict__, kinds={})
-    monkeypatch.setattr(driver, "_keyword_parts", lambda value: True)      # every DOTTED as its parts
+    monkeypatch.setattr(driver, "_as_parts", lambda ttype, value: True)    # every compound as its parts
     monkeypatch.setattr(P, "_DRIVER", driver)
-    assert outcomes() == fast
+    with deep_recursion():
+        assert outcomes() == fast
 
 
 def _tokens_or_error(tokens, text):
@@ -635,7 +653,8 @@ def _tokens_or_error(tokens, text):
 # after blanks, inside and after strings), continuation lines, blanks at the end
 _LEXER_EDGES = ["x = a $ b\n", "x = 1\n  y = 'ab\n", "x = [1, 2]  ?", "a.b(c)   ", "x = \\\n  1\n",
                 "s = \"\"\"a\n$b\"\"\" ; t\n", "1.5e3 0x1F 1e 1. ...->**//<<= !x", "\tx\f= `\r\n",
-                "", " ", "$", "# c $\nx\n", "ab\u00e9 = 1\n"]
+                "", " ", "$", "# c $\nx\n", "ab\u00e9 = 1\n",
+                "a.b. c.d.e ..f a.1 _x.y_ x.y.z.w[0].v if.x a.xor", "[1, 2] [1,2] [ 1] [1, 2, ] x[0] [01, 2]\n"]
 
 
 def test_scanner_tokens_as_the_exact_tokenizer():
@@ -649,6 +668,17 @@ def test_scanner_tokens_as_the_exact_tokenizer():
     for text in texts:
         assert _tokens_or_error(d.tokens, text) == _tokens_or_error(d._tokens_exact, text), text
     assert isinstance(_tokens_or_error(d.tokens, "x = a $ b\n"), tuple)       # an error
+
+
+def test_scanner_joins_dotted_and_name():
+    """The scanner matches DOTTED and NAME as one alternative (what stands between them in
+    the match order starts with punctuation); the tokens stay the exact tokenizer's
+    (test_scanner_tokens_as_the_exact_tokenizer)."""
+    from tilemem.frontend import parser as P
+    name = "[A-Za-z_][A-Za-z0-9_]*"
+    assert rf"(?:{name}(?:\.{name})*+)" in P._driver().scanner.pattern
+    assert P._punctuation_first(r"\[[0-9]+\]") and P._punctuation_first(r"\->")
+    assert not any(map(P._punctuation_first, [r"\[*a", r"\[a|b", r"\w+", "a", r"\_", r"\[?"]))
 
 
 def test_scanner_regexps_keep_their_language():

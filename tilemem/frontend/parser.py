@@ -94,9 +94,10 @@ class _Tree:
 
 
 class _Reread(Exception):
-    """A DOTTED token where the grammar takes none: the parser reads ``tokens`` (its NAME
-    and DOT tokens, see :meth:`_Driver.name_tokens`) in its place; LALR reductions on a
-    DOTTED lookahead are ones on a NAME lookahead, so the parse goes on as if they had been
+    """A compound token (DOTTED, INTLIST) where the grammar takes none: the parser reads
+    ``tokens`` (its parts, see :meth:`_Driver.parts`) in its place.  A compound stands
+    where its first part can (a NAME, a ``[``), so the LALR reductions done on it as the
+    lookahead are the ones done on that part: the parse goes on as if the parts had been
     read from the start."""
 
     def __init__(self, tokens):
@@ -126,10 +127,12 @@ _OPERATOR_TYPES = {"OP": "BINOP", "AND": "BINOP", "OR": "BINOP", "XOR": "BINOP",
                    "TILDE": "PREFIX", "NOT": "PREFIX", "PLUS": None, "MINUS": None}
 # What the postlexer does to a token of each type other than the plain ones: one lookup a token.
 _OPERATOR, _OPENING, _CLOSING, _COMMENT, _NEWLINE = "operator", "opening", "closing", "comment", "newline"
+_BRACKETED = "bracketed"    # a token that opens and closes a bracket (INTLIST)
 _SPECIAL = {**dict.fromkeys(_OPERATOR_TYPES, _OPERATOR), **dict.fromkeys(_OPEN, _OPENING),
-            **dict.fromkeys(_CLOSE, _CLOSING), "COMMENT": _COMMENT, "_NL": _NEWLINE}
+            **dict.fromkeys(_CLOSE, _CLOSING), "COMMENT": _COMMENT, "_NL": _NEWLINE,
+            "INTLIST": _BRACKETED}
 # Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
-_OPERAND_END = frozenset(("NAME", "DOTTED", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
+_OPERAND_END = frozenset(("NAME", "DOTTED", "INTLIST", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
 
 
@@ -171,6 +174,20 @@ class PtoIndenter:
         self.comments = []
         self.line_ends = {}
         return self._process(stream)
+
+    def passed_on(self, parts) -> Iterator[Token]:
+        """The parts of a compound token the parser reads in its place (see _Reread), with
+        the bookkeeping this postlexer does for each token it passes on (the open brackets
+        and the last token, which error messages read)."""
+        brackets = self.brackets
+        for tok in parts:
+            t = tok.type
+            if t == "LSQB":
+                brackets.append(tok)        # (the compound's own depth was checked)
+            elif t == "RSQB":
+                brackets.pop()
+            self.last_token = tok
+            yield tok
 
     def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
         """``_NL`` then INDENT/DEDENT tokens for the line that starts with ``nxt``."""
@@ -258,6 +275,10 @@ class PtoIndenter:
                 elif special is _OPENING:
                     brackets.append(tok)
                     if len(brackets) > MAX_NESTING:
+                        raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
+                                             tok.line, tok.column)
+                elif special is _BRACKETED:
+                    if len(brackets) >= MAX_NESTING:      # its `[` one level deeper
                         raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
                                              tok.line, tok.column)
                 else:
@@ -491,7 +512,7 @@ def _prefix(tok: Token, op: str, e):
 
 # ----------------------------------------------------------------------------- transformer
 
-_Name, _Dotted, _Call, _HELD = ir.Name, ir.Dotted, ir.Call, ir.HELD_ITEMS
+_Name, _Dotted, _Call, _HELD, _IntConst = ir.Name, ir.Dotted, ir.Call, ir.HELD_ITEMS, ir.IntConst
 _COMPACT_AT = ir.IntItems.COMPACT_AT
 #: the node type whose long runs a list holds as arrays, and the class that holds them
 _HOLDER = {h.NODE: h for h in _HELD}
@@ -531,6 +552,38 @@ class _Builder:
         except ValueError:      # Python's int/str conversion limit (4300 digits by default)
             raise _SyntaxProblem(f"integer literal too long ({len(tok.value)} digits)",
                                  tok.line, tok.column) from None
+
+    def int_list(self, c):
+        """``[8, 128]`` written as one token: the ListExpr ``"[" exprlist "]"`` builds from
+        its INT tokens (the same nodes and positions; a run past COMPACT_AT held as seq_add
+        holds it)."""
+        tok = c[0]
+        text = tok.value
+        line, col = tok.line, tok.column
+        if len(text) < 64:      # (most: a few items, no run held)
+            items = []
+            i = 1
+            for digits in text[1:-1].split(", "):
+                items.append(_IntConst(int(digits), line, col + i))
+                i += len(digits) + 2
+            return ir.ListExpr(tuple(items), line, col + 1)
+        # one item at a time, as seq_add holds them (a list literal may be megabytes long:
+        # no string or node per item is kept past COMPACT_AT)
+        end = len(text) - 1
+        i = 1
+        items = []
+        seq_add = self.seq_add
+        while i < end:
+            j = text.find(", ", i, end)
+            if j < 0:
+                j = end
+            x = _IntConst(int(text[i:j]), line, col + i)
+            if len(items) < _COMPACT_AT:
+                items.append(x)
+            else:
+                items = seq_add([items, x])
+            i = j + 2
+        return self.list_expr([items])
 
     def float_const(self, c):
         tok = c[0]
@@ -1024,8 +1077,11 @@ def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int,
     return line, line_start
 
 
-#: the "terminal" of a DOTTED text the tokenizer yields as its parts (_Driver._keyword_parts)
-_PARTS = "(DOTTED parts)"
+#: terminals that stand for several of the grammar's tokens (see grammar/pto.lark): read
+#: as one token where the grammar takes them, else as their parts (_Driver.parts)
+_COMPOUND = ("DOTTED", "INTLIST")
+#: the "terminal" of a compound text the tokenizer yields as its parts (_Driver._as_parts)
+_PARTS = {f"({name} parts)": name for name in _COMPOUND}
 
 #: distinct token texts whose terminal a driver remembers (then it starts over; MTP's
 #: 767,614 tokens are 15,684 texts)
@@ -1073,6 +1129,13 @@ def _uncaptured(regexp: str) -> Optional[str]:
     return "".join(out)
 
 
+def _punctuation_first(regexp: str) -> bool:
+    """Whether every match of ``regexp`` starts with one escaped punctuation character
+    (``\\[...``: no alternation at its top, nothing before the character)."""
+    return (len(regexp) > 1 and regexp[0] == "\\" and not (regexp[1].isalnum() or regexp[1] == "_")
+            and regexp[2:3] not in ("*", "?", "{") and "|" not in regexp)
+
+
 def _scanner(lexed):
     """The scanner of :meth:`_Driver.tokens` (``([ \\t\\f]*)(TERMINAL|...|ANY CHARACTER)``:
     the blanks and the text of each token, in the tokenizer's match order) and each terminal's
@@ -1083,12 +1146,17 @@ def _scanner(lexed):
         if any(r is None or re.compile(r).groups for _, r in plain):
             return None, ()
         alts = [r for _, r in plain]
-        for i in range(len(alts) - 1):
-            # `N(?:\.N)+` right before `N` (DOTTED, NAME): one alternative `N(?:\.N)*`
-            # matches what the two match (N holds no dot), in one pass over a name
-            n = alts[i + 1]
-            if alts[i] == rf"{n}(?:\.{n})+" and "." not in n and "\\" not in n:
-                alts[i:i + 2] = [rf"{n}(?:\.{n})*"]
+        for i, d in enumerate(alts):
+            # `N(?:\.N)++` before `N` (DOTTED, NAME): one alternative `N(?:\.N)*+` in the
+            # first one's place matches what the two match (N holds no dot), in one pass
+            # over a name -- when what stands between them starts with punctuation (an
+            # INTLIST's `\[`), never where a name does
+            n = next((n for n in alts[i + 1:] if d == rf"{n}(?:\.{n})++"), None)
+            if n is not None and "." not in n and "\\" not in n:
+                j = alts.index(n)
+                if all(_punctuation_first(r) for r in alts[i + 1:j]):
+                    alts[i] = rf"{n}(?:\.{n})*+"
+                    del alts[j]
                 break
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         return scanner, tuple((name, re.compile(r).fullmatch) for name, r in plain)
@@ -1121,7 +1189,7 @@ class _Driver:
         self.kinds: dict = {}       # token text -> terminal (see _kind)
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
-        self.rare = self.ignore | self.newline_types | {_PARTS}
+        self.rare = self.ignore | self.newline_types | set(_PARTS)
         self.start_state = data["start"]
         self.end_state = data["end"]
         reductions = []
@@ -1181,9 +1249,9 @@ class _Driver:
                 kinds[value] = ttype
             if blank:
                 pos += len(blank)
-            if ttype in rare:       # ignored, may hold newlines, or a DOTTED read as its parts
-                if ttype is _PARTS:
-                    yield from self.name_tokens(value, pos, line, pos - line_start + 1)
+            if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
+                if ttype in _PARTS:
+                    yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
                 elif ttype not in ignore:
                     yield T(ttype, value, pos, line, pos - line_start + 1)
                 if ttype in nl_types:
@@ -1202,21 +1270,36 @@ class _Driver:
             if whole(value):
                 if name == "NAME":
                     return self.keywords.get(value, name)
-                if name == "DOTTED" and self._keyword_parts(value):
-                    return _PARTS
+                if name in _COMPOUND and self._as_parts(name, value):
+                    return f"({name} parts)"
                 return name
         return None
 
-    def _keyword_parts(self, value: str) -> bool:
-        """Whether a DOTTED text holds a keyword (``True.x``, ``a.if``) or starts with a
-        name the reader takes as a float (``inf.x``): such a text is read as its NAME,
-        keyword and DOT tokens, which the parser reads (or rejects) as before."""
+    def _as_parts(self, ttype: str, value: str) -> bool:
+        """Whether a compound text is always read as its parts: a DOTTED that holds a
+        keyword (``True.x``, ``a.if``) or starts with a name the reader takes as a float
+        (``inf.x``); the parser reads (or rejects) those tokens as before."""
+        if ttype != "DOTTED":
+            return False
         parts = value.split(".")
         return parts[0] in ("nan", "inf") or any(p in self.keywords for p in parts)
 
-    def name_tokens(self, value: str, pos: int, line: int, col: int) -> list:
-        """The tokens of a DOTTED text as the grammar's NAME, keywords and DOT."""
+    def parts(self, ttype: str, value: str, pos: int, line: int, col: int) -> list:
+        """The grammar's tokens a compound text stands for: a DOTTED's NAME (or keyword)
+        and DOT tokens, an INTLIST's ``[``, INT, ``,`` and ``]``."""
         out = []
+        if ttype == "INTLIST":
+            out.append(Token("LSQB", "[", pos, line, col))
+            for i, digits in enumerate(value[1:-1].split(", ")):
+                if i:
+                    out.append(Token("COMMA", ",", pos + 1, line, col + 1))
+                    pos += 2
+                    col += 2
+                out.append(Token("INT", digits, pos + 1, line, col + 1))
+                pos += len(digits)
+                col += len(digits)
+            out.append(Token("RSQB", "]", pos + 1, line, col + 1))
+            return out
         keywords = self.keywords
         for i, part in enumerate(value.split(".")):
             if i:
@@ -1254,8 +1337,8 @@ class _Driver:
             if ttype not in ignore:
                 if ttype == "NAME":
                     ttype = keywords.get(value, "NAME")
-                elif ttype == "DOTTED" and self._keyword_parts(value):
-                    yield from self.name_tokens(value, pos, line, pos - line_start + 1)
+                elif ttype in _COMPOUND and self._as_parts(ttype, value):
+                    yield from self.parts(ttype, value, pos, line, pos - line_start + 1)
                     pos = end
                     continue
                 yield T(ttype, value, pos, line, pos - line_start + 1)
@@ -1281,8 +1364,8 @@ class _Driver:
                         try:
                             shift, arg = row[ttype]
                         except KeyError:
-                            if ttype == "DOTTED":       # where the grammar takes none: as its NAME and DOT
-                                parts = self.name_tokens(tok.value, tok.start_pos, tok.line, tok.column)
+                            if ttype in _COMPOUND:      # where the grammar takes none: as its parts
+                                parts = self.parts(ttype, tok.value, tok.start_pos, tok.line, tok.column)
                                 if tok is postlexer.line_first:
                                     postlexer.line_first = parts[0]
                                 raise _Reread(parts) from None
@@ -1312,8 +1395,8 @@ class _Driver:
                             children = []
                         push_value(callback(children))
                         push_state(table[states[-1]][origin][1])
-            except _Reread as reread:     # (a DOTTED comes from `tokens`: no earlier parts are left)
-                stream = chain(reread.tokens, tokens)
+            except _Reread as reread:     # (a compound comes from `tokens`: no earlier parts are left)
+                stream = chain(postlexer.passed_on(reread.tokens), tokens)
                 continue
             break
         end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
@@ -1417,8 +1500,8 @@ def _describe_terminal(name: str, literals: dict) -> str:
 
 
 def _expected_words(expected, literals: dict) -> str:
-    # a DOTTED is expected only where a NAME is (it is a NAME's getattr chain)
-    expected = set(expected) - {"DOTTED"}
+    # a compound token is expected only where its first part is (a NAME, a `[`)
+    expected = set(expected).difference(_COMPOUND)
     names = sorted(expected - {"COMMENTS"}) or sorted(expected)   # comments fit anywhere
     if not names:
         return ""
@@ -1601,7 +1684,8 @@ def _unclosed_bracket(exc, indenter) -> Optional[Token]:
 def _last_position(indenter) -> tuple[int, int]:
     tok = getattr(indenter, "last_token", None)
     if tok is not None and tok.line is not None:
-        if tok.type == "DOTTED":        # where its last NAME token was
-            return tok.line, tok.column + tok.value.rindex(".") + 1
+        if tok.type in _COMPOUND:       # where its last part was
+            last = _driver().parts(tok.type, tok.value, tok.start_pos, tok.line, tok.column)[-1]
+            return last.line, last.column
         return tok.line, tok.column
     return 1, 1
