@@ -73,10 +73,17 @@ class MoveRecord(Record):
 
 
 class _FunctionRewriter:
-    def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int]):
+    def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int],
+                 used_at: Optional[set] = None, replaced: Optional[dict] = None):
         self.fn = fn
         self.sol = sol
         self.pos_of = pos_of
+        # the statements where a move is read, and the function's vars the pass replaces
+        # (rebuilt); emit() gives both for every function (see _indexed)
+        if used_at is None or replaced is None:
+            used_at, replaced = _indexed(sol)
+        self.used_at = used_at
+        self.replaced = replaced.get(fn.name, ())
         self.declared: dict[str, ir.Type] = {}      # plain name -> type as written
         self.env: dict[str, ir.Type] = {}           # plain name -> type after the rewrite
         self.used_names: set[str] = set()
@@ -246,6 +253,10 @@ class _FunctionRewriter:
         return ir.Assign([name], mtype, call, line=getattr(consumer, "line", None))
 
     def rewrite_call(self, p: Optional[int], call: ir.Call, local: dict) -> ir.Call:
+        if p not in self.used_at:
+            # no argument of the statement reads a move: none is substituted, and the
+            # attrs' var lists map every var to itself (the call is returned as it is)
+            return call
         args = list(call.args)
         replaced: dict[str, list[str]] = defaultdict(list)
         for i, a in enumerate(args):
@@ -336,9 +347,10 @@ class _FunctionRewriter:
     def rebuilt(self, targets: list[str], value: ir.Expr) -> bool:
         """PyPTO rebuilds a statement that defines or reads a var the pass replaces
         (``replaced_var``); a rebuilt statement loses its comments."""
-        replaced = self.sol.replaced
-        return any(self.vid(t) in replaced for t in targets) or \
-            any(self.vid(n.id) in replaced for n in names_in(value))
+        replaced = self.replaced
+        if not replaced:            # (most functions)
+            return False
+        return any(t in replaced for t in targets) or any(n.id in replaced for n in names_in(value))
 
     def retype_definition(self, p, typ: ir.TileType, value: ir.Expr, space: str):
         """The LHS annotation of a resolved tile definition (and its possibly retargeted call)."""
@@ -497,14 +509,26 @@ def strip_bridge_marks(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
     return out
 
 
+def _indexed(sol: Solution3) -> tuple[set, dict]:
+    """The statements where a move is read (``move_use``'s positions) and, per function,
+    the names of its vars the pass replaces (``replaced_var``'s ``function:name`` ids; a
+    function's name is an identifier, so the id splits at its first colon)."""
+    replaced: dict[str, set] = {}
+    for v in sol.replaced:
+        fn, _, name = v.partition(":")
+        replaced.setdefault(fn, set()).add(name)
+    return {p for p, _ in sol.move_use}, replaced
+
+
 def emit(program: ir.Program, facts: Facts, sol: Solution3):
     """Phase 3: the rewritten program and the list of inserted moves."""
     pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+    used_at, replaced = _indexed(sol)
     functions = []
     moves: list[MoveRecord] = []
     for fn in program.functions:
         if fn.is_incore and fn.name in sol.resolved:
-            rw = _FunctionRewriter(fn, sol, pos_of)
+            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced)
             fn = rw.run()
             moves.extend(rw.moves)
         functions.append(fn)
