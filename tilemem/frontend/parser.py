@@ -1190,8 +1190,7 @@ class _Driver:
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
         self.rare = self.ignore | self.newline_types | set(_PARTS)
-        self.start_state = data["start"]
-        self.end_state = data["end"]
+        start, end = data["start"], data["end"]
         reductions = []
         for origin, size, callback, expand1, include, append_none in data["rules"]:
             if size == 1 and expand1 and include is None and not append_none:
@@ -1203,9 +1202,15 @@ class _Driver:
                 cb = _rule_callback(method, expand1, include, append_none)
             reductions.append((size, cb, origin))
         symbols = data["symbols"]
-        self.table = [{symbols[row[k]]: (True, row[k + 1] >> 1) if row[k + 1] & 1
-                       else (False, reductions[row[k + 1] >> 1]) for k in range(0, len(row), 2)}
-                      for row in data["states"]]
+        # a state is its row: {symbol: (True, next state's row) | (False, reduction)}, so
+        # the parser's stack holds rows (one index a step instead of two)
+        table = [{} for _ in data["states"]]
+        for row, flat in zip(table, data["states"]):
+            for k in range(0, len(flat), 2):
+                action = flat[k + 1]
+                row[symbols[flat[k]]] = ((True, table[action >> 1]) if action & 1
+                                         else (False, reductions[action >> 1]))
+        self.start_state, self.end_state = table[start], table[end]
 
     def tokens(self, text: str):
         """The tokens of ``text``, with their positions.
@@ -1347,7 +1352,6 @@ class _Driver:
             pos = end
 
     def parse(self, text: str, postlexer: PtoIndenter):
-        table = self.table
         states = [self.start_state]
         values: list = []
         tok = None
@@ -1360,7 +1364,7 @@ class _Driver:
                 for tok in stream:
                     ttype = tok.type
                     while True:
-                        row = table[states[-1]]
+                        row = states[-1]
                         try:
                             shift, arg = row[ttype]
                         except KeyError:
@@ -1382,7 +1386,7 @@ class _Driver:
                             break
                         size, callback, origin = arg
                         if callback is None:            # a single child passed through: only the state changes
-                            states[-1] = table[states[-2]][origin][1]
+                            states[-1] = states[-2][origin][1]
                             continue
                         if size == 1:
                             children = [pop_value()]
@@ -1394,7 +1398,7 @@ class _Driver:
                         else:
                             children = []
                         push_value(callback(children))
-                        push_state(table[states[-1]][origin][1])
+                        push_state(states[-1][origin][1])
             except _Reread as reread:     # (a compound comes from `tokens`: no earlier parts are left)
                 stream = chain(postlexer.passed_on(reread.tokens), tokens)
                 continue
@@ -1404,11 +1408,10 @@ class _Driver:
 
     def _feed(self, tok: Token, states: list, values: list):
         """Feed one token (the slow path: recovery and end of input); returns the result at $END."""
-        table = self.table
         end_state = self.end_state
         is_end = tok.type == "$END"
         while True:
-            row = table[states[-1]]
+            row = states[-1]
             try:
                 shift, arg = row[tok.type]
             except KeyError:
@@ -1425,8 +1428,8 @@ class _Driver:
             else:
                 children = []
             values.append(children[0] if callback is None else callback(children))
-            states.append(table[states[-1]][origin][1])
-            if is_end and states[-1] == end_state:
+            states.append(states[-1][origin][1])
+            if is_end and states[-1] is end_state:
                 return values[-1]
 
     def _recover(self, bad: Token, stream, checkpoint, states, values, text, postlexer) -> bool:
@@ -1440,7 +1443,7 @@ class _Driver:
             return False
         depth, vdepth, first = checkpoint
         # states[depth - 1] is the state in which `first` was shifted: the statement start
-        if first is not postlexer.line_first or "OPAQUE_LINE" not in self.table[states[depth - 1]]:
+        if first is not postlexer.line_first or "OPAQUE_LINE" not in states[depth - 1]:
             return False
         nl = bad
         while nl.type != "_NL":
