@@ -399,9 +399,11 @@ class _FunctionRewriter:
             nonlocal serial
             out = []
             for st in stmts:
+                # (a statement nothing is renamed in is kept, not copied: statements
+                # are shared between the input and output programs, see _with_bodies)
                 if isinstance(st, ir.Assign):
                     value = use(st.value)
-                    targets = list(st.targets)
+                    targets = st.targets
                     if (len(targets) == 1 and isinstance(st.value, ir.Call)
                             and isinstance(st.type, ir.TileType) and self.space_of(targets[0]) is not None):
                         name = targets[0]
@@ -414,11 +416,16 @@ class _FunctionRewriter:
                         defined.add(name)
                     else:
                         defined.update(targets)
-                    st = replace(st, targets=targets, value=value)
+                    if targets is not st.targets or value is not st.value:
+                        st = replace(st, targets=list(targets), value=value)
                 elif isinstance(st, ir.EvalStmt):
-                    st = replace(st, expr=use(st.expr))
+                    expr = use(st.expr)
+                    if expr is not st.expr:
+                        st = replace(st, expr=expr)
                 elif isinstance(st, (ir.Return, ir.Yield)):
-                    st = replace(st, values=[use(v) for v in st.values])
+                    values = [use(v) for v in st.values]
+                    if any(a is not b for a, b in zip(values, st.values)):
+                        st = replace(st, values=values)
                     if isinstance(st, ir.Yield):
                         defined.update(st.targets)
                 elif isinstance(st, ir.For):

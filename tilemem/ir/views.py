@@ -51,6 +51,11 @@ _NULLS = (None, "null")
 def _last(x) -> Optional[str]:
     if x is None:
         return None
+    t = type(x)
+    if t is str:                    # (the commonest first)
+        return x.rsplit(".", 1)[-1]
+    if t is ir.Dotted:
+        return x.parts[-1]
     if isinstance(x, ir.Dotted):
         return x.parts[-1]
     if isinstance(x, ir.Name):
@@ -183,6 +188,11 @@ def promote_dtype(a, b) -> str:
 
 def const_value(e) -> Optional[int]:
     """Integer value of a ConstInt-like expr (``IntConst``, ``pl.const(v, T)``, ``-c``), else None."""
+    t = type(e)
+    if t is ir.IntConst:            # (the commonest first)
+        return e.value
+    if t is ir.Name:
+        return None
     if isinstance(e, bool):
         return None
     if isinstance(e, int):
