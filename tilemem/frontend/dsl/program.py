@@ -73,9 +73,7 @@ class ProgramContext:
         self.text = text
         self.lines = text.splitlines()
         self.scope = scope
-        self.constants = dict(scope.constants)
-        if site is not None:
-            self.constants.update(site.local_constants)
+        self.constants = dict(site.constants if site is not None else scope.constants)
         self.strict_ssa = bool(site and site.strict_ssa)
         self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
         self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
