@@ -76,6 +76,8 @@ class ProgramContext:
         self.constants = dict(site.constants if site is not None else scope.constants)
         self.strict_ssa = bool(site and site.strict_ssa)
         self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
+        self.rebound: set[str] = set()                # symbols a scalar parameter has become
+        self.declared: set[str] = set()               # symbols the printer declares (pl.dynamic lines)
         self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
         self.function_names: set[str] = set()
         self.window_buffers: set[str] = set()          # pld.alloc_window_buffer names (unique per program)
@@ -2480,6 +2482,7 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     if params and params[0][0].value == "self":
         params = params[1:]
     plist = []
+    read_so_far: set = set()        # symbols earlier parameters' tensor types read
     for tok, ann in params:
         if ann is None:
             raise DslError(f"Parameter '{tok.value}' missing type annotation", None, tok.line, tok.column)
@@ -2491,8 +2494,17 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
             raise DslError("Scalar parameters cannot have InOut direction", inner)
         c = ctx.constants.get(tok.value)
         if isinstance(c, Dynamic) and isinstance(t, ir.ScalarType) and t.dtype == "INDEX":
+            # the parameter IS the symbol from here on (AP:894-952): too late when an
+            # earlier parameter's type already read it
+            if c.name in read_so_far:
+                raise DslError(f"Parameter '{tok.value}' shadows the dynamic symbol '{tok.value}', "
+                               f"which an earlier parameter's type annotation already uses",
+                               None, tok.line, tok.column)
             v = r.dynamic_var(c.name)
             v.dyn = False
+            ctx.rebound.add(c.name)
+        if isinstance(t, ir.TensorType):
+            read_so_far |= _tensor_type_names(t)
         v = r.new_var(tok.value, t)
         r.define(tok.value, v, allow_redef=True)
         plist.append(ir.Param(v.key, t, direction, tok.line, tok.column))
@@ -2558,6 +2570,7 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     n_in = sum(1 for p in plist if p.direction == "In")
     ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
     ctx.roles[fname] = role
+    _declare_dynamics(ctx, fn)
     keep = frozenset(ctx.dynamics)
     fn = assign_names(fn, r.hints, keep)
     _as_printed(fn.body)
@@ -2628,11 +2641,16 @@ def printed_order(functions: list) -> list:
 
 
 def _type_names(t, acc: set):
+    """The names a type's dims, views and strides read, as PyPTO's printer collects the
+    dynamic dims of a program (python_printer.cpp:2795-2863): a Tensor's and a Tile's, a
+    tuple's items; not a DistributedTensor's (its own type kind, which that walk skips)."""
     if t is None:
         return
     if isinstance(t, ir.TupleType):
         for i in t.items:
             _type_names(i, acc)
+        return
+    if isinstance(t, ir.TensorType) and t.kind != "pl.Tensor":
         return
     if isinstance(t, (ir.TileType, ir.TensorType)):
         exprs = list(t.shape)
@@ -2647,25 +2665,46 @@ def _type_names(t, acc: set):
                     acc.add(x.id)
 
 
-def _used_dynamics(functions, dyn_names: set) -> list[str]:
+def _tensor_type_names(t) -> set:
+    """The names a tensor parameter's shape, valid shape and strides read (a
+    DistributedTensor's too: _collect_type_symbol_ids, AP:308-334)."""
+    from tilemem.frontend.dsl.types import view_parts
+    valid, stride, _, _ = view_parts(t.view)
+    out = set()
+    for e in (*t.shape, *valid, *stride):
+        for x in ir.subexpressions(e):
+            if type(x) is ir.Name:
+                out.add(x.id)
+    return out
+
+
+def _declare_dynamics(ctx: ProgramContext, fn: ir.Function) -> None:
+    """Record the symbols of one function (read before its vars are named) that PyPTO's
+    printer declares with a ``pl.dynamic`` line (python_printer.cpp:2866-2953): those its
+    types read that are no parameter -- a symbol a scalar parameter has become by now is
+    that parameter -- and, of those, the ones a tensor parameter's valid shape reads."""
+    from tilemem.frontend.dsl.types import view_parts
     used: set = set()
-    for f in functions:
-        for p in f.params:
-            _type_names(p.type, used)
-        for t in f.return_types:
-            _type_names(t, used)
-        stack = [f.body]
-        while stack:
-            for s in stack.pop():
-                if type(s) is ir.Assign:
-                    _type_names(s.type, used)
-                elif type(s) is ir.Yield:
-                    for t in s.target_types:
-                        _type_names(t, used)
-                for b in _bodies(s):
-                    stack.append(b)
-    params = set()
-    return sorted(n for n in used if n in dyn_names and n not in params)
+    for p in fn.params:
+        _type_names(p.type, used)
+    for t in fn.return_types:
+        _type_names(t, used)
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            if type(s) is ir.Assign:
+                _type_names(s.type, used)
+            elif type(s) is ir.Yield:
+                for t in s.target_types:
+                    _type_names(t, used)
+            for b in _bodies(s):
+                stack.append(b)
+    ctx.declared.update(n for n in used if n in ctx.dynamics and n not in ctx.rebound)
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType) and p.type.view is not None:
+            for e in view_parts(p.type.view)[0]:
+                ctx.declared.update(x.id for x in ir.subexpressions(e)
+                                    if type(x) is ir.Name and x.id in ctx.rebound)
 
 
 def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
@@ -2688,7 +2727,7 @@ def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
         except DslError as e:
             line, col = (e.line, e.col) if e.line is not None else (rf.name.line, rf.name.column)
             raise TilememError(ctx.path, line, col, e.message, source=ctx.text) from None
-    dyn = _used_dynamics(out, set(ctx.dynamics))
+    dyn = sorted(ctx.declared)
     dynamic = [(n, ir.Call("pl.dynamic", (ir.StrConst(n, '"'),))) for n in dyn]
     prog = ir.Program(name_tok.value, printed_order(out), dynamic, "pl", None, name_tok.value,
                       reading="dsl", line=name_tok.line, col=name_tok.column)
