@@ -144,6 +144,7 @@ class FunctionReader(ExprReader, OpCaller):
         self.fname = ""
         self.dump_tagged: list = []               # vars marked with pl.dump_tag
         self.func_type = "Opaque"
+        self.param_dim_symbols: set[str] = set()  # symbols a tensor parameter's shape names (AP:1047-1054)
 
     # -- plumbing -------------------------------------------------------------------
     def source_of(self, e) -> str:
@@ -478,6 +479,10 @@ class FunctionReader(ExprReader, OpCaller):
             if len(parts) == 3 and parts[1] not in ("system", "tensor", "tile"):
                 raise DslError(f"Unknown distributed category 'pld.{parts[1]}'", e)
             return self.op_call(".".join(parts[:-1]), parts[-1], e)
+        if e.func == "pl.tensor.dim" and self.func_type == "Orchestration":
+            folded = self.fold_tensor_dim(e)
+            if folded is not None:
+                return folded
         if parts[0] in self.ctx.scope.aliases and len(parts) >= 2:
             if parts[-1] == "yield_" and len(parts) == 2:
                 raise DslError("pl.yield_() must be a statement (`x = pl.yield_(...)`)", e)
@@ -505,6 +510,39 @@ class FunctionReader(ExprReader, OpCaller):
                 return const_int((DTYPE_BITS[parts[1]] + 7) // 8, "INDEX", e)
             raise DslError(f"Unsupported operation call: {e.func}(...)", e)
         raise DslError(f"Unsupported function call: {self.source_of(e)}", e)
+
+    def fold_tensor_dim(self, e: ir.Call) -> Optional[Val]:
+        """``pl.tensor.dim(x, axis)`` in an Orchestration body, when ``x``'s extent there
+        is a symbol a tensor parameter's shape of this function names: that symbol
+        itself, no read (AP:8338-8345, 8372-8431; the literal ``pl.tensor.`` spelling,
+        ``x`` a bare name, a constant axis); None: read as any op call."""
+        given = dict(e.kwargs)
+        if set(given) - {"tensor", "axis"}:
+            return None
+        positional = list(e.args)
+        tensor = given.get("tensor") or (positional.pop(0) if positional else None)
+        axis_arg = given.get("axis") or (positional.pop(0) if positional else None)
+        if tensor is None or axis_arg is None or positional or type(tensor) is not ir.Name:
+            return None
+        axis = _static_int(axis_arg)
+        if axis is None:
+            f = self.folded(axis_arg) if self.foldable(axis_arg) else None
+            if f is None or type(f.expr) is not ir.IntConst or f.type.dtype != "INDEX":
+                return None
+            axis = f.expr.value
+        var = self.lookup(tensor.id)
+        if var is None or not isinstance(var.type, ir.TensorType):
+            return None
+        shape = var.type.shape
+        if axis < 0:
+            axis += len(shape)
+        if not 0 <= axis < len(shape):
+            return None
+        extent = shape[axis]
+        if type(extent) is not ir.Name or extent.id not in self.param_dim_symbols:
+            return None
+        sym = self.ctx.dynamics.get(extent.id)
+        return sym.ref(e) if sym is not None else None
 
     def typed_const(self, e: ir.Call) -> Val:
         if len(e.args) != 2 or e.kwargs:
@@ -932,7 +970,16 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"cannot deduce the result type of {val.expr.func} (an op declared by a "
                            f"--rules file): annotate the assignment, e.g. "
                            f"`{name}: pl.Tile[[16, 16], pl.FP32] = ...`", node)
-        if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn:
+        if self.func_type == "Orchestration" and type(val.expr) is ir.Name \
+                and val.expr.id in self.param_dim_symbols \
+                and (existing is None or existing.key in self.param_dim_symbols) \
+                and (override is None or types_equal(override, val.type)):
+            # a name for a parameter's extent symbol: bound to it, no statement (AP:1804-1820)
+            sym = self.ctx.dynamics[val.expr.id]
+            self.define(name, sym, node)
+            return sym
+        if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn \
+                and existing.key not in self.param_dim_symbols:
             if not is_unknown(vtype) and not is_unknown(existing.type) and not types_equal(existing.type, vtype):
                 raise DslError(f"Cannot reassign '{name}' with a different type: was "
                                f"{print_type_text(self._hinted(existing.type))}, got "
@@ -2444,6 +2491,15 @@ def python_bodies(cls: ast.ClassDef) -> dict:
     return out
 
 
+def _static_int(e) -> Optional[int]:
+    """An integer literal, or one negated (AP _static_int)."""
+    if type(e) is ir.IntConst:
+        return e.value
+    if type(e) is ir.UnaryOp and e.op == "-" and type(e.operand) is ir.IntConst:
+        return -e.operand.value
+    return None
+
+
 def _is_docstring(s) -> bool:
     return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 
@@ -2505,6 +2561,8 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
             ctx.rebound.add(c.name)
         if isinstance(t, ir.TensorType):
             read_so_far |= _tensor_type_names(t)
+            # a bare symbol in a tensor parameter's shape names that argument's extent
+            r.param_dim_symbols.update(d.id for d in t.shape if type(d) is ir.Name and d.id in ctx.dynamics)
         v = r.new_var(tok.value, t)
         r.define(tok.value, v, allow_redef=True)
         plist.append(ir.Param(v.key, t, direction, tok.line, tok.column))
