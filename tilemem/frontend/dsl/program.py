@@ -590,6 +590,7 @@ class FunctionReader(ExprReader, OpCaller):
             nparams, rts = sig[0], sig[1]
             if nparams != len(args):
                 raise DslError(f"Function '{fname}' expects {nparams} argument(s), got {len(args)}", e)
+            rts = self.call_return_types(sig, args, rts, False)
             if len(rts) == 1:
                 rtype = rts[0]
             elif rts:
@@ -606,6 +607,36 @@ class FunctionReader(ExprReader, OpCaller):
         device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
         kws = tuple(device) + ((("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ())
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
+
+    def call_return_types(self, sig: tuple, args: list, rts: list, submit: bool) -> list:
+        """The callee's return types with its dynamic dims bound from the arguments
+        (DeduceCallReturnType, AP:6645-6663); a submit with fewer arguments than
+        parameters pairs them as _call_args_for_return_deduction does (AP:6462-6487):
+        an Out / InOut parameter is skipped while the arguments left only cover the
+        parameters still required after it."""
+        from tilemem.frontend.dsl.calltypes import ConflictingBinding, deduce_call_return_types
+        if not rts:
+            return rts
+        params, dirs = sig[4], sig[5]
+        if not submit or len(args) == len(params):
+            pairs = list(zip(params, args))
+        else:
+            pairs, at = [], 0
+            for i, (p, d) in enumerate(zip(params, dirs)):
+                if at >= len(args):
+                    break
+                if d in ("Out", "InOut"):
+                    required = sum(1 for x in dirs[i + 1:] if x not in ("Out", "InOut"))
+                    if len(args) - at <= required:
+                        continue
+                pairs.append((p, args[at]))
+                at += 1
+        try:
+            return deduce_call_return_types([p for p, _ in pairs], [a.type for _, a in pairs], rts,
+                                            self.source_of)
+        except ConflictingBinding as err:
+            raise DslError(f"Failed to parse function '{self.fname}': {err}", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
 
     def dumped_args(self, args: list, listed=()) -> list:
         """The arguments a call dumps, in argument order, one per position: those marked by
@@ -1039,7 +1070,7 @@ class FunctionReader(ExprReader, OpCaller):
             nparams, declared, n_in = sig[0], sig[2], sig[3]
             if not n_in <= len(args) <= nparams:
                 raise DslError(f"Function '{fname}' expects {n_in}..{nparams} argument(s), got {len(args)}", call)
-            rts = list(declared)
+            rts = self.call_return_types(sig, args, list(declared), True)
         kws = []
         given = dict(call.kwargs)
         # AP:4009-4076, 7024-7040: the launch spec is checked as it is read
@@ -2626,7 +2657,8 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
                      decorator="pl.function", line=rf.name.line, col=rf.name.column)
     effective = rts if rts else (r.first_return or [])
     n_in = sum(1 for p in plist if p.direction == "In")
-    ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
+    ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in,
+                             [p.type for p in plist], [p.direction for p in plist])
     ctx.roles[fname] = role
     _declare_dynamics(ctx, fn)
     keep = frozenset(ctx.dynamics)
