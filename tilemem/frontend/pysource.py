@@ -33,7 +33,7 @@ from typing import Optional, Union
 from tilemem.errors import TilememError
 from tilemem.ir.views import DTYPES
 
-__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "scan_module"]
+__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "DeclaredMemRef", "scan_module"]
 
 
 @dataclass
@@ -51,7 +51,7 @@ class ProgramSite:
     constants: dict = field(default_factory=dict)
 
 
-Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef"]
+Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef", "DeclaredMemRef"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,16 @@ class Dynamic:
 class DataTypeRef:
     """``NAME = pl.FP32`` (or ``pl.DataType.FP32``): a name PyPTO resolves to that dtype."""
     name: str
+
+
+@dataclass(frozen=True)
+class DeclaredMemRef:
+    """``NAME = pl.MemRef()`` / ``pl.MemRef(slots=N)`` / ``pl.MemRef("name"[, slots=N])``: an
+    allocation declared around the program (a Tile annotation names it, or one of its
+    slots).  ``ident`` tells declarations apart (another name for one is the same object)."""
+    name: Optional[str]
+    slots: int
+    ident: tuple
 
 
 @dataclass
@@ -122,6 +132,15 @@ class _Folder:
                 return a % b
             if op is ast.Div and b != 0:
                 return a / b
+            # Python's own value where it stays small (a bound keeps the scan from
+            # computing a huge power or shift: such a name is then not a constant)
+            ints = type(a) is int and type(b) is int
+            if op is ast.Pow and ints and 0 <= b <= 256 and abs(a).bit_length() * b <= 4096:
+                return a ** b
+            if op is ast.LShift and ints and 0 <= b <= 4096 and abs(a).bit_length() + b <= 4096:
+                return a << b
+            if op is ast.RShift and ints and b >= 0:
+                return a >> b
         raise ValueError
 
     def constant(self, e: ast.expr) -> Optional[Constant]:
@@ -137,6 +156,9 @@ class _Folder:
                 and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases
                 and len(e.args) == 1 and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
             return Dynamic(e.args[0].value)
+        if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "MemRef"
+                and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases):
+            return _declared_memref(e, self)
         if isinstance(e, ast.Attribute) and e.attr in DTYPES and (
                 (isinstance(e.value, ast.Name) and e.value.id in self.aliases)
                 or (isinstance(e.value, ast.Attribute) and e.value.attr == "DataType"
@@ -146,6 +168,28 @@ class _Folder:
             return self.value(e)
         except ValueError:
             return None
+
+
+def _declared_memref(e: ast.Call, folder: "_Folder") -> Optional[DeclaredMemRef]:
+    """A declared allocation (no base: ``pl.MemRef()``, ``pl.MemRef("name")``, with a
+    positive integer literal ``slots=``); None for anything else."""
+    if len(e.args) > 1 or any(k.arg != "slots" for k in e.keywords):
+        return None
+    name = None
+    if e.args:
+        a = e.args[0]
+        if not (isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value):
+            return None
+        name = a.value
+    slots = 1
+    for k in e.keywords:
+        try:
+            slots = folder.value(k.value)
+        except ValueError:
+            return None
+        if type(slots) is not int or slots < 1:
+            return None
+    return DeclaredMemRef(name, slots, (e.lineno, e.col_offset))
 
 
 def _scan_imports(body: list, aliases: set) -> None:

@@ -145,6 +145,8 @@ class FunctionReader(ExprReader, OpCaller):
         self.dump_tagged: list = []               # vars marked with pl.dump_tag
         self.func_type = "Opaque"
         self.param_dim_symbols: set[str] = set()  # symbols a tensor parameter's shape names (AP:1047-1054)
+        self.declared_allocs: dict = {}           # declared pl.MemRef -> its name (TR:_declared_alloc_name)
+        self.declared_owners: dict = {}           # name -> the declaration it is
 
     # -- plumbing -------------------------------------------------------------------
     def source_of(self, e) -> str:
@@ -219,6 +221,37 @@ class FunctionReader(ExprReader, OpCaller):
                         stmt.comments = ["# " + t for t in entry[0]]
                 break
         block.append(stmt)
+
+    def declared_memref(self, node):
+        """A Tile annotation's ``NAME`` or ``NAME[k]`` where NAME is an allocation declared
+        around the program (``NAME = pl.MemRef(slots=2)``): the inline
+        ``pl.MemRef("name"[, slots=N])[k]`` PyPTO makes of it (TR:636-842), an unnamed
+        declaration named after its variable; None when NAME is no such declaration."""
+        from tilemem.frontend.pysource import DeclaredMemRef
+        ref = node.value if type(node) is ir.Subscript else node
+        if type(ref) is not ir.Name or self.lookup(ref.id) is not None:
+            return None
+        d = self.closure(ref.id)
+        if not isinstance(d, DeclaredMemRef):
+            return None
+        name = d.name or ref.id
+        seen = self.declared_allocs.setdefault(d.ident, name)
+        if seen != name:
+            raise DslError(f"Declared allocation '{seen}' is also referenced as '{name}'", ref)
+        if self.declared_owners.setdefault(name, d.ident) != d.ident:
+            raise DslError(f"Two separate pl.MemRef() declarations both resolve to the name '{name}'", ref)
+        call = ir.Call("pl.MemRef", (ir.StrConst(name, '"'),),
+                       (("slots", ir.IntConst(d.slots)),) if d.slots > 1 else (), ref.line, ref.col)
+        if type(node) is not ir.Subscript:
+            return call
+        if d.slots <= 1:
+            raise DslError(f"'{name}' was declared with a single slot, so it cannot be subscripted", node)
+        if len(node.index) == 1:
+            k = self._fold_value(node.index[0])
+            if isinstance(k, int) and not isinstance(k, bool) and not 0 <= k < d.slots:
+                raise DslError(f"Slot index {k} is out of range for '{name}', declared with {d.slots} slot(s)",
+                               node)
+        return ir.Subscript(call, node.index, node.line, node.col)
 
     def memref(self, e):
         """``pl.MemRef("name"[, offset, size][, slots=N])[idx]`` or ``pl.MemRef(ptr, offset,

@@ -198,6 +198,12 @@ class TypeReader:
                 continue
             if self._layout_name(node) is not None:
                 raise DslError(f"Tile does not accept layouts like {self.reader.source_of(node)}", node)
+            declared = self.reader.declared_memref(node)
+            if declared is not None:
+                if memref_node is not None:
+                    raise DslError("Tile annotation can contain at most one memref argument", node)
+                memref_node = declared
+                continue
             raise DslError(f"Unsupported Tile annotation argument: {self.reader.source_of(node)}", node)
         if memref_node is not None and space_node is None:
             raise DslError("Tile annotation with a memref argument must also specify explicit memory space",
