@@ -159,6 +159,18 @@ class _NoFold(Exception):
 _NOT_FOLDED = object()
 
 
+_READ = "\x00"      # marks a name that is already a var's key (no source text holds it)
+
+
+def read_back(e):
+    """An expression of read vars (a type's dim: its names are keys) in a form the reader
+    takes back as it is: each name marked as read, not looked up again by its spelling
+    (a dim ``world_size`` of ``NR = pl.dynamic("world_size")`` is no name of the source)."""
+    from tilemem.ir.names import rename_expr
+    names = {x.id for x in ir.subexpressions(e) if type(x) is ir.Name}
+    return rename_expr(e, {n: _READ + n for n in names}) if names else e
+
+
 class ExprReader:
     """Mixin of the function reader: ``expr(e) -> Val``."""
 
@@ -179,6 +191,9 @@ class ExprReader:
 
     # -- atoms ------------------------------------------------------------------
     def _name(self, e: ir.Name) -> Val:
+        if e.id[:1] == _READ:                # a var already read (read_back)
+            key = e.id[1:]
+            return Val(ir.Name(key, e.line, e.col), self.key_types.get(key) or scalar("INDEX"))
         v = self.lookup(e.id)
         if v is not None:
             return v.ref(e)

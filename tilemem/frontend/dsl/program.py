@@ -31,7 +31,7 @@ from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.comprehension import is_listcomp, unroll_deps
-from tilemem.frontend.dsl.exprs import ExprReader, const_value
+from tilemem.frontend.dsl.exprs import ExprReader, const_value, read_back
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
@@ -715,7 +715,7 @@ class FunctionReader(ExprReader, OpCaller):
             if step is not None and not (type(step) is ir.IntConst and step.value == 1):
                 raise DslError("Slice step is not supported", node)
             lo = lo if lo is not None else ir.IntConst(0)
-            hi = hi if hi is not None else t.shape[d]
+            hi = hi if hi is not None else read_back(t.shape[d])
             offsets.append(lo)
             extents.append(_extent(lo, hi))
         return offsets, extents, drops
