@@ -33,7 +33,7 @@ from typing import Optional, Union
 from tilemem.errors import TilememError
 from tilemem.ir.views import DTYPES
 
-__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "DeclaredMemRef", "scan_module"]
+__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef", "scan_module"]
 
 
 @dataclass
@@ -51,7 +51,7 @@ class ProgramSite:
     constants: dict = field(default_factory=dict)
 
 
-Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef", "DeclaredMemRef"]
+Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,19 @@ class Dynamic:
 class DataTypeRef:
     """``NAME = pl.FP32`` (or ``pl.DataType.FP32``): a name PyPTO resolves to that dtype."""
     name: str
+
+
+@dataclass(frozen=True)
+class EnumRef:
+    """``NAME = pl.PadValue.max`` (any ``pl.<Enum>.<member>``, ``pld.`` too): a name PyPTO
+    resolves to that enum value where an op argument is a Python value."""
+    parts: tuple
+
+
+# the enums an op argument may be a member of (pl.<Enum>.<member>)
+ENUM_KINDS = frozenset(("Mem", "MemorySpace", "TileLayout", "TensorLayout", "PadValue", "AtomicType",
+                        "PipeType", "CompactMode", "SplitMode", "ScopeMode", "Level", "Role", "FunctionType",
+                        "NotifyOp", "WaitCmp", "ReduceOp", "MaskPattern"))
 
 
 @dataclass(frozen=True)
@@ -164,6 +177,11 @@ class _Folder:
                 or (isinstance(e.value, ast.Attribute) and e.value.attr == "DataType"
                     and isinstance(e.value.value, ast.Name) and e.value.value.id in self.aliases)):
             return DataTypeRef(e.attr)
+        if (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Attribute) and e.value.attr in ENUM_KINDS
+                and isinstance(e.value.value, ast.Name)
+                and (e.value.value.id in self.aliases or e.value.value.id == "pld")):
+            root = "pld" if e.value.value.id == "pld" else "pl"
+            return EnumRef((root, e.value.attr, e.attr))
         try:
             return self.value(e)
         except ValueError:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from tilemem import ir
-from tilemem.frontend.pysource import DataTypeRef
+from tilemem.frontend.pysource import DataTypeRef, EnumRef
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
@@ -608,6 +608,8 @@ class OpCaller:
             c = self.closure(e.id)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return Enum("DataType", c.name)
+            if isinstance(c, EnumRef):               # PAD = pl.PadValue.max around the program
+                return self.op_positional(ir.Dotted(c.parts, e.line, e.col))
         return self.expr(e)
 
     def op_keyword(self, key: str, e):
@@ -638,6 +640,8 @@ class OpCaller:
                 raise DslError(f"name '{e.id}' is not defined", e)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return Enum("DataType", c.name)
+            if isinstance(c, EnumRef):               # PAD = pl.PadValue.max around the program
+                return self.op_keyword(key, ir.Dotted(c.parts, e.line, e.col))
             return Py(c) if not isinstance(c, list) else Py(list(c))
         if t is ir.Dotted:
             if e.parts[-1] in DTYPES:
