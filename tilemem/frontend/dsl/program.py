@@ -512,7 +512,7 @@ class FunctionReader(ExprReader, OpCaller):
             if len(parts) == 3 and parts[1] not in ("system", "tensor", "tile"):
                 raise DslError(f"Unknown distributed category 'pld.{parts[1]}'", e)
             return self.op_call(".".join(parts[:-1]), parts[-1], e)
-        if e.func == "pl.tensor.dim" and self.func_type == "Orchestration":
+        if e.func == syntax_op("extent_read") and self.func_type == "Orchestration":
             folded = self.fold_tensor_dim(e)
             if folded is not None:
                 return folded
