@@ -437,7 +437,7 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"Unknown shape variable: {e.id}", e)
         raise DslError(f"NameError: name '{e.id}' is not defined", e)
 
-    def _composite_dim(self, e, param: bool):
+    def _composite_dim(self, e, param: bool, top: bool = True):
         t = type(e)
         if t is ir.IntConst:
             return e
@@ -446,12 +446,29 @@ class FunctionReader(ExprReader, OpCaller):
         if t is ir.Call and e.func.endswith(".const"):
             v = self.expr(e)
             return v.expr
+        sym = self._inline_dynamic(e)
+        if sym is not None:
+            if not top:
+                # Python builds the composite over a DynVar of its own: a second symbol
+                # of the name, which PyPTO prints renamed (M_1); not modelled
+                raise DslError("pl.dynamic(...) inside a composite dim is not read by tilemem's DSL reader; "
+                               "bind it to a name around the program (M = pl.dynamic(\"M\"))", e)
+            return sym
         if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
-            l = self._composite_dim(e.left, param)
-            r = self._composite_dim(e.right, param)
+            l = self._composite_dim(e.left, param, False)
+            r = self._composite_dim(e.right, param, False)
             return ir.BinOp(e.op, l, r)
         raise DslError(f"Shape dimension must be int literal, variable, or evaluable expression: "
                        f"{self.source_of(e)}", e)
+
+    def _inline_dynamic(self, e):
+        """``pl.dynamic("NAME")`` written in a dim: the function's symbol of that name
+        (the parser caches one Var per name, expr_evaluator.py:158-177); else None."""
+        if type(e) is ir.Call and not e.kwargs and len(e.args) == 1 and type(e.args[0]) is ir.StrConst:
+            parts = e.func.split(".")
+            if len(parts) == 2 and parts[1] == "dynamic" and parts[0] in self.ctx.scope.aliases:
+                return ir.Name(self.dynamic_var(self.string_value(e.args[0])).key)
+        return None
 
     def shape_list(self, e: ir.Name, param: bool):
         c = self.closure(e.id)
