@@ -2111,25 +2111,41 @@ class OpCaller:
         return t
 
     def _rt_tensor_binary(self, call, arg, spec, b):
-        """tensor_ops/elementwise.cpp: the promoted dtype; `tensor_binary(lhs)` keeps the
-        tensor's dtype against a scalar (DeduceTensorOpElementwiseScalarType's preserve_lhs_dtype)."""
+        """tensor_ops/elementwise.cpp: the promoted dtype; `lhs` keeps the tensor's dtype
+        (preserve_lhs_dtype: the shifts, the scalar bitwise forms, subs).  The result is a
+        fresh tensor valid where its operands are (preserve_valid_shape, on unless the rule
+        says `fresh`): against a scalar the tensor's valid shape, against a tensor of the same
+        shape their valid shape when provably equal (GetMatchingElementwiseValidShape); a
+        DistributedTensor operand carries none."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.ir.symbolic import prove_eq
+        words = (arg or "").split()
         a = self._tensor_of(call, 0, spec)
         other = self._arg_type(call, 1)
         dt = a.dtype
         shape = a.shape
+        valid = None
+        keep_valid = "fresh" not in words and a.kind == "pl.Tensor"
         if isinstance(other, ir.TensorType):
-            if other.dtype != a.dtype:
+            if other.dtype != a.dtype and "lhs" not in words:
                 dt = views.promote_dtype(a.dtype, other.dtype)
             try:
                 shape = typerules.bcast(a.shape, other.shape)
             except Exception:
                 shape = a.shape
+            if keep_valid and other.kind == "pl.Tensor" and views.expr_lists_equal(a.shape, other.shape):
+                va, vb = view_parts(a.view)[0] or a.shape, view_parts(other.view)[0] or other.shape
+                if len(va) == len(vb) and all(views.exprs_equal(x, y) or prove_eq(x, y) for x, y in zip(va, vb)):
+                    valid = va
         else:
             cv = const_value(call.args[1])
             sdt = cv[0] if cv is not None else (other.dtype if isinstance(other, ir.ScalarType) else a.dtype)
-            if arg != "lhs":
+            if "lhs" not in words:
                 dt = views.promote_dtype(a.dtype, sdt)      # DeduceTensorOpElementwiseScalarType
-        return ir.TensorType(tuple(shape), dt)
+            if keep_valid:
+                valid = view_parts(a.view)[0] or a.shape
+        view = tensor_view_expr(tuple(valid), (), "ND", None, tuple(shape)) if valid else None
+        return ir.TensorType(tuple(shape), dt, view)
 
     def _rt_tensor_cast(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
