@@ -63,6 +63,31 @@ def _masked(text: str, keep: list[tuple[int, int]], python: Optional[dict] = Non
     return "\n".join(out)
 
 
+def _without_loop_else(text: str, node) -> str:
+    """``text`` with the ``else:`` clause of every ``for`` and ``while`` loop of the class
+    blanked: PyPTO's parser never reads a loop's ``orelse`` (only an ``if``'s, AP:3469-3491),
+    so the clause is dropped, comments and errors in it included."""
+    import ast
+    import re
+    spans = []
+    for n in ast.walk(node):
+        if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.orelse:
+            body_end = n.body[-1].end_lineno or n.body[-1].lineno
+            spans.append((body_end, n.orelse[0].lineno, n.orelse[-1].end_lineno or n.orelse[-1].lineno,
+                          n.col_offset))
+    if not spans:
+        return text
+    lines = text.split("\n")
+    for body_end, first, last, col in spans:
+        start = next((i for i in range(body_end + 1, first + 1)
+                      if re.match(r"else\s*:", lines[i - 1][col:]) and not lines[i - 1][:col].strip()), None)
+        if start is None:
+            continue
+        for i in range(start, last + 1):
+            lines[i - 1] = ""
+    return "\n".join(lines)
+
+
 def _class_ranges(site) -> list[tuple[int, int]]:
     """The lines of the class that tilemem's grammar reads: decorators, header and the
     ``@pl.function`` methods (PyPTO ignores every other class member)."""
@@ -145,7 +170,7 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
             raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
         ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
-        masked = _masked(text, _class_ranges(site), ctx.python_bodies)
+        masked = _without_loop_else(_masked(text, _class_ranges(site), ctx.python_bodies), site.node)
         items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
         out.append(read_class(ctx, cls, layout))
