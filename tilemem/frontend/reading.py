@@ -88,6 +88,54 @@ def _without_loop_else(text: str, node) -> str:
     return "\n".join(lines)
 
 
+COMPREHENSION = "__lc{}__"
+
+
+def _header_comprehensions(text: str, node) -> tuple[str, dict]:
+    """``text`` with each list comprehension of a ``with`` header (``with pl.at(...,
+    deps=[tids[k] for k in range(K)]):``) replaced by a placeholder name of no more
+    characters, padded with spaces (positions stay the file's), and the placeholders'
+    comprehensions as tilemem's IR (``__listcomp__`` calls).  tilemem's grammar reads no
+    comprehension; one in a simple statement reaches the reader as that statement's
+    Python text, one in a compound statement's header through this."""
+    import ast
+    comps = [c for n in ast.walk(node) if isinstance(n, (ast.With, ast.AsyncWith))
+             for item in n.items for c in ast.walk(item.context_expr) if isinstance(c, ast.ListComp)]
+    if not comps:
+        return text, {}
+    from tilemem.frontend.dsl.pyline import comprehension_ir
+    lines = text.split("\n")
+    out: dict = {}
+    outer = [c for c in comps if not any(o is not c and _inside(c, o) for o in comps)]
+    for k, c in enumerate(outer):
+        name = COMPREHENSION.format(k)
+        first, last = c.lineno - 1, (c.end_lineno or c.lineno) - 1
+        a, b = _char_col(lines[first], c.col_offset), _char_col(lines[last], c.end_col_offset)
+        if first == last and b - a < len(name):
+            continue                    # cannot happen: a comprehension is longer than the name
+        if first == last:
+            lines[first] = lines[first][:a] + name.ljust(b - a) + lines[first][b:]
+        else:
+            lines[first] = lines[first][:a] + name.ljust(len(lines[first]) - a)
+            for i in range(first + 1, last):
+                lines[i] = ""
+            lines[last] = " " * b + lines[last][b:]
+        out[name] = comprehension_ir(c)
+    return "\n".join(lines), out
+
+
+def _inside(c, o) -> bool:
+    return (o.lineno, o.col_offset) <= (c.lineno, c.col_offset) and \
+        (c.end_lineno, c.end_col_offset) <= (o.end_lineno, o.end_col_offset)
+
+
+def _char_col(line: str, col_bytes: int) -> int:
+    """The character index of a UTF-8 byte column (Python's ast columns are bytes)."""
+    if line.isascii():
+        return col_bytes
+    return len(line.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+
+
 def _class_ranges(site) -> list[tuple[int, int]]:
     """The lines of the class that tilemem's grammar reads: decorators, header and the
     ``@pl.function`` methods (PyPTO ignores every other class member)."""
@@ -171,6 +219,7 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
         ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
         masked = _without_loop_else(_masked(text, _class_ranges(site), ctx.python_bodies), site.node)
+        masked, ctx.comprehensions = _header_comprehensions(masked, site.node)
         items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
         out.append(read_class(ctx, cls, layout))

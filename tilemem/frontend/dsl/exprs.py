@@ -197,6 +197,9 @@ class ExprReader:
         v = self.lookup(e.id)
         if v is not None:
             return v.ref(e)
+        comp = self.ctx.comprehensions.get(e.id) if self.ctx.comprehensions else None
+        if comp is not None:                 # a with header's comprehension outside deps= (AP:5773)
+            raise DslError("Unsupported expression type: ListComp", comp)
         c = self.closure(e.id)
         if c is not None:
             return self.closure_val(c, e)

@@ -85,6 +85,7 @@ class ProgramContext:
         self.declared_ops = declared_ops
         # HOST SubWorker bodies PyPTO keeps as Python text (python_bodies)
         self.python_bodies = python_bodies(site.node) if site is not None and site.node is not None else {}
+        self.comprehensions: dict = {}                # placeholder -> a with header's comprehension
 
 
 _bodies = bodies
@@ -1241,11 +1242,25 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"core_num must be a positive integer, got {val.expr.value}", v)
         return val
 
+    def unmasked(self, v):
+        """``v`` with the placeholder of a ``with`` header's comprehension (reading.py
+        _header_comprehensions) put back, as the list entry or the whole value."""
+        comps = self.ctx.comprehensions
+        if not comps:
+            return v
+        if type(v) is ir.Name and v.id in comps:
+            return comps[v.id]
+        if type(v) in (ir.ListExpr, ir.TupleExpr) and any(type(x) is ir.Name and x.id in comps for x in v.items):
+            return ir.replace(v, items=tuple(comps[x.id] if type(x) is ir.Name and x.id in comps else x
+                                          for x in v.items))
+        return v
+
     def deps_list(self, v, method: str, anchor=None):
         """``deps=[...]`` of a submit or a scope (ast_parser.py:6856-6977): ``None`` entries
         dropped; TaskId / TASK_ID-array vars kept as written; when an entry reads one slot
         of a TASK_ID array (``arr[i]``) every entry goes into a fresh
         ``_submit_deps_buf`` array, built right before.  None: nothing to print."""
+        v = self.unmasked(v)
         at = v if anchor is None else anchor             # where a comprehension's error points
         if is_listcomp(v):                   # Form 2: the comprehension unrolled
             items = unroll_deps(self, v, method, at)
