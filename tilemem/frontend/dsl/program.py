@@ -483,6 +483,8 @@ class FunctionReader(ExprReader, OpCaller):
                 else:
                     raise DslError(f"Shape '{e.id}' element must be int or pl.dynamic()", e)
             return out
+        if param and c is None and self.lookup(e.id) is None:
+            raise DslError(f"NameError: name '{e.id}' is not defined", e)     # Python's, in a signature
         raise DslError(f"Unknown shape variable: {e.id}", e)
 
     def view_expr(self, e, param: bool = False):
@@ -2625,10 +2627,10 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     r.explicit_level = next((_enum_kw(v, "Level", LEVELS, fname) for k, v in dec.kwargs if k == "level"), None) \
         if type(dec) is ir.Call else None
     r.auto_scope = not any(k == "auto_scope" for k, _ in extra)
-    attr_items = []
+    attr_items = []                 # (key, value, where: None for the decorator's attrs=, else the call)
     for k, v in extra:
         if k == "__attrs__":
-            attr_items.extend(v.items)
+            attr_items.extend((a, b, None) for a, b in v.items)
     extra = [(k, v) for k, v in extra if k != "__attrs__"]
     params = list(rf.params)
     if params and params[0][0].value == "self":
@@ -2681,21 +2683,31 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
             raise DslError("pl.func_attr() takes exactly one positional dict argument (no keywords)", s)
         if type(call.args[0]) is not ir.DictExpr:
             raise DslError("pl.func_attr() argument must be a dict literal", call.args[0])
-        attr_items.extend(call.args[0].items)
+        attr_items.extend((a, b, s) for a, b in call.args[0].items)
     items = []
-    seen = set()
-    for k, v in attr_items:
+    seen: dict = {}
+    place: dict = {}
+    for k, v, where in attr_items:
         if type(k) is not ir.StrConst:
             raise DslError("pl.func_attr() key must be a string literal", k)
         key = r.string_value(k)
         if key in seen:
-            raise DslError(f"Duplicate function attribute '{key}' in pl.func_attr({{...}})", k)
-        seen.add(key)
+            if where is not None and seen[key] is where:      # one dict (AP:1191-1196)
+                raise DslError(f"Duplicate function attribute '{key}' in pl.func_attr({{...}})", k)
+            if where is not None:       # IRBuilder::AddFunctionAttrs (builder.cpp:80-83), at the call
+                raise DslError(f"Duplicate function attribute '{key}' in function '{fname}'. Each attribute "
+                               "may be declared only once.", where)
+        seen[key] = where
         if key == "split" and type(v) is ir.Dotted and v.parts[-1] == "NONE":
             continue                    # SplitMode.NONE is "no split": not stored
         if type(v) in (ir.ListExpr, ir.TupleExpr):
             _check_attr_list(r, key, v, fname)
-        items.append((ir.StrConst(key, '"'), _attr_value(r, v)))
+        item = (ir.StrConst(key, '"'), _attr_value(r, v))
+        if key in place:                # twice in the decorator's dict literal: Python keeps
+            items[place[key]] = item    # the key's place and the last value
+        else:
+            place[key] = len(items)
+            items.append(item)
     if items:
         r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
     rest = [x for x in body if not _str_stmt(x)]

@@ -67,7 +67,9 @@ class TypeReader:
         self.reader = weakref.proxy(reader)
 
     # -- dtypes ---------------------------------------------------------------
-    def dtype(self, e) -> str:
+    def dtype(self, e, param: bool = False) -> str:
+        """A dtype; ``param``: in a signature, which Python evaluates itself (a name it
+        does not know is its NameError)."""
         if type(e) is ir.Dotted:
             name = e.parts[-1]
             if name in DTYPES:
@@ -81,6 +83,8 @@ class TypeReader:
             c = self.reader.closure(e.id)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return c.name
+            if param and c is None:
+                raise DslError(f"NameError: name '{e.id}' is not defined", e)
             raise DslError(f"Unknown dtype: {e.id}", e)
         raise DslError(f"Cannot resolve dtype: {self.reader.source_of(e)}", e)
 
@@ -124,7 +128,7 @@ class TypeReader:
         if kind == "Scalar":
             if len(items) != 1:
                 raise DslError(f"Cannot resolve dtype: {', '.join(self.reader.source_of(i) for i in items)}", e)
-            return ir.ScalarType(self.dtype(items[0]))
+            return ir.ScalarType(self.dtype(items[0], param))
         if kind == "Tuple":
             if len(items) == 1 and type(items[0]) is ir.TupleExpr and not items[0].items:
                 return ir.TupleType(())
@@ -134,7 +138,7 @@ class TypeReader:
                 raise DslError(f"Array subscript requires [extent, dtype], got: "
                                f"{', '.join(self.reader.source_of(i) for i in items)}", e)
             from tilemem.frontend.dsl.ops import array_type
-            return array_type(ir.IntConst(items[0].value), self.dtype(items[1]))
+            return array_type(ir.IntConst(items[0].value), self.dtype(items[1], param))
         is_tensor = kind in ("Tensor", "DistributedTensor")
         # TR:448-: a DistributedTensor reads as a Tensor, only the IR kind differs; an
         # EXPLICIT pass dump's trailing "window_buffer=NAME" marker is dropped
@@ -152,7 +156,7 @@ class TypeReader:
                            "[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, "
                            f"tileview], got: {src}", e)
         shape = self.shape(items[0], param)
-        dtype = self.dtype(items[1])
+        dtype = self.dtype(items[1], param)
         if not is_tensor:
             return self._tile(shape, dtype, items[2:], param)
         if len(items) == 2:
