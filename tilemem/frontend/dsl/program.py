@@ -547,9 +547,12 @@ class FunctionReader(ExprReader, OpCaller):
                     return self.scalar_minmax(name, e)
                 if name in ("aiv_shard", "aic_gather"):
                     return self.shard(name, e)
-                if name in ("submit", "spmd_submit"):
+                if name == "submit":        # AP:6041-6057
                     raise DslError("pl.submit(...) must be unpacked as a 2-tuple: `out, tid = "
                                    "pl.submit(self.kernel, ...)`", e)
+                if name == "spmd_submit":
+                    raise DslError("pl.spmd_submit(...) must be unpacked as a 2-tuple: `out, tid = "
+                                   "pl.spmd_submit(self.kernel, ..., core_num=N)`", e)
                 if name in ("range", "parallel", "unroll", "pipeline", "while_", "cond", "scope", "at",
                             "cluster", "spmd", "dynamic", "static_assert", "static_print", "func_attr"):
                     raise DslError(f"pl.{name}() cannot be used as an expression here", e)
@@ -903,8 +906,10 @@ class FunctionReader(ExprReader, OpCaller):
             # a marker: later kernel calls taking this very Var list it in dump_vars
             if self.func_type not in ("Orchestration", "Inline"):       # AP:3117-3121
                 raise DslError("pl.dump_tag() is only valid inside an Orchestration or Inline function", s)
-            if len(e.args) != 1:
-                raise DslError("pl.dump_tag() takes one tensor", s)
+            if len(e.args) != 1 or e.kwargs:                               # AP:3132-3146
+                raise DslError("pl.dump_tag() takes exactly one positional argument (no keywords)", s)
+            if type(e.args[0]) is not ir.Name:
+                raise DslError("pl.dump_tag() argument must be a bare variable name", e.args[0])
             v = self.expr(e.args[0])
             if v.var is None:
                 raise DslError("pl.dump_tag() takes a variable", s)
@@ -1651,8 +1656,9 @@ class FunctionReader(ExprReader, OpCaller):
                     hint += "_spmd"         # the loop form names its Spmd scope (ast_parser.py:585-600)
                 kws.append((k, ir.StrConst(hint, '"')))
             elif k in ("sync_start", "allow_early_resolve", "windowize"):
-                if type(v) is not ir.BoolConst:
-                    raise DslError(f"{k} must be True or False", v)
+                if type(v) is not ir.BoolConst:     # AP:3575-3588 (pl.at), 4078-4090 (pl.spmd)
+                    who = "pl.at() " if name == "at" else ""
+                    raise DslError(f"{who}{k} must be a boolean literal (True/False)", v)
                 if v.value:
                     kws.append((k, v))
             elif k == "optimizations":
@@ -2527,7 +2533,14 @@ def _decorator(dec, fname: str):
                 if not v.value:
                     extra.append(("auto_scope", ir.BoolConst(False)))
             elif k == "attrs":
+                if type(v) is ir.NoneConst:
+                    continue                # `is not None` gates the attrs (decorator.py:974)
                 if type(v) is not ir.DictExpr:
+                    # Python evaluates the decorator: a literal of another kind is
+                    # _normalize_attrs' refusal (decorator.py:446-450)
+                    kind = _PY_LITERAL_TYPES.get(type(v))
+                    if kind is not None:
+                        raise DslError(f"`@pl.function(attrs=...)` must be a dict, got {kind}", v)
                     raise DslError("@pl.function(attrs=...) must be a dict literal", v)
                 extra.append(("__attrs__", v))
             elif k == "strict_ssa":
@@ -2587,6 +2600,11 @@ def python_bodies(cls: ast.ClassDef) -> dict:
             first = m.body[i].lineno if i < len(m.body) else None
             out[m.name] = (first, m.end_lineno, "\n".join(ast.unparse(x) for x in m.body))
     return out
+
+
+# the Python type a literal evaluates to (the name Python's type(x).__name__ gives)
+_PY_LITERAL_TYPES = {ir.ListExpr: "list", ir.TupleExpr: "tuple", ir.StrConst: "str", ir.IntConst: "int",
+                     ir.FloatConst: "float", ir.BoolConst: "bool"}
 
 
 def _static_int(e) -> Optional[int]:
@@ -2689,6 +2707,10 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     place: dict = {}
     for k, v, where in attr_items:
         if type(k) is not ir.StrConst:
+            if where is None and type(k) in (ir.IntConst, ir.FloatConst, ir.BoolConst, ir.NoneConst):
+                shown = {ir.IntConst: lambda x: str(x.value), ir.FloatConst: lambda x: repr(float(x.text)),
+                         ir.BoolConst: lambda x: str(x.value), ir.NoneConst: lambda x: "None"}[type(k)](k)
+                raise DslError(f"`@pl.function(attrs=...)` keys must be strings, got {shown}", k)   # :452-456
             raise DslError("pl.func_attr() key must be a string literal", k)
         key = r.string_value(k)
         if key in seen:
