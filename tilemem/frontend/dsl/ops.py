@@ -471,6 +471,29 @@ _GATHER_CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")       # tile_ops.py _GA
 _CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 
 
+_PAD_HINT = ("Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, "
+             "or one of the literals 0, 0.0, math.inf, -math.inf.")
+
+
+def _pad_value_refusal(v, num) -> None:
+    """normalize_pad_value's refusal of a pad value (ir/op/_pad_value.py:28-83)."""
+    import math
+    if isinstance(v, Py) and isinstance(v.value, bool) or isinstance(v, Val) and type(v.expr) is ir.BoolConst:
+        b = v.value if isinstance(v, Py) else v.expr.value
+        raise DslError(f"fillpad pad_value cannot be bool ({b!r}). {_PAD_HINT}")
+    if isinstance(num, int) and not isinstance(num, bool):
+        raise DslError(f"fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); "
+                       f"got {num!r}. {_PAD_HINT}")
+    if isinstance(num, float):
+        if math.isnan(num):
+            raise DslError(f"fillpad pad_value cannot be NaN. {_PAD_HINT}")
+        raise DslError(f"fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; "
+                       f"got {num!r}. {_PAD_HINT}")
+    if isinstance(v, Py) and isinstance(v.value, (str, list, tuple, type(None))):
+        raise DslError(f"fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
+                       f"got {type(v.value).__name__} {v.value!r}. {_PAD_HINT}")
+
+
 def _is_tile(v) -> bool:
     return isinstance(v, Val) and isinstance(v.type, ir.TileType)
 
@@ -637,7 +660,8 @@ class OpCaller:
             if c is None:
                 if e.id in DTYPES:
                     return Enum("DataType", e.id)
-                raise DslError(f"name '{e.id}' is not defined", e)
+                # the keyword's value is evaluated as Python (expr_evaluator.py:96-100)
+                raise DslError(f"Cannot resolve expression '{e.id}': name '{e.id}' is not defined", e)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return Enum("DataType", c.name)
             if isinstance(c, EnumRef):               # PAD = pl.PadValue.max around the program
@@ -985,6 +1009,11 @@ class OpCaller:
                                    f"The operator {op} atomic kwarg must be AtomicType.None_ or AtomicType.Add, "
                                    f"but got int {int(v.value)}")
                 v = Enum(kind, members[int(v.value)])
+            if k == "pad" and isinstance(v, Enum) and v.kind == kind and v.name == "null" and p.default is not None:
+                # normalize_pad_value refuses null; a wrapper whose default is None (slice)
+                # passes null through unnormalized (ir/op/tile_ops.py, tensor_ops.py)
+                raise DslError(f"fillpad pad_value cannot be PadValue.null \u2014 that means no padding mode. "
+                               f"{_PAD_HINT}")
             if isinstance(v, Enum) and v.kind == kind:
                 if k == "space" and v.name not in views.SPACES:
                     raise DslError(f"Unknown memory space: {v.name}")
@@ -1003,6 +1032,8 @@ class OpCaller:
                     return dotted("pl", "PadValue", "max")
                 if num == -math.inf:
                     return dotted("pl", "PadValue", "min")
+            if k == "pad":
+                _pad_value_refusal(v, num)
             if k == "atomic" and isinstance(v, Enum) and v.kind == "AtomicType":
                 return self._enum_expr(v)
             raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
