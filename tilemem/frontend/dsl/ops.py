@@ -2158,12 +2158,19 @@ class OpCaller:
         valid = None
         keep_valid = "fresh" not in words and a.kind == "pl.Tensor"
         if isinstance(other, ir.TensorType):
+            shown = lambda sh: "[" + ", ".join(self.source_of(d) for d in sh) + "]"     # FormatShape
+            if "bitwise" in words and not views.expr_lists_equal(a.shape, other.shape):
+                raise DslError(f"The operator {call.op} requires both operands to have the same shape, but got "
+                               f"{shown(a.shape)} and {shown(other.shape)}. Broadcasting is not supported for "
+                               "bitwise/shift operators because the hardware provides no row/col-expand form; "
+                               "reshape or expand the operand explicitly first.")
             if other.dtype != a.dtype and "lhs" not in words:
                 dt = views.promote_dtype(a.dtype, other.dtype)
             try:
                 shape = typerules.bcast(a.shape, other.shape)
-            except Exception:
-                shape = a.shape
+            except typerules.DeductionError:          # BroadcastShapes (type_inference.cpp:43-106)
+                raise DslError(f"The operator {call.op} requires compatible shapes, but got "
+                               f"{shown(a.shape)} and {shown(other.shape)}") from None
             if keep_valid and other.kind == "pl.Tensor" and views.expr_lists_equal(a.shape, other.shape):
                 va, vb = view_parts(a.view)[0] or a.shape, view_parts(other.view)[0] or other.shape
                 if len(va) == len(vb) and all(views.exprs_equal(x, y) or prove_eq(x, y) for x, y in zip(va, vb)):

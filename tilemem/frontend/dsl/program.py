@@ -771,8 +771,42 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError("A subscript write that drops axes is not supported by tilemem's DSL reader; "
                            "use pl.assemble(...)", s)
         ns = "tile" if isinstance(t, ir.TileType) else "tensor"
+        self._check_subscript_source(ns, extents, value, s)
         call = ir.Call(f"pl.{ns}.assemble", (target.value, value, ir.ListExpr(tuple(offsets))), (), s.line, s.col)
         self.assign_or_let(name, self.call(call), s)
+
+    def _check_subscript_source(self, kind: str, extents: list, value, s) -> None:
+        """What PyPTO checks of a subscript write's source (AP:2285-2342): a tensor into a
+        tensor, a tile into a tile; its rank the window's (a tile's at least 2); each
+        constant extent the window's, or its constant valid extent."""
+        from tilemem.frontend.dsl.types import view_parts
+        src = self.expr(value).type
+        want_cls = ir.TileType if kind == "tile" else ir.TensorType
+        if not isinstance(src, want_cls):
+            raise DslError(f"Subscript-write source must also be a {kind}, got {type(src).__name__}", s)
+        natural = len(extents)
+        floored = max(2, natural) if kind == "tile" else natural
+        rank = len(src.shape)
+        if rank not in (natural, floored):
+            expected = f"{natural}D" if natural == floored else f"{natural}D or {floored}D"
+            raise DslError(f"Subscript-write source must be {expected} to match the rank-reduced {kind} "
+                           f"window, got {rank}D", s)
+        want = [ir.IntConst(1)] * (rank - natural) + list(extents)
+        if isinstance(src, ir.TileType):
+            valid = tuple(src.view.valid_shape) if src.view is not None and src.view.valid_shape else None
+        else:
+            valid = view_parts(src.view)[0] or None
+        for axis, w in enumerate(want):
+            req = self._fold_value(w)
+            have = src.shape[axis].value if type(src.shape[axis]) is ir.IntConst else None
+            if type(req) is not int or have is None or req == have:
+                continue
+            if valid is not None:
+                v = valid[axis]
+                if type(v) is not ir.IntConst or v.value == req:
+                    continue
+            raise DslError(f"Subscript-write shape mismatch on source axis {axis}: window expects {req} "
+                           f"elements, source has {have}", s)
 
     def array_read(self, base: Val, e: ir.Subscript) -> Val:
         """``arr[i]`` on an Array: ``pl.array.get_element(arr, i)``."""
