@@ -183,7 +183,9 @@ class ExprReader:
         v = f(self, e)
         if t is ir.Call or type(v.expr) is ir.Call:
             # nested calls as op arguments (a subscript read or slice, `t[0]`, is one too)
-            self.expr_types[id(v.expr)] = v.type
+            # keyed by identity, the expression kept with its type: an id is only unique
+            # while its object lives (a reading thrown away would hand its id on)
+            self.expr_types[id(v.expr)] = (v.expr, v.type)
         return v
 
     def expr_list(self, items) -> list[Val]:

@@ -1395,7 +1395,8 @@ class OpCaller:
         read from (a nested call)."""
         if type(e) is ir.Name:
             return self.key_types.get(e.id)
-        return self.expr_types.get(id(e))
+        got = self.expr_types.get(id(e))
+        return got[1] if got is not None and got[0] is e else None
 
     def _arg_type(self, call, i):
         return self.type_of_expr(call.args[i])

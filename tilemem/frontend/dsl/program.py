@@ -771,16 +771,20 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError("A subscript write that drops axes is not supported by tilemem's DSL reader; "
                            "use pl.assemble(...)", s)
         ns = "tile" if isinstance(t, ir.TileType) else "tensor"
-        self._check_subscript_source(ns, extents, value, s)
+        # (the checked source stays alive while the call reads it again: the reader keys the
+        # types of nested calls by object id, which a freed first reading would hand on)
+        checked = self._check_subscript_source(ns, extents, value, s)
         call = ir.Call(f"pl.{ns}.assemble", (target.value, value, ir.ListExpr(tuple(offsets))), (), s.line, s.col)
         self.assign_or_let(name, self.call(call), s)
+        del checked
 
     def _check_subscript_source(self, kind: str, extents: list, value, s) -> None:
         """What PyPTO checks of a subscript write's source (AP:2285-2342): a tensor into a
         tensor, a tile into a tile; its rank the window's (a tile's at least 2); each
         constant extent the window's, or its constant valid extent."""
         from tilemem.frontend.dsl.types import view_parts
-        src = self.expr(value).type
+        val = self.expr(value)
+        src = val.type
         want_cls = ir.TileType if kind == "tile" else ir.TensorType
         if not isinstance(src, want_cls):
             raise DslError(f"Subscript-write source must also be a {kind}, got {type(src).__name__}", s)
@@ -807,6 +811,7 @@ class FunctionReader(ExprReader, OpCaller):
                     continue
             raise DslError(f"Subscript-write shape mismatch on source axis {axis}: window expects {req} "
                            f"elements, source has {have}", s)
+        return val
 
     def array_read(self, base: Val, e: ir.Subscript) -> Val:
         """``arr[i]`` on an Array: ``pl.array.get_element(arr, i)``."""
@@ -1272,7 +1277,7 @@ class FunctionReader(ExprReader, OpCaller):
             return self.key_types.get(x.id)
         if type(x) is ir.IntConst:
             return scalar("INDEX")
-        return self.expr_types.get(id(x))
+        return self.type_of_expr(x)
 
     def core_num_expr(self, v) -> Val:
         """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
