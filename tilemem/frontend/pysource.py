@@ -33,7 +33,8 @@ from typing import Optional, Union
 from tilemem.errors import TilememError
 from tilemem.ir.views import DTYPES
 
-__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef", "scan_module"]
+__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef", "FAILED",
+           "scan_module"]
 
 
 @dataclass
@@ -93,6 +94,7 @@ class DeclaredMemRef:
 class ModuleScope:
     """What a program may refer to outside itself."""
     aliases: set = field(default_factory=lambda: {"pl"})     # names of pypto.language
+    failed: Optional[tuple] = None      # (line, "Type: message") of a module statement Python fails on
     constants: dict = field(default_factory=dict)           # name -> int | float | list | Dynamic | DataTypeRef
 
 
@@ -110,6 +112,25 @@ def _strict_ssa(d: ast.expr) -> bool:
             if kw.arg == "strict_ssa" and isinstance(kw.value, ast.Constant):
                 return bool(kw.value.value)
     return False
+
+
+class PythonFails(Exception):
+    """Python itself fails on this statement (its exception's ``Type: message``): the
+    module (or the function) never gets to the program."""
+
+
+def _zero_division(op, a, b) -> str:
+    """Python's own ZeroDivisionError message (3.11)."""
+    if op is ast.Div:
+        msg = "division by zero" if type(a) is int and type(b) is int else "float division by zero"
+    elif type(a) is int and type(b) is int:
+        msg = "integer division or modulo by zero"
+    else:
+        msg = "float floor division by zero" if op is ast.FloorDiv else "float modulo"
+    return f"ZeroDivisionError: {msg}"
+
+
+FAILED = "\x00failed"          # the key under which a scope records the statement Python fails on
 
 
 class _Folder:
@@ -139,6 +160,8 @@ class _Folder:
                 return a - b
             if op is ast.Mult:
                 return a * b
+            if op in (ast.FloorDiv, ast.Mod, ast.Div) and b == 0:
+                raise PythonFails(_zero_division(op, a, b))
             if op is ast.FloorDiv and b != 0:
                 return a // b
             if op is ast.Mod and b != 0:
@@ -205,7 +228,9 @@ def _declared_memref(e: ast.Call, folder: "_Folder") -> Optional[DeclaredMemRef]
             slots = folder.value(k.value)
         except ValueError:
             return None
-        if type(slots) is not int or slots < 1:
+        if type(slots) is int and slots < 1:     # the MemRef constructor's refusal
+            raise PythonFails(f"ValueError: A declared allocation must have at least one slot, got slots={slots}")
+        if type(slots) is not int:
             return None
     return DeclaredMemRef(name, slots, (e.lineno, e.col_offset))
 
@@ -252,13 +277,17 @@ def _assign(s: ast.stmt, aliases: set, into: dict) -> None:
                 into.pop((a.asname or a.name).split(".")[0], None)
         return
     folder = _Folder(aliases, into)
-    whole = folder.constant(value)
-    if isinstance(value, (ast.Tuple, ast.List)):
-        parts = [folder.constant(e) if not isinstance(e, ast.Starred) else None for e in value.elts]
-    elif isinstance(whole, list):
-        parts = list(whole)
-    else:
-        parts = None
+    try:
+        whole = folder.constant(value)
+        if isinstance(value, (ast.Tuple, ast.List)):
+            parts = [folder.constant(e) if not isinstance(e, ast.Starred) else None for e in value.elts]
+        elif isinstance(whole, list):
+            parts = list(whole)
+        else:
+            parts = None
+    except PythonFails as failure:
+        into.setdefault(FAILED, (s.lineno, str(failure)))
+        return
     bound: dict = {}
     forgotten: set = set()
     for t in targets:
@@ -589,8 +618,11 @@ def scan_module(text: str, path: str) -> tuple[ModuleScope, list[ProgramSite]]:
             elif isinstance(s, _BLOCKS) or type(s).__name__ == "TryStar":
                 if not in_class:
                     _assign(s, aliases, names)     # a loop's or a with's own targets
+                failed = FAILED in names
                 for b in _blocks_of(s):
                     visit(b, names, fenv, in_class)
+                if not failed:
+                    names.pop(FAILED, None)        # a block may not run (or catch it): not sure
             if not in_class:
                 _assign(s, aliases, names)
 
@@ -598,6 +630,8 @@ def scan_module(text: str, path: str) -> tuple[ModuleScope, list[ProgramSite]]:
     module_final: dict = {}
     _flat(tree.body, aliases, module_final)
     scope.constants = module_final
+    # a statement Python fails on at module level: the module never imports, no program is read
+    scope.failed = module_final.get(FAILED)
     visit(tree.body, {}, module_final)
     del visit        # it refers to itself: a cycle, which a command (no cyclic collector) keeps
     sites.sort(key=lambda p: p.first_line)
@@ -638,6 +672,9 @@ def _flat(body: list, aliases: set, into: dict) -> None:
     for s in body:
         if isinstance(s, _BLOCKS) or type(s).__name__ == "TryStar":
             _assign(s, aliases, into)
+            failed = FAILED in into
             for b in _blocks_of(s):
                 _flat(b, aliases, into)
+            if not failed:
+                into.pop(FAILED, None)             # a block may not run (or catch it): not sure
         _assign(s, aliases, into)

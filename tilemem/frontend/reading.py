@@ -211,9 +211,17 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
             names = ", ".join(s.name for s in sites)
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds: {names})")
         sites = chosen
+    from tilemem.frontend.pysource import FAILED
     out = []
     for site in sites:
         import ast
+        # a statement Python fails on (text_parser.py:263-277): one above the class (or any
+        # module statement, for a class in a function) before the class is read, one
+        # below a module-level class once it is read
+        failed = site.constants.get(FAILED) or scope.failed
+        later = failed is not None and site.indent == 0 and failed[0] > site.last_line
+        if failed is not None and not later:
+            raise TilememError(path, failed[0], 1, failed[1], source=text)
         if not any(isinstance(m, ast.FunctionDef) and _has_function_decorator(m) for m in site.node.body):
             raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
@@ -223,6 +231,8 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
         items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
         out.append(read_class(ctx, cls, layout))
+        if later:
+            raise TilememError(path, failed[0], 1, failed[1], source=text)
     return out
 
 

@@ -1190,6 +1190,18 @@ def _r_full(op, args, kwargs):
     name = op[5:]
     sidx = {"full": 0, "ci": 1, "tri": 1, "random": 6}[name]
     shape = _value_shape(args, kwargs, sidx)
+    if name in ("full", "ci"):              # tile_ops/memory.cpp DeduceTileFullType / DeduceTileCiType
+        for i, d in enumerate(shape):
+            if type(d) is ir.IntConst and d.value <= 0:
+                raise DeductionError(f"The operator {op} shape element {i} must be positive, got {d.value}")
+    if name == "ci" and shape:
+        last = shape[-1]
+        if type(last) is ir.IntConst and last.value == 1:
+            raise DeductionError(f"The operator {op} requires the innermost dimension (Cols) to be != 1, got 1")
+        for i, d in enumerate(shape[:-1]):
+            if type(d) is ir.IntConst and d.value != 1:
+                raise DeductionError(f"The operator {op} only populates the first row because pto.tci ignores valid "
+                                     f"rows; leading dimensions must be 1, but got {d.value} at index {i}")
     dt = kwargs.get("dtype")
     if dt is None:
         raise _Unknown("missing dtype")
@@ -1273,6 +1285,9 @@ def _r_slice(op, args, kwargs):
         dd = args[4].expr
     elif kwargs.get("drop_dims") is not None:
         dd = kwargs["drop_dims"]
+    for i, d in enumerate(shape):           # tile_ops/transform.cpp:150-157
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} shape element {i} must be positive, got {d.value}")
     drop = _slice_drop_dims(op, dd, shape) if dd is not None else set()
     check_window_bounds(op, x.shape, offs, shape, req, clamped=False)
     valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
@@ -1494,6 +1509,9 @@ def _r_extract(op, args, kwargs):
         raise _Unknown("extract needs (src, row, col, shape)")
     offs = (args[1].expr, args[2].expr)
     shape = _dims(args[3].expr)
+    for i, d in enumerate(shape):           # tile_ops/transform.cpp:708-713
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} shape[{i}] must be positive, got {d.value}")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else "Vec"
     check_window_bounds(op, src.shape, offs, shape, None, clamped=False)

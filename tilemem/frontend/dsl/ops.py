@@ -1458,6 +1458,9 @@ class OpCaller:
         return UNKNOWN
 
     def _rt_array(self, call, arg, spec, b):
+        e = call.args[0]
+        if type(e) is ir.IntConst and e.value <= 0:         # array_ops/memory.cpp:68
+            raise DslError(f"{call.op} extent must be positive, got {e.value}")
         return array_type(call.args[0], self._dtype_arg(b["dtype"]))
 
     def _rt_array_element(self, call, arg, spec, b):
@@ -1877,6 +1880,15 @@ class OpCaller:
     def _rt_tensor_create(self, call, arg, spec, b):
         # the shape list: the first argument (create, full) or the second (ci: start, shape)
         dims = next(a for a in call.args if type(a) is ir.ListExpr).items
+        if dims and type(call.args[0]) is not ir.ListExpr:
+            # (start, shape): tensor_ops/memory.cpp DeduceTensorCiType's ISA checks on constant dims
+            last = dims[-1]
+            if type(last) is ir.IntConst and last.value == 1:
+                raise DslError(f"{call.op} requires the innermost dimension (Cols) to be != 1, got 1")
+            for i, d in enumerate(dims[:-1]):
+                if type(d) is ir.IntConst and d.value != 1:
+                    raise DslError(f"{call.op} only populates the first row because pto.tci ignores valid rows; "
+                                   f"leading dimensions must be 1, but got {d.value} at index {i}")
         dt = self._dtype_arg(b["dtype"])
         layout = b.get("layout")
         lay = layout.name if isinstance(layout, Enum) else "ND"
