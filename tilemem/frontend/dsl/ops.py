@@ -1880,7 +1880,7 @@ class OpCaller:
     def _rt_tensor_create(self, call, arg, spec, b):
         # the shape list: the first argument (create, full) or the second (ci: start, shape)
         dims = next(a for a in call.args if type(a) is ir.ListExpr).items
-        if dims and type(call.args[0]) is not ir.ListExpr:
+        if dims and len(call.args) == 2 and type(call.args[0]) is not ir.ListExpr:
             # (start, shape): tensor_ops/memory.cpp DeduceTensorCiType's ISA checks on constant dims
             last = dims[-1]
             if type(last) is ir.IntConst and last.value == 1:
