@@ -1732,6 +1732,55 @@ class OpCaller:
             self._stage_fits(op, t.shape, transfer)
         return UNKNOWN
 
+    def _rt_transfer(self, call, arg, spec, b):
+        """DeducePutType / DeduceGetType (distributed put.cpp, get.cpp): a put writes a
+        window from a local tensor, a get reads one into a local tensor, dtype and shapes
+        matched (the whole window, or a region of offsets and shape); a dynamic transfer
+        extent needs a static chunk, pipeline=True both chunks; a put's atomic add only
+        on the dtypes hardware can combine."""
+        op = spec.irop
+        region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
+        if any(r is not None for r in region) and any(r is None for r in region):
+            raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+        dst, peer, src = (self._arg_type(call, i) for i in range(3))
+        if arg == "put" and not _is_dist(dst):
+            raise DslError(f"{op} dst must be a DistributedTensor (window-bound), got {_type_name(dst)}")
+        if arg == "get" and not isinstance(dst, ir.TensorType):
+            raise DslError(f"{op} dst must be a Tensor or DistributedTensor, got {_type_name(dst)}")
+        if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
+            raise DslError(f"{op} peer must be a scalar (rank index), got {_type_name(peer)}")
+        if arg == "put" and not isinstance(src, ir.TensorType):
+            raise DslError(f"{op} src must be a Tensor or DistributedTensor, got {_type_name(src)}")
+        if arg == "get" and not _is_dist(src):
+            raise DslError(f"{op} src must be a DistributedTensor (window-bound), got {_type_name(src)}")
+        if dst.dtype != src.dtype:
+            raise DslError(f"{op} dst and src must have the same element type, got dst {_type_name(dst)} vs src "
+                           f"{_type_name(src)}")
+        has_region = region[0] is not None
+        self._transfer_shapes(op, dst.shape, src.shape, not has_region)
+        if arg == "put":                # comm_op_utils.h ValidateAtomicAddDtype
+            atomic = call.kwarg("atomic")
+            if type(atomic) is ir.Dotted and atomic.parts[-1] == "Add" and \
+                    dst.dtype not in ("FP32", "BF16", "FP16", "INT32", "INT16", "INT8"):
+                raise DslError(f"{op} with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype "
+                               f"(hardware atomic-add dtypes), but got {DT_NAME.get(dst.dtype, dst.dtype)}")
+        transfer = self._region_args(op, call.args[3:6], dst.shape, src.shape) if has_region else dst.shape
+        chunk = {k: (call.kwarg(k).value if type(call.kwarg(k)) is ir.IntConst else 0)
+                 for k in ("chunk_rows", "chunk_cols")}
+        if transfer:                    # ValidateDynamicTransferHasChunk
+            if any(type(d) is not ir.IntConst for d in transfer[:-1]) and chunk["chunk_rows"] <= 0:
+                raise DslError(f"{op}: a dynamic leading transfer dim needs a static chunk_rows to bound the VEC "
+                               "staging tile")
+            if type(transfer[-1]) is not ir.IntConst and chunk["chunk_cols"] <= 0:
+                raise DslError(f"{op}: a dynamic innermost transfer dim needs a static chunk_cols to bound the VEC "
+                               "staging tile")
+        pipeline = call.kwarg("pipeline")
+        if type(pipeline) is ir.BoolConst and pipeline.value and not (chunk["chunk_rows"] > 0 and
+                                                                     chunk["chunk_cols"] > 0):
+            raise DslError(f"{op}: pipeline=True requires both chunk_rows>0 and chunk_cols>0 (double-buffering "
+                           "needs a chunked transfer to ping-pong through two staging tiles)")
+        return UNKNOWN
+
     @staticmethod
     def _transfer_shapes(op, dst_shape, src_shape, same: bool) -> None:
         """comm_op_utils.h ValidateTransferShapeContract."""
