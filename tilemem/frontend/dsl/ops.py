@@ -1611,6 +1611,11 @@ class OpCaller:
             if n != len(t.shape):
                 raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
                                f"({len(t.shape)})")
+        for i in range(len(shape)):     # CheckWindowReadDimBounds: the request fits its window
+            rv, wv = (const_value(x) for x in ((req[i] if req else None), shape[i]))
+            if req and rv is not None and wv is not None and rv[1] > wv[1]:
+                raise DslError(f"pld.tile.remote_load valid_shape {i} is {rv[1]}, which exceeds the window extent "
+                               f"{wv[1]}; a valid region cannot be larger than the shape that holds it")
         from tilemem.frontend.dsl.types import view_parts
         from tilemem.ir import symbolic as sym
         tvalid, _, layout, _ = view_parts(t.view)
@@ -2253,7 +2258,19 @@ class OpCaller:
 
     def _rt_tensor_reshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(call.args[1].items), a.dtype)
+        new = tuple(call.args[1].items)
+
+        def size(dims):                 # ComputeShapeProduct: static shapes only
+            n = 1
+            for d in dims:
+                if type(d) is not ir.IntConst:
+                    return None
+                n *= d.value
+            return n
+        old_n, new_n = size(a.shape), size(new)
+        if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:     # tensor_ops/transform.cpp:187-193
+            raise DslError(f"tensor.reshape: cannot reshape tensor of size {old_n} into shape with size {new_n}")
+        return ir.TensorType(new, a.dtype)
 
     def _rt_tensor_slice(self, call, arg, spec, b):
         """tensor.slice (tensor_ops/memory.cpp:150-280): a window of the source, valid where

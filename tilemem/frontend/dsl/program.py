@@ -1624,6 +1624,10 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"pl.{kind}() takes the count as its one positional argument", it)
         n = self.core_num_expr(it.args[0]) if kind == "spmd" else self.expr(it.args[0])
         kws = []
+        if kind == "split_aiv" and not (type(n.expr) is ir.IntConst and n.expr.value == 2):
+            got = n.expr.value if type(n.expr) is ir.IntConst else self.source_of(n.expr)    # AP:4996-5004
+            raise DslError(f"pl.split_aiv(n) requires n == 2 (AIV sub-core count is hardware-fixed at 2), "
+                           f"got {got}", it.args[0])
         if kind == "split_aiv":
             for k, v in it.kwargs:
                 if k != "mode":
