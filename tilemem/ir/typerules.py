@@ -1311,10 +1311,23 @@ def _r_slice(op, args, kwargs):
     return _Res(shape, norm_dtype(x.dtype), view)
 
 
+def _static_size(dims) -> Optional[int]:
+    """ComputeShapeProduct: the element count of a static shape (None when a dim is not)."""
+    n = 1
+    for d in dims:
+        if type(d) is not ir.IntConst:
+            return None
+        n *= d.value
+    return n
+
+
 @_rule("reshape")
 def _r_reshape(op, args, kwargs):
     x = _need_tile(args, 0, op)
     new_shape = _value_shape(args, kwargs, 1)
+    old_n, new_n = _static_size(x.shape), _static_size(new_shape)
+    if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:    # tile_ops/transform.cpp:313-319
+        raise DeductionError(f"{op}: cannot reshape tile of size {old_n} into shape with size {new_n}")
     e = effective_view(x)
     valid = reshape_valid(x.shape, valid_shape_of(x), new_shape, e.blayout == "row_major")
     view = fresh_view(valid, blayout=shape_layout(new_shape), pad=e.pad, compact=e.compact)
