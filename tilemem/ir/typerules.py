@@ -961,6 +961,22 @@ def _r_batch_matmul_acc(op, args, kwargs):
 def _r_matmul_mx(op, args, kwargs):
     k = 1 if op == "tile.matmul_mx_acc" else 0
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 2, op)
+    # tile_ops/matmul_mx.cpp DeduceTileMatMulMxType: the constant physical extents the ISA takes
+    m, kl, kr, n = (lhs.shape[0], lhs.shape[1], rhs.shape[0], rhs.shape[1]) if \
+        len(lhs.shape) == 2 and len(rhs.shape) == 2 else (None,) * 4
+    cm, ckl, ckr, cn = (const_value(x) if x is not None else None for x in (m, kl, kr, n))
+    if cm is not None and not (cm > 0 and cm % 16 == 0):
+        raise DeductionError(f"The operator {op} requires physical M divisible by 16 (ISA/PTOAS tmatmul_mx), "
+                             f"but got M={cm}")
+    if cn is not None and not (cn > 0 and cn % 32 == 0):
+        raise DeductionError(f"The operator {op} requires physical N divisible by 32 for "
+                             f"{norm_dtype(rhs.dtype).lower()} (ISA/PTOAS tmatmul_mx 32-byte row), but got N={cn}")
+    if ckl is not None and ckr is not None and ckl != ckr:
+        raise DeductionError(f"The operator {op} requires matching physical K, but got lhs K={ckl} and rhs K={ckr}")
+    for side, ck in (("lhs", ckl), ("rhs", ckr)):
+        if ck is not None and not (ck > 0 and ck % 64 == 0):
+            raise DeductionError(f"The operator {op} requires physical K divisible by 64 (ISA/PTOAS tmatmul_mx), "
+                                 f"but got {side} K={ck}")
     shape, valid = _product(lhs, rhs)
     return _Res(shape, "FP32", _acc_view(valid, acc_compact(valid[0], shape[0])))
 
@@ -1190,7 +1206,7 @@ def _r_full(op, args, kwargs):
     name = op[5:]
     sidx = {"full": 0, "ci": 1, "tri": 1, "random": 6}[name]
     shape = _value_shape(args, kwargs, sidx)
-    if name in ("full", "ci"):              # tile_ops/memory.cpp DeduceTileFullType / DeduceTileCiType
+    if name in ("full", "ci", "tri"):       # tile_ops/memory.cpp DeduceTileFullType / DeduceTileCiType / Tri
         for i, d in enumerate(shape):
             if type(d) is ir.IntConst and d.value <= 0:
                 raise DeductionError(f"The operator {op} shape element {i} must be positive, got {d.value}")

@@ -1611,11 +1611,11 @@ class OpCaller:
             if n != len(t.shape):
                 raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
                                f"({len(t.shape)})")
-        for i in range(len(shape)):     # CheckWindowReadDimBounds: the request fits its window
-            rv, wv = (const_value(x) for x in ((req[i] if req else None), shape[i]))
-            if req and rv is not None and wv is not None and rv[1] > wv[1]:
-                raise DslError(f"pld.tile.remote_load valid_shape {i} is {rv[1]}, which exceeds the window extent "
-                               f"{wv[1]}; a valid region cannot be larger than the shape that holds it")
+        try:                            # CheckWindowReadDimBounds (kClampedWindow, no clamp)
+            typerules.check_window_bounds(spec.irop, t.shape, offs, shape, req, clamped=True,
+                                          remedy="Pass a smaller valid_shape to describe a ragged remote-load tail")
+        except typerules.DeductionError as err:
+            raise DslError(str(err)) from None
         from tilemem.frontend.dsl.types import view_parts
         from tilemem.ir import symbolic as sym
         tvalid, _, layout, _ = view_parts(t.view)
@@ -1738,26 +1738,39 @@ class OpCaller:
         return UNKNOWN
 
     def _rt_transfer(self, call, arg, spec, b):
-        """DeducePutType / DeduceGetType (distributed put.cpp, get.cpp): a put writes a
-        window from a local tensor, a get reads one into a local tensor, dtype and shapes
-        matched (the whole window, or a region of offsets and shape); a dynamic transfer
-        extent needs a static chunk, pipeline=True both chunks; a put's atomic add only
-        on the dtypes hardware can combine."""
+        """pld.tensor.put / pld.tensor.get: the DSL wrapper's checks (language/distributed/op/
+        tensor_ops.py put / get: the chunk dims, pipeline, the operand kinds, the region given
+        whole), then the deducer's (distributed put.cpp DeducePutType, get.cpp DeduceGetType,
+        comm_op_utils.h): the peer, one dtype, shapes matched (the whole window, or a region
+        whose offsets and extents fit), a dynamic transfer extent with its static chunk, a put's
+        atomic add on the dtypes hardware combines."""
         op = spec.irop
+        chunk = {k: (call.kwarg(k).value if type(call.kwarg(k)) is ir.IntConst else 0)
+                 for k in ("chunk_rows", "chunk_cols")}
+        for k, v in chunk.items():
+            if v < 0:
+                raise DslError(f"{op} {k} must be non-negative (0 = full), got {v}")
+        pipeline = call.kwarg("pipeline")
+        if type(pipeline) is ir.BoolConst and pipeline.value and not (chunk["chunk_rows"] > 0 and
+                                                                     chunk["chunk_cols"] > 0):
+            raise DslError(f"{op} pipeline=True requires both chunk_rows>0 and chunk_cols>0 "
+                           f"(got chunk_rows={chunk['chunk_rows']}, chunk_cols={chunk['chunk_cols']})")
+        dst, peer, src = (self._arg_type(call, i) for i in range(3))
+        if arg == "put":
+            if not _is_dist(dst):
+                raise DslError(f"{op} expects a DistributedTensor dst (window-bound); got {_printed_type(dst)}")
+            if not isinstance(src, ir.TensorType):
+                raise DslError(f"{op} expects a Tensor or DistributedTensor src; got {_printed_type(src)}")
+        else:
+            if not isinstance(dst, ir.TensorType):
+                raise DslError(f"{op} expects a Tensor or DistributedTensor dst; got {_printed_type(dst)}")
+            if not _is_dist(src):
+                raise DslError(f"{op} expects a DistributedTensor src (window-bound); got {_printed_type(src)}")
         region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
         if any(r is not None for r in region) and any(r is None for r in region):
             raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
-        dst, peer, src = (self._arg_type(call, i) for i in range(3))
-        if arg == "put" and not _is_dist(dst):
-            raise DslError(f"{op} dst must be a DistributedTensor (window-bound), got {_type_name(dst)}")
-        if arg == "get" and not isinstance(dst, ir.TensorType):
-            raise DslError(f"{op} dst must be a Tensor or DistributedTensor, got {_type_name(dst)}")
         if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
             raise DslError(f"{op} peer must be a scalar (rank index), got {_type_name(peer)}")
-        if arg == "put" and not isinstance(src, ir.TensorType):
-            raise DslError(f"{op} src must be a Tensor or DistributedTensor, got {_type_name(src)}")
-        if arg == "get" and not _is_dist(src):
-            raise DslError(f"{op} src must be a DistributedTensor (window-bound), got {_type_name(src)}")
         if dst.dtype != src.dtype:
             raise DslError(f"{op} dst and src must have the same element type, got dst {_type_name(dst)} vs src "
                            f"{_type_name(src)}")
@@ -1770,8 +1783,6 @@ class OpCaller:
                 raise DslError(f"{op} with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype "
                                f"(hardware atomic-add dtypes), but got {DT_NAME.get(dst.dtype, dst.dtype)}")
         transfer = self._region_args(op, call.args[3:6], dst.shape, src.shape) if has_region else dst.shape
-        chunk = {k: (call.kwarg(k).value if type(call.kwarg(k)) is ir.IntConst else 0)
-                 for k in ("chunk_rows", "chunk_cols")}
         if transfer:                    # ValidateDynamicTransferHasChunk
             if any(type(d) is not ir.IntConst for d in transfer[:-1]) and chunk["chunk_rows"] <= 0:
                 raise DslError(f"{op}: a dynamic leading transfer dim needs a static chunk_rows to bound the VEC "
@@ -1779,11 +1790,6 @@ class OpCaller:
             if type(transfer[-1]) is not ir.IntConst and chunk["chunk_cols"] <= 0:
                 raise DslError(f"{op}: a dynamic innermost transfer dim needs a static chunk_cols to bound the VEC "
                                "staging tile")
-        pipeline = call.kwarg("pipeline")
-        if type(pipeline) is ir.BoolConst and pipeline.value and not (chunk["chunk_rows"] > 0 and
-                                                                     chunk["chunk_cols"] > 0):
-            raise DslError(f"{op}: pipeline=True requires both chunk_rows>0 and chunk_cols>0 (double-buffering "
-                           "needs a chunked transfer to ping-pong through two staging tiles)")
         return UNKNOWN
 
     @staticmethod

@@ -157,6 +157,11 @@ class TypeReader:
                            f"tileview], got: {src}", e)
         shape = self.shape(items[0], param)
         dtype = self.dtype(items[1], param)
+        if dtype == "FP4" and shape and type(shape[-1]) is ir.IntConst and \
+                not (shape[-1].value > 0 and shape[-1].value % 2 == 0):
+            # the type's own constructor (type.cpp:53-61 ValidatePackedFp4Shape)
+            raise DslError(f"Failed to parse function '{self.reader.fname}': Packed FP4 shaped types require a "
+                           f"positive even logical last dimension, but got {shape[-1].value}", items[0])
         if not is_tensor:
             return self._tile(shape, dtype, items[2:], param)
         if len(items) == 2:
