@@ -789,6 +789,15 @@ def _r_cast(op, args, kwargs):
 def _r_expand(op, args, kwargs):
     t = _need_tile(args, 0, op)
     other = _need_tile(args, 1, op)
+    if op[5:] in _ROW_EXPAND and len(t.shape) >= 2 and len(other.shape) >= 2:
+        # tile_ops/broadcast.cpp DeduceTileRowExpandType: a column vector of the tile's rows
+        if const_value(other.shape[-1]) != 1:
+            raise DeductionError(f"The operator {op} requires second argument's last dimension to be 1, but got "
+                                 f"{_shape_text(other.shape)}")
+        tr, rr = const_value(t.shape[-2]), const_value(other.shape[-2])
+        if tr is not None and rr is not None and tr != rr:
+            raise DeductionError(f"The operator {op} requires matching row dimensions, but got tile rows={tr} "
+                                 f"and row_vec rows={rr}")
     return _Res(tuple(t.shape), promote_dtype(t.dtype, other.dtype), _lay(t))
 
 
@@ -937,6 +946,7 @@ def _r_matmul_acc(op, args, kwargs):
 def _r_gemv(op, args, kwargs):
     k = 1 if op == "tile.gemv_acc" else 0
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
+    _product(lhs, rhs, op)      # DeduceTileGemvType runs DeduceTileMatMulType's checks (matmul.cpp:336-345)
     dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
     shape = (_c(16), rhs.shape[-1])
     valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
