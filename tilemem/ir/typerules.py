@@ -1489,6 +1489,9 @@ def reinterpret_extents(op: str, shape: Sequence, valid: Sequence, src_dt: str, 
 @_rule("reinterpret_view")
 def _r_reinterpret_view(op, args, kwargs):
     x = _need_tile(args, 0, op)
+    for i, d in enumerate(x.shape):     # reinterpret_view_semantics.h ValidatePhysicalShape
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} source shape dimension {i} must be positive, got {d.value}")
     dt = kwargs.get("dtype")
     new_dtype = norm_dtype(dt) if dt is not None else norm_dtype(x.dtype)
     e = effective_view(x)

@@ -2417,6 +2417,53 @@ class OpCaller:
             out += [ls[-1] if ta else ls[-2], rs[-2] if tb else rs[-1]]
         return ir.TensorType(tuple(out), dt)
 
+    def _rt_tensor_scatter(self, call, arg, spec, b):
+        """DeduceTensorScatterType (tensor_ops/scatter.cpp:104-163): rank-2 input, src of its
+        rank, a 2-D index of src's shape, src no larger than the input (constant extents);
+        the input's type, no view."""
+        op = spec.irop
+        inp, idx, src = (self._tensor_of(call, i, spec) for i in range(3))
+        rank = len(inp.shape)
+        if rank != 2:
+            raise DslError(f"The operator {op} currently supports rank-2 input only, got rank {rank}")
+        if len(src.shape) != rank:
+            raise DslError(f"The operator {op} requires src rank ({len(src.shape)}) to match input rank ({rank})")
+        if len(idx.shape) != 2:
+            raise DslError(f"The operator {op} requires 2D index, but got rank {len(idx.shape)}")
+
+        def num(x):
+            return x.value if type(x) is ir.IntConst else None
+        for axis, what in ((0, "rows"), (1, "cols")):
+            sv, iv, nv = num(src.shape[axis]), num(idx.shape[axis]), num(inp.shape[axis])
+            if sv is not None and iv is not None and sv != iv:
+                raise DslError(f"The operator {op} requires index.shape[{axis}] == src.shape[{axis}], got src "
+                               f"{what} {sv} vs index {what} {iv}")
+        for axis, what in ((0, "rows"), (1, "cols")):
+            sv, nv = num(src.shape[axis]), num(inp.shape[axis])
+            if sv is not None and nv is not None and sv > nv:
+                raise DslError(f"The operator {op} requires src.shape[{axis}] <= input.shape[{axis}], got src "
+                               f"{what} {sv} vs input {what} {nv}")
+        return ir.TensorType(tuple(inp.shape), inp.dtype)
+
+    def _rt_tensor_scatter_mask(self, call, arg, spec, b):
+        """DeduceTensorScatterMaskType (tensor_ops/scatter.cpp:190-236): 2-D input and dst, the
+        dst's columns the input's times the pattern's stride (1 for P1111, 2 for patterns 1-2,
+        else 4); the dst's type, no view."""
+        op = spec.irop
+        inp, dst = self._tensor_of(call, 0, spec), self._tensor_of(call, 1, spec)
+        if len(inp.shape) != 2 or len(dst.shape) != 2:
+            raise DslError(f"The operator {op} requires 2D input/dst, but got input rank {len(inp.shape)} and dst "
+                           f"rank {len(dst.shape)}")
+        mp = call.kwarg("mask_pattern")
+        pattern = mp.value if type(mp) is ir.IntConst else None
+        ic, dc = inp.shape[1], dst.shape[1]
+        if pattern is not None and 1 <= pattern <= 7 and type(ic) is ir.IntConst and type(dc) is ir.IntConst:
+            stride = 1 if pattern == 7 else 2 if pattern <= 2 else 4
+            if dc.value != ic.value * stride:
+                raise DslError(f"The operator {op} with mask_pattern={pattern} requires dst.shape[1] ({dc.value}) "
+                               f"== input.shape[1] ({ic.value}) * {stride}")
+        return ir.TensorType(tuple(dst.shape), dst.dtype)
+
     def _rt_tensor_plain(self, call, arg, spec, b):
         # a deducer that returns TensorType(shape, dtype) of operand `arg` (no view)
         t = self._tensor_of(call, int(arg), spec)
