@@ -185,8 +185,33 @@ def _provably_less(a, b) -> bool:
 
 
 def _shown(e) -> str:
+    """An extent as PyPTO's PythonPrint shows it in a message: a var by its name (the DSL
+    reader's ``hint#serial`` keys by the hint), an INDEX constant bare (no ``pl.const``)."""
     from tilemem.ir.printer import print_expr
-    return print_expr(e)
+    return print_expr(message_form(e))
+
+
+def message_form(e):
+    """``e`` as a message prints it (see _shown)."""
+    from tilemem.ir.names import rename_expr
+    keys = {x.id: x.id.split("#", 1)[0] for x in ir.subexpressions(e) if type(x) is ir.Name and "#" in x.id}
+    if keys:
+        e = rename_expr(e, keys)
+    return _bare_index_consts(e)
+
+
+def _bare_index_consts(e):
+    t = type(e)
+    if t is ir.Call and e.func == "pl.const" and len(e.args) == 2 and type(e.args[0]) is ir.IntConst \
+            and type(e.args[1]) is ir.Dotted and e.args[1].parts[-1] == "INDEX":
+        return e.args[0]
+    if t is ir.BinOp:
+        return replace(e, left=_bare_index_consts(e.left), right=_bare_index_consts(e.right))
+    if t is ir.UnaryOp:
+        return replace(e, operand=_bare_index_consts(e.operand))
+    if t is ir.Call:
+        return replace(e, args=tuple(_bare_index_consts(a) for a in e.args))
+    return e
 
 
 def check_window_bounds(op: str, phys: Sequence, offsets: Sequence, window: Sequence,
@@ -683,13 +708,22 @@ def _r_binary(op, args, kwargs):
     if name in ("div", "prelu"):
         shape, dtype = tuple(lhs.shape), norm_dtype(lhs.dtype)
     elif name in ("shl", "shr"):
-        shape, dtype = bcast(lhs.shape, rhs.shape), norm_dtype(lhs.dtype)
+        try:                    # tile_ops/elementwise.cpp:229-230 (the shift deducer's words)
+            shape = bcast(lhs.shape, rhs.shape)
+        except DeductionError:
+            raise DeductionError(f"The operator {op} requires compatible shapes") from None
+        dtype = norm_dtype(lhs.dtype)
     elif name in ("addc", "subc"):
         third = _need_tile(args, 2, op)
         shape = bcast(bcast(lhs.shape, rhs.shape), third.shape)
         dtype = promote_dtype(promote_dtype(lhs.dtype, rhs.dtype), third.dtype)
     else:
-        shape, dtype = bcast(lhs.shape, rhs.shape), promote_dtype(lhs.dtype, rhs.dtype)
+        try:                    # tile_ops/elementwise.cpp:196-199 BroadcastShapes
+            shape = bcast(lhs.shape, rhs.shape)
+        except DeductionError:
+            raise DeductionError(f"The operator {op} requires compatible shapes, but got {_shape_text(lhs.shape)} "
+                                 f"and {_shape_text(rhs.shape)}") from None
+        dtype = promote_dtype(lhs.dtype, rhs.dtype)
     return _Res(shape, dtype, _lay(lhs))
 
 
@@ -1315,7 +1349,10 @@ def _r_slice(op, args, kwargs):
         if type(d) is ir.IntConst and d.value <= 0:
             raise DeductionError(f"{op} shape element {i} must be positive, got {d.value}")
     drop = _slice_drop_dims(op, dd, shape) if dd is not None else set()
-    check_window_bounds(op, x.shape, offs, shape, req, clamped=False)
+    check_window_bounds(op, x.shape, offs, shape, req, clamped=False,     # transform.cpp:200-203
+                        remedy="An on-chip window has no clamping mechanism, so it must fit: keep offset + shape "
+                               "inside the source tile, or clamp the read at the tensor boundary with "
+                               "pl.load(..., clamp=True) and slice the resulting tile in bounds")
     valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
     for a in sorted(drop):
         # ValidateDropDimsValidExtents: an erased axis is fully valid
@@ -1538,7 +1575,10 @@ def _r_set_validshape(op, args, kwargs):
 def _r_assemble(op, args, kwargs):
     tgt, src = _need_tile(args, 0, op), _need_tile(args, 1, op)
     offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
-    check_write_bounds(op, tgt.shape, offs, src.shape)
+    check_write_bounds(op, tgt.shape, offs, src.shape,                    # transform.cpp:635-638
+                       f"{op} lowers to pto.tinsert, which copies the whole source subview rather than "
+                       f"only its valid region, so the source allocation itself has to fit -- unlike "
+                       f"{op.replace('tile.', 'tensor.', 1)}, which transfers only the valid extent")
     valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs, op)
     view = replace(effective_view(tgt), valid_shape=tuple(valid))
     return _Res(tuple(tgt.shape), norm_dtype(tgt.dtype), view, space=norm_space(tgt.space))
@@ -1556,7 +1596,8 @@ def _r_extract(op, args, kwargs):
             raise DeductionError(f"{op} shape[{i}] must be positive, got {d.value}")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else "Vec"
-    check_window_bounds(op, src.shape, offs, shape, None, clamped=False)
+    check_window_bounds(op, src.shape, offs, shape, None, clamped=False,  # transform.cpp:747-748
+                        remedy="ISA TEXTRACT bounds are hard, so the window must fit inside the source tile")
     valid = window_read(src.shape, valid_shape_of(src), offs, shape)
     view = fresh_view(valid).with_layout(implicit_layout(shape, target))
     if target == "Left":

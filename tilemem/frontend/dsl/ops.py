@@ -236,8 +236,9 @@ class DtypeRule:
                 return
         elif dt in self.allowed:
             return
-        raise DslError(re.sub(r"\{dt(\d+)\}", lambda m: DT_NAME.get(
-            self._dtype(int(m.group(1)), call, result, type_of), "?"), self.message)
+        raise DslError(re.sub(r"\{dt(\d+|result)\}", lambda m: DT_NAME.get(
+            self._dtype(m.group(1) if m.group(1) == "result" else int(m.group(1)), call, result, type_of), "?"),
+            self.message)
             .replace("{got}", DT_NAME.get(dt, dt)))
 
     def _check_items(self, call, type_of) -> None:
@@ -1437,8 +1438,12 @@ class OpCaller:
             # a store without an ND partition moves the tile's valid region into the tensor
             try:
                 typerules.check_write_bounds(call.op, t.shape, call.args[1].items, views.valid_shape_of(tile),
-                                             "A store performs no layout conversion: the offsets and the "
-                                             "tile extent must already be in the destination's coordinates")
+                                             "A store performs no layout conversion (RFC #1300 P7): the offsets "
+                                             "and the tile extent must already be in the destination's coordinate "
+                                             "system. If the tile was read through a view whose layout differs "
+                                             "from the destination's -- a DN view transposes it -- take the "
+                                             "matching view of the destination, pl.view(out, layout=...), and "
+                                             "store into that")     # tile_ops/memory.cpp:382-386
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
         return self._rt_like(call, arg, spec, b)
@@ -2296,7 +2301,9 @@ class OpCaller:
             clamp = const_value(dict(call.kwargs).get("clamp", ir.BoolConst(False)))
             try:
                 typerules.check_window_bounds(call.op, a.shape, offs, dims, valid or None, clamped=True,
-                                              clamp=bool(clamp and clamp[1]))
+                                              clamp=bool(clamp and clamp[1]),      # type_inference.cpp:715-717
+                                              remedy="Pass clamp=True -- pl.slice(x, shape, offset, clamp=True) "
+                                                     "-- to narrow the valid region to the source edge instead")
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
         if len(dims) == len(a.shape) == len(offs) and src_valid and \

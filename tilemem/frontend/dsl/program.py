@@ -22,6 +22,7 @@ PyPTO's message, turned into a positioned TilememError by :func:`read_class`.
 from __future__ import annotations
 
 import ast
+import contextlib
 import itertools
 import keyword
 import re
@@ -567,6 +568,26 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"Unsupported operation call: {e.func}(...)", e)
         raise DslError(f"Unsupported function call: {self.source_of(e)}", e)
 
+    @contextlib.contextmanager
+    def _loop_masks_errors(self, kind: str, n_iter: int):
+        """An error in the body of a loop with iteration arguments is never PyPTO's message:
+        the loop builder's exit runs even then (ir/builder.py for_loop / while_loop:
+        ``finally: end_for_loop``) and, the return variables being set only after the body
+        (AP:2786-2800, 3380-3390), raises its own arity error in its place, which the
+        function's parse reports (builder.cpp:143-151, 212-220).  tilemem's own refusals
+        (what it does not read) keep their words."""
+        if not n_iter:
+            yield
+            return
+        try:
+            yield
+        except DslError as e:
+            if "tilemem" in e.message:
+                raise
+            raise DslError(f"Failed to parse function '{self.raw.name.value}': {kind} loop has {n_iter} iteration "
+                           f"arguments but 0 return variables. They must match.", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
+
     def fold_tensor_dim(self, e: ir.Call) -> Optional[Val]:
         """``pl.tensor.dim(x, axis)`` in an Orchestration body, when ``x``'s extent there
         is a symbol a tensor parameter's shape of this function names: that symbol
@@ -688,8 +709,9 @@ class FunctionReader(ExprReader, OpCaller):
                 pairs.append((p, args[at]))
                 at += 1
         try:
+            from tilemem.ir.typerules import message_form
             return deduce_call_return_types([p for p, _ in pairs], [a.type for _, a in pairs], rts,
-                                            self.source_of)
+                                            lambda e: self.source_of(message_form(e)))
         except ConflictingBinding as err:
             raise DslError(f"Failed to parse function '{self.fname}': {err}", None,
                            self.raw.deftok.line, self.raw.deftok.column) from None
@@ -1573,7 +1595,8 @@ class FunctionReader(ExprReader, OpCaller):
                 self.define(n, v, s, allow_redef=True)
         self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
         self.blocks.append([])
-        self.body(s.body)
+        with self._loop_masks_errors("For", len(iter_vars)):
+            self.body(s.body)
         if s.body:
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         out_names = list(self.yield_vars)
@@ -1908,22 +1931,23 @@ class FunctionReader(ExprReader, OpCaller):
             iter_vars.append(v)
             self.define(n, v, s, allow_redef=True)
         first = s.body[0]
-        if not (type(first) is ir.EvalStmt and _pl_call(first.expr, "cond")):
-            raise DslError("First statement in pl.while_() body must be pl.cond(condition)", first)
         self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
         self.blocks.append([])
-        leading = self._drain(first)
-        cexpr = first.expr
-        if len(cexpr.args) != 1:
-            raise DslError("pl.cond() takes exactly one argument", first)
-        cond = self.expr(cexpr.args[0])
-        cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line, cexpr.col),
-                            line=first.line, col=first.col)
-        if leading:
-            # pl.cond is the loop's condition, not a statement: its comments go to the next one
-            self.comments.requeue_after(self.extent.end(first), _col0(first), leading)
-        self.blocks[-1].append(cstmt)
-        self.body(s.body[1:])
+        with self._loop_masks_errors("While", len(iter_vars)):
+            if not (type(first) is ir.EvalStmt and _pl_call(first.expr, "cond")):
+                raise DslError("First statement in pl.while_() body must be pl.cond(condition)", first)
+            leading = self._drain(first)
+            cexpr = first.expr
+            if len(cexpr.args) != 1:
+                raise DslError("pl.cond() takes exactly one argument", first)
+            cond = self.expr(cexpr.args[0])
+            cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line,
+                                        cexpr.col), line=first.line, col=first.col)
+            if leading:
+                # pl.cond is the loop's condition, not a statement: its comments go to the next one
+                self.comments.requeue_after(self.extent.end(first), _col0(first), leading)
+            self.blocks[-1].append(cstmt)
+            self.body(s.body[1:])
         self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         out_names = list(self.yield_vars)
         body = self.blocks.pop()
