@@ -2512,8 +2512,23 @@ class OpCaller:
         return ir.TensorType(tuple(t.shape[:-1]) + (dim,), t.dtype)
 
     def _rt_tensor_mrgsort(self, call, arg, spec, b):
-        # DeduceTensorMrgSortType (sort.cpp:112-174): the sources' last dims summed
+        # DeduceTensorMrgSortType (sort.cpp:112-174): the sources' last dims summed; each
+        # source of the first's dtype and rank, and its shape but on the concatenated last axis
+        from tilemem.ir.symbolic import prove_eq
         srcs = [self._tensor_of(call, i, spec) for i in range(len(call.args))]
+        op = spec.irop
+        for i, t in enumerate(srcs[1:], 1):
+            if t.dtype != srcs[0].dtype:
+                raise DslError(f"The operator {op} requires all src tensors to have matching dtype, but argument {i} "
+                               f"has {DT_NAME.get(t.dtype, t.dtype)} (expected "
+                               f"{DT_NAME.get(srcs[0].dtype, srcs[0].dtype)})")
+            if len(t.shape) != len(srcs[0].shape):
+                raise DslError(f"The operator {op} requires all src tensors to have matching rank")
+            for axis in range(len(t.shape) - 1):
+                a, b0 = t.shape[axis], srcs[0].shape[axis]
+                if not (views.exprs_equal(a, b0) or prove_eq(a, b0)):
+                    raise DslError(f"The operator {op} requires all src tensors to match shape on non-concat axis "
+                                   f"{axis}, but argument {i} differs")
         lasts = [s.shape[-1] for s in srcs]
         if all(const_value(x) is not None for x in lasts):
             dim = ir.IntConst(sum(const_value(x)[1] for x in lasts))
