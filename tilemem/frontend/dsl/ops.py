@@ -1629,7 +1629,7 @@ class OpCaller:
         for i, w in enumerate(shape):
             if i < len(t.shape) and not (views.exprs_equal(src_valid[i], t.shape[i])
                                          and const_value(src_valid[i]) is not None):
-                o = offs[i]
+                o = sym.resimplify(offs[i])     # FoldExtent simplifies the offset it subtracts
                 rem = src_valid[i] if sym.prove_zero(o) else sym.s_sub(sym.s_max(src_valid[i], o), o)
                 avail = sym.s_min(rem, w)
             else:
