@@ -2581,6 +2581,18 @@ def _enum_kw(v, enum: str, valid, fname: str):
     return name
 
 
+def _decorator_names(dec, ctx) -> None:
+    """Python evaluates ``@pl.function(...)``'s arguments where the class is defined: a name
+    it does not know there is its NameError (before PyPTO reads anything); a dict of
+    attrs may not be a name tilemem cannot read (a constant dict around the program)."""
+    if type(dec) is not ir.Call:
+        return
+    for _, v in dec.kwargs:
+        for x in ir.subexpressions(v):
+            if type(x) is ir.Name and x.id not in DTYPES and ctx.constants.get(x.id) is None:
+                raise DslError(f"NameError: name '{x.id}' is not defined", x)
+
+
 def _decorator(dec, fname: str):
     """(func_type, level, role, extra decorator kwargs) of ``@pl.function(...)``."""
     func_type, level, role, extra = "Opaque", None, None, []
@@ -2704,6 +2716,7 @@ def _direction(ann):
 def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: dict) -> ir.Function:
     fname = rf.name.value
     dec = next(d for d in rf.decorators if _is_function_decorator(d))
+    _decorator_names(dec, ctx)
     func_type, level, role, extra = _decorator(dec, fname)
     r = FunctionReader(ctx, rf, comments, line_ends)
     r.func_type = func_type
