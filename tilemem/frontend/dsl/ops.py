@@ -855,6 +855,13 @@ class OpCaller:
                     raise DslError(f"pl.cast: Scalar inputs do not support non-default mode, got mode={shown!r}")
                 dt = self._dtype_arg(b["target_type"])
                 return Val(ir.Call("pl.cast", (first.expr, dotted("pl", dt)), (), *self._pos(node)), scalar(dt))
+            if ("named" in ra or "named_dst" in ra) and (isinstance(first, Py) or (
+                    isinstance(first, Val) and isinstance(first.type, ir.ScalarType))):
+                # the wrapper's own refusal (unified_ops.py: pl.exp, pl.reshape, ...), naming the
+                # argument's Python type (a DSL Scalar, a literal's int / float)
+                kind = "Scalar" if isinstance(first, Val) else type(first.value).__name__
+                where = " destination" if "named_dst" in ra else ""
+                raise DslError(f"pl.{spec.name}: expected Tensor or Tile{where}, got {kind}")
             self._dispatch_error(spec.name, [first])
         raise DslError(f"pl.{spec.name}: unsupported dispatch")   # pragma: no cover
 
