@@ -1701,6 +1701,27 @@ class OpCaller:
         t = self._arg_type(call, int(arg))
         if call.kwarg("mode") is not None and t.dtype not in ("FP16", "FP32"):
             raise DslError(f"{spec.irop} target dtype must be FP16 or FP32, got {DT_NAME.get(t.dtype, t.dtype)}")
+        names = [p.name for p in spec.params]
+        if "send_counts" in names and "signal" in names:
+            # DeduceTensorAllToAllVType (collective.cpp:606-636): the signal is [NR, 1], NR a
+            # positive constant dividing the target's rows
+            op = spec.irop
+            sig = self._arg_type(call, names.index("signal"))
+            if isinstance(sig, ir.TensorType):
+                if len(sig.shape) != 2:
+                    raise DslError(f"{op} signal must be 2D [NR, 1], got {len(sig.shape)} dims")
+                d1 = sig.shape[1]
+                if not (type(d1) is ir.IntConst and d1.value == 1):
+                    raise DslError(f"{op} signal second dimension must be 1, got "
+                                   f"{d1.value if type(d1) is ir.IntConst else '<dynamic>'}")
+                d0 = sig.shape[0]
+                if type(d0) is not ir.IntConst:
+                    raise DslError(f"{op} signal dim 0 (NR) must be a compile-time constant")
+                if d0.value <= 0:
+                    raise DslError(f"{op} signal dim 0 (NR) must be positive, got {d0.value}")
+                t0 = t.shape[0] if isinstance(t, ir.TensorType) and t.shape else None
+                if type(t0) is ir.IntConst and t0.value % d0.value != 0:
+                    raise DslError(f"{op} signal dim 0 ({d0.value}) must divide target dim 0 ({t0.value})")
         return t
 
     def _rt_staged_transfer(self, call, arg, spec, b):
