@@ -845,6 +845,17 @@ def _r_row_expand_add(op, args, kwargs):
 
 # ---------------------------------------------------------------- 3.6 reductions
 
+def check_reduction_non_empty(op: str, valid) -> None:
+    """CheckReductionInputNonEmpty (type_inference.cpp:471-481): a provably empty axis."""
+    for i, v in enumerate(valid):
+        if prove_zero(v):
+            raise DeductionError(f"{op}: input valid extent on axis {i} is 0 (valid_shape {_shape_text(valid)}), so the "
+                                 "reduction has no real data to consume. The backend reduction kernels require a "
+                                 "non-empty valid region on every axis and assert on an empty one, and an empty "
+                                 "region also leaves max/min with no value to return. Widen the valid region, or "
+                                 "guard the reduction so it does not run when the axis can be empty.")
+
+
 @_rule(*_ROW_RED)
 def _r_row_red(op, args, kwargs):
     x = _need_tile(args, 0, op)
@@ -853,8 +864,7 @@ def _r_row_red(op, args, kwargs):
         if e.blayout != "row_major" or e.slayout != "none_box":
             raise DeductionError("row_min: input must be row_major/none_box")
     vs = valid_shape_of(x)
-    if any(prove_zero(v) for v in vs):
-        raise DeductionError("reduction of an empty tile")
+    check_reduction_non_empty(op, vs)
     dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
     return _Res(tuple(x.shape[:-1]) + (_c(1),), dtype,
                 fresh_view(tuple(vs[:-1]) + (_c(1),), blayout="col_major"))
@@ -864,8 +874,7 @@ def _r_row_red(op, args, kwargs):
 def _r_col_red(op, args, kwargs):
     x = _need_tile(args, 0, op)
     vs = valid_shape_of(x)
-    if any(prove_zero(v) for v in vs):
-        raise DeductionError("reduction of an empty tile")
+    check_reduction_non_empty(op, vs)
     dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
     return _Res((_c(1),) + tuple(x.shape[1:]), dtype,
                 fresh_view((_c(1),) + tuple(vs[1:]), blayout="row_major"))

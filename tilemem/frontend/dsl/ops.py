@@ -2668,14 +2668,28 @@ class OpCaller:
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
         """tensor_ops/reduction.cpp: the last axis reduced to 1 (argmax/argmin: INT32 indices)."""
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), arg or a.dtype)
+        return self._reduction_result(call, a, len(a.shape) - 1, arg or a.dtype)
 
     def _rt_tensor_col_reduce(self, call, arg, spec, b):
         """tensor_ops/reduction.cpp: axis -2 reduced to 1, [..., M, N] -> [..., 1, N]."""
         a = self._tensor_of(call, 0, spec)
         if len(a.shape) < 2:
             raise DslError(f"The operator {call.op} requires at least a 2D tensor, but got {len(a.shape)} dimensions")
-        return ir.TensorType(tuple(a.shape[:-2]) + (ir.IntConst(1), a.shape[-1]), arg or a.dtype)
+        return self._reduction_result(call, a, len(a.shape) - 2, arg or a.dtype)
+
+    def _reduction_result(self, call, a, axis: int, dtype: str):
+        """MakeReductionResultType (tensor_ops/reduction.cpp:67-100, keep_dim): a fresh tensor
+        whose reduced axis is 1 and fully valid, the other axes valid where the input is; an
+        input valid extent that is provably 0 is CheckReductionInputNonEmpty's refusal."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        valid = tuple(view_parts(a.view)[0] or a.shape)
+        try:
+            typerules.check_reduction_non_empty(call.op, valid)
+        except typerules.DeductionError as e:
+            raise DslError(str(e)) from None
+        shape = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(a.shape))
+        out_valid = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(valid))
+        return ir.TensorType(shape, dtype, tensor_view_expr(out_valid, (), "ND", None, shape))
 
 
 def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
