@@ -1812,7 +1812,10 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"pl.{name}() takes exactly one positional argument (the tile to "
                            f"{'shard' if name == 'aiv_shard' else 'gather'}), got {len(call.args)}", call)
         x = self.expr(call.args[0])
-        ns = "tile" if isinstance(x.type, ir.TileType) else "tensor"
+        from tilemem.frontend.dsl.ops import _is_dist
+        if _is_dist(x.type):
+            raise DslError(f"pl.{name} does not support distributed tensors (AIV/AIC split only)", call)
+        ns = "tensor" if isinstance(x.type, ir.TensorType) else "tile"
         if split is not None:
             if mode is not None:
                 raise DslError(f"pl.{name}() does not take a split= argument inside a 'for ... in "
@@ -1838,26 +1841,49 @@ class FunctionReader(ExprReader, OpCaller):
             mode = kws[0][1]
             stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), tuple(kws), call.line, call.col)
         elif mode is None:
-            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop", call)
+            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop (or pass an "
+                           "explicit integer 'split=' in the outlined form); it otherwise inherits the split mode "
+                           "from that scope", call)
+        elif lane is not None:
+            raise DslError(f"pl.{name}() does not take a lane_stride= argument inside a 'for ... in "
+                           "pl.split_aiv(...)' loop \u2014 the partition follows the region's own per-lane offsets",
+                           call)
         else:
             stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), (), call.line, call.col)
-        if isinstance(x.type, ir.TensorType):
-            # the lanes split rows (UP_DOWN) or columns (LEFT_RIGHT) in two; gather joins them
-            shape = list(x.type.shape)
-            ax = {"UP_DOWN": 0, "LEFT_RIGHT": 1}.get(mode.parts[-1])
-            if ax is not None and ax < len(shape) and type(shape[ax]) is ir.IntConst:
-                v = shape[ax].value
-                shape[ax] = ir.IntConst((v + 1) // 2 if name == "aiv_shard" else v * 2)
-            return Val(stored, ir.TensorType(tuple(shape), x.type.dtype))
         from tilemem.ir import typerules
+        kwargs = {"split": mode} if lane is None else {"split": mode, "lane_stride": lane}
         try:
-            t = typerules.derive_result_type(f"{ns}.{name}", [typerules.ArgInfo(x.expr, x.type)],
-                                             {"split": mode})
-        except typerules.DeductionError as e:
-            raise DslError(str(e), call) from None
+            if isinstance(x.type, ir.TensorType):
+                return Val(stored, self._tensor_split_reshape(f"tensor.{name}", x.type, kwargs, name == "aiv_shard"))
+            t = typerules.derive_result_type(f"{ns}.{name}", [typerules.ArgInfo(x.expr, x.type)], kwargs)
+        except typerules.DeductionError as e:      # the parser's own create_op_call: parse_function wraps it
+            raise DslError(f"Failed to parse function '{self.fname}': {e}", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
         if t is None:
             t = x.type
         return Val(stored, t)
+
+    @staticmethod
+    def _tensor_split_reshape(op: str, t: ir.TensorType, kwargs, halve: bool) -> ir.TensorType:
+        """DeduceSplitReshapeTensor (tile_ops/cross_core.cpp:384-436): NONE keeps the operand's
+        type; otherwise a 2D tensor whose split axis is halved / doubled as the tile form's,
+        viewed only where the reshaped valid shape is a genuine partial."""
+        from tilemem.ir import typerules
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        split = typerules.split_code(op, kwargs)
+        if split == 0:
+            return t
+        if len(t.shape) != 2:
+            raise typerules.DeductionError(
+                f"{op} requires a 2D tensor, but got rank {len(t.shape)}. Reshape the operand to 2D (pl.reshape) "
+                "before the shard / gather so the UP_DOWN / LEFT_RIGHT split axis is unambiguous.")
+        valid = tuple(view_parts(t.view)[0] or t.shape)
+        if halve:
+            typerules.check_split_boundary_valid(op, t.shape, valid, split - 1)
+        shape, valid = typerules.split_reshape(t.shape, valid, split - 1, halve)
+        from tilemem.ir.symbolic import finalize_dims
+        shape, valid = finalize_dims(shape), finalize_dims(valid)
+        return ir.TensorType(shape, t.dtype, tensor_view_expr(valid, (), "ND", None, shape))
 
     def _bounds(self, start: Val, stop: Val, step: Val) -> list:
         def is_idx(v, n):
