@@ -17,7 +17,7 @@ from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.dsl.values import (
-    FLOAT_DTYPES, INT_DTYPES, DslError, Val, const_bool, const_float, const_int, dotted,
+    FLOAT_DTYPES, INT_DTYPES, CoreError, DslError, Val, const_bool, const_float, const_int, dotted,
     dtype_bits, scalar,
 )
 from tilemem.frontend.pysource import Dynamic
@@ -72,18 +72,18 @@ def _category(dt: str, op: str) -> str:
         return "float"
     if dt in INT_DTYPES:
         return "int"
-    raise DslError(f"Operator '{op}' requires numeric scalar dtype, got {DT_NAME.get(dt, dt)}")
+    raise CoreError(f"Operator '{op}' requires numeric scalar dtype, got {DT_NAME.get(dt, dt)}")
 
 
 def promote(ldt: str, rdt: str, op: str, ints_only: bool = False) -> str:
     """PromoteSameCategoryDtype (scalar_expr.h:350-372)."""
     if ints_only and (ldt not in INT_DTYPES or rdt not in INT_DTYPES):
-        raise DslError(f"Operator '{op}' requires integer dtype, got {DT_NAME.get(ldt, ldt)} and "
+        raise CoreError(f"Operator '{op}' requires integer dtype, got {DT_NAME.get(ldt, ldt)} and "
                        f"{DT_NAME.get(rdt, rdt)}")
     if ldt == "BOOL" or rdt == "BOOL":
-        raise DslError(f"Operator '{op}' does not accept bool dtype")
+        raise CoreError(f"Operator '{op}' does not accept bool dtype")
     if _category(ldt, op) != _category(rdt, op):
-        raise DslError(f"Operator '{op}' requires same numeric dtype category, got {DT_NAME.get(ldt, ldt)} and "
+        raise CoreError(f"Operator '{op}' requires same numeric dtype category, got {DT_NAME.get(ldt, ldt)} and "
                        f"{DT_NAME.get(rdt, rdt)}")
     lb, rb = dtype_bits(ldt), dtype_bits(rdt)
     return rdt if rb > lb else ldt

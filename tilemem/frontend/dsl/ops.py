@@ -738,7 +738,11 @@ class OpCaller:
         except DslError as err:
             if err.line is None:
                 msg = err.message
-                if not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
+                if call is getattr(self, "parser_built_call", None):
+                    # the parser's own op (a subscript's slice / assemble, AP:2224-2450, 9171-9240)
+                    # goes to ir_op directly; parse_function wraps the deducer's error
+                    msg = f"Failed to parse function '{self.fname}': {msg}"
+                elif not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
                     msg = f"{module} operation '{name}': {msg}"
                 raise DslError(msg, call) from None
             raise

@@ -36,7 +36,7 @@ from tilemem.frontend.dsl.exprs import ExprReader, const_value, read_back
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
-    DTYPES, INT_DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
+    DTYPES, INT_DTYPES, UNKNOWN, CoreError, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
 )
 from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
 from tilemem.frontend.dsl.naming import assign_names
@@ -740,7 +740,16 @@ class FunctionReader(ExprReader, OpCaller):
         kws = (("drop_dims", ir.ListExpr(tuple(ir.IntConst(d) for d in drops))),) if drops else ()
         call = ir.Call(f"pl.{ns}.slice", (e.value, ir.ListExpr(tuple(extents)), ir.ListExpr(tuple(offsets))), kws,
                        e.line, e.col)
-        return self.call(call)
+        return self._parser_built(call)
+
+    def _parser_built(self, call: ir.Call) -> Val:
+        """An op the parser builds itself (ir_op.*, not the pl wrapper): its deducer's error
+        is reported as parse_function reports it."""
+        outer, self.parser_built_call = getattr(self, "parser_built_call", None), call
+        try:
+            return self.call(call)
+        finally:
+            self.parser_built_call = outer
 
     def _window(self, idx: list, t, node):
         """Per-axis (offsets, extents) of a subscript window and the axes it drops."""
@@ -797,7 +806,7 @@ class FunctionReader(ExprReader, OpCaller):
         # types of nested calls by object id, which a freed first reading would hand on)
         checked = self._check_subscript_source(ns, extents, value, s)
         call = ir.Call(f"pl.{ns}.assemble", (target.value, value, ir.ListExpr(tuple(offsets))), (), s.line, s.col)
-        self.assign_or_let(name, self.call(call), s)
+        self.assign_or_let(name, self._parser_built(call), s)
         del checked
 
     def _check_subscript_source(self, kind: str, extents: list, value, s) -> None:
@@ -3021,7 +3030,10 @@ def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
             out.append(read_function(ctx, rf, queue, layout.line_ends))
         except DslError as e:
             line, col = (e.line, e.col) if e.line is not None else (rf.name.line, rf.name.column)
-            raise TilememError(ctx.path, line, col, e.message, source=ctx.text) from None
+            message = e.message
+            if isinstance(e, CoreError):         # parse_function's wrapper (AP: parse_function)
+                message = f"Failed to parse function '{rf.name.value}': {message}"
+            raise TilememError(ctx.path, line, col, message, source=ctx.text) from None
     dyn = sorted(ctx.declared)
     dynamic = [(n, ir.Call("pl.dynamic", (ir.StrConst(n, '"'),))) for n in dyn]
     prog = ir.Program(name_tok.value, printed_order(out), dynamic, "pl", None, name_tok.value,

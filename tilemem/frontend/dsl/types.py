@@ -8,6 +8,8 @@ implicit view are dropped), a TensorType the TensorView it keeps.
 """
 from __future__ import annotations
 
+import re
+
 import weakref
 from typing import Optional
 
@@ -25,8 +27,12 @@ _TENSOR_LAYOUTS = ("ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN")
 
 
 def print_type_text(t) -> str:
+    """A type as a message shows it: a var in it by its own name, not the reader's key."""
     from tilemem.ir.printer import print_type
-    return print_type(t)
+    return _KEY.sub(r"\1", print_type(t))
+
+
+_KEY = re.compile(r"\b([A-Za-z_]\w*)#\d+\b")
 
 
 def tile_type(shape, dtype, space, view: Optional[views.EffectiveView], memref=None) -> ir.TileType:
