@@ -493,6 +493,13 @@ def _pad_value_refusal(v, num) -> None:
     if isinstance(v, Py) and isinstance(v.value, (str, list, tuple, type(None))):
         raise DslError(f"fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
                        f"got {type(v.value).__name__} {v.value!r}. {_PAD_HINT}")
+    kind = {ir.TileType: "Tile", ir.TensorType: "Tensor", ir.ScalarType: "Scalar"}.get(type(v.type)) \
+        if isinstance(v, Val) else None
+    if kind is not None:           # the DSL's wrapper object, by its repr (language/typing/*.py __repr__)
+        from tilemem.ir.printer import print_expr
+        from tilemem.ir.typerules import message_form
+        raise DslError(f"fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
+                       f"got {kind} {kind}(expr={print_expr(message_form(v.expr))}). {_PAD_HINT}")
 
 
 def _is_tile(v) -> bool:
@@ -936,7 +943,8 @@ class OpCaller:
     def _shown(self, v) -> str:
         if isinstance(v, Val):
             from tilemem.ir.printer import print_expr
-            return print_expr(v.expr)
+            from tilemem.ir.typerules import message_form
+            return print_expr(message_form(v.expr))
         if isinstance(v, Py):
             return repr(v.value)
         if isinstance(v, Enum):
@@ -2025,12 +2033,11 @@ class OpCaller:
     def _rt_tensor_col_expand(self, call, arg, spec, b):
         """DeduceTensorColExpandType (tensor_ops/broadcast.cpp): a [.., 1, N] column vector
         of the target's columns; the target's shape, the promoted dtype."""
-        from tilemem.ir.printer import print_expr
         op = spec.irop
         t, v = self._broadcast_operands(call, spec, "col")
         if not (type(v.shape[-2]) is ir.IntConst and v.shape[-2].value == 1):
             raise DslError(f"The operator {op} requires second argument's second-to-last dimension (row) to be 1, "
-                           f"but got {print_expr(v.shape[-2])}")
+                           f"but got {typerules._shown(v.shape[-2])}")
         a, c = t.shape[-1], v.shape[-1]
         if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
             raise DslError(f"The operator {op} requires matching column dimensions, but got tensor cols={a.value} "
@@ -2132,7 +2139,6 @@ class OpCaller:
             raise DslError(f"{op}requires first argument to be a TensorType, but got {_type_name(src)}")
         if not isinstance(target, ir.TensorType):
             raise DslError(f"{op}requires second argument to be a TensorType, but got {_type_name(target)}")
-        from tilemem.ir.printer import print_expr
         old, new = src.shape, target.shape
         shown = typerules.shape_text
         if len(old) != 3:
@@ -2146,8 +2152,8 @@ class OpCaller:
             cv = const_value(a)
             if cv is None or cv[1] != 1:
                 raise DslError(f"{op} only allows broadcasting from dimension 1, but input shape {shown(old)} "
-                               f"cannot be expanded to {shown(new)} at dim {i} (got {print_expr(a)} -> "
-                               f"{print_expr(c)})")
+                               f"cannot be expanded to {shown(new)} at dim {i} (got {typerules._shown(a)} -> "
+                               f"{typerules._shown(c)})")
             broadcast += 1
         if broadcast > 1:
             raise DslError(f"{op} allows broadcasting in at most one dimension, but got {broadcast} (input shape "
