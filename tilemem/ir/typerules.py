@@ -812,8 +812,9 @@ _rule(*_UNARY)(_like_arg(0))
 def _r_cast(op, args, kwargs):
     t = _need_tile(args, 0, op)
     dtype = norm_dtype(_need_kwarg(kwargs, "target_type", "cast"))
-    if dtype == norm_dtype(t.dtype):
-        raise DeductionError("cast to the same dtype")
+    if dtype == norm_dtype(t.dtype):         # DeduceTileCastType (tile_ops/unary.cpp:157-162)
+        raise DeductionError(f"{op}: target_type {_dt_text(dtype)} equals input dtype; same-dtype cast is not a "
+                             "valid operation. Remove the cast or use a different target_type.")
     return _Res(tuple(t.shape), dtype, _lay(t))
 
 
@@ -1115,6 +1116,16 @@ def _r_load(op, args, kwargs):
     dtype = norm_dtype(ten.dtype)
     view = fresh_view()
     if layout in ("MX_A_ZZ", "MX_B_NN"):
+        if target != "Mat":         # the ir wrapper's own check, before the deducer (ir/op/tile_ops.py:229-234)
+            raise DeductionError("tile.load of an MX-layout tensor requires explicit target_memory=MemorySpace.Mat "
+                                 f"(MX scale loads are L1/Mat only); got MemorySpace.{target or 'Vec'}")
+        if dtype not in ("FP8E8M0", "UINT8"):       # DeduceTileLoadType (tile_ops/memory.cpp:152-177)
+            raise DeductionError(f"The operator {op} of an MX-layout tensor requires FP8E8M0 or UINT8 dtype, but "
+                                 f"got {_dt_text(dtype)}")
+        for what, n in (("a 2D tensor", len(ten.shape)), ("a 2D load window", len(shapes)),
+                        ("2D valid_shape", len(req))):
+            if n != 2:
+                raise DeductionError(f"The operator {op} of an MX-layout tensor requires {what}, got rank {n}")
         lay = ("row_major", "row_major") if layout == "MX_A_ZZ" else ("col_major", "col_major")
         view = replace(view, blayout=lay[0], slayout=lay[1], fractal=32)
     elif target == "Mat":

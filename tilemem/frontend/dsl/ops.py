@@ -502,6 +502,17 @@ def _pad_value_refusal(v, num) -> None:
                        f"got {kind} {kind}(expr={print_expr(message_form(v.expr))}). {_PAD_HINT}")
 
 
+def _py_type_name(v) -> str:
+    """The Python type a DSL wrapper sees for a value: the wrapper class, or a literal's."""
+    if isinstance(v, Py):
+        return type(v.value).__name__
+    if isinstance(v, Val):
+        t = v.type
+        return ("Tile" if isinstance(t, ir.TileType) else "Tensor" if isinstance(t, ir.TensorType)
+                else "Scalar" if isinstance(t, ir.ScalarType) else type(t).__name__)
+    return type(v).__name__
+
+
 def _is_tile(v) -> bool:
     return isinstance(v, Val) and isinstance(v.type, ir.TileType)
 
@@ -1233,11 +1244,32 @@ class OpCaller:
         elif spec.rule == "syncall":
             mode = b.get("mode").value if isinstance(b.get("mode"), Py) else "hard"
             core = b.get("core_type").value if isinstance(b.get("core_type"), Py) else "mix"
+            # the wrapper's checks, in its order (language/op/system_ops.py syncall)
+            if mode == "hard" and (b.get("gm_workspace") is not None or b.get("used_cores") is not None):
+                raise DslError("syncall(mode='hard') takes no gm_workspace/used_cores; pass mode='soft' to use the "
+                               "GM-polling barrier")
+            if mode not in ("hard", "soft"):
+                raise DslError(f"syncall mode must be 'hard' or 'soft', got {mode!r}")
             if mode == "soft":
+                soft_types = ("aiv_only", "aic_only", "mix")
+                if core not in soft_types:
+                    raise DslError(f"soft syncall core_type must be one of {soft_types}, got {core!r}")
                 ws = b.get("gm_workspace")
                 if ws is None:
-                    raise DslError("syncall(): a soft syncall needs gm_workspace")
+                    raise DslError("soft syncall requires gm_workspace (a shared, zero-initialized GM INT32 tensor)")
+                if not _is_tensor(ws):
+                    raise DslError(f"soft syncall gm_workspace must be a Tensor, got {_py_type_name(ws)}")
                 used = b.get("used_cores")
+                if used is None:
+                    raise DslError("soft syncall requires explicit used_cores; pass 0 only when the device launch "
+                                   "configuration matches the runtime's logical grid")
+                if isinstance(used, Py) and isinstance(used.value, (str, list, tuple)) or isinstance(used, Val) and \
+                        isinstance(used.type, (ir.TileType, ir.TensorType)):
+                    raise DslError("soft syncall used_cores must be a non-negative Python int or an INT32 scalar, "
+                                   f"got {_py_type_name(used)}")
+                if isinstance(used, Py) and type(used.value) is bool:
+                    used = Py(int(used.value))          # an int to the wrapper: ConstInt(True) is 1
+                    b["used_cores"] = used
                 kws = [("mode", ir.StrConst("soft", '"')), ("core_type", ir.StrConst(core, '"')),
                        ("gm_workspace", self._as_val(ws).expr),
                        ("used_cores", self._as_val(used).expr if used is not None else ir.IntConst(0))]
@@ -1466,14 +1498,6 @@ class OpCaller:
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
         return self._rt_like(call, arg, spec, b)
-
-    def _rt_float_like(self, call, arg, spec, b):
-        """tensor_ops/unary.cpp (exp, sqrt, rsqrt, recip): the operand's type, an integer
-        dtype promoted to FP32."""
-        t = self._rt_like(call, arg, spec, b)
-        if isinstance(t, ir.TensorType) and t.dtype not in FLOAT_DTYPES:
-            return ir.replace(t, dtype="FP32")
-        return t
 
     def _rt_scalar(self, call, arg, spec, b):
         return scalar(arg)
@@ -2302,8 +2326,30 @@ class OpCaller:
         return ir.TensorType(tuple(shape), dt, view)
 
     def _rt_tensor_cast(self, call, arg, spec, b):
+        """DeduceTensorCastType (tensor_ops/unary.cpp:196-244): a same-dtype cast is refused;
+        the result is DeduceTensorUnaryResultType's fresh tensor."""
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(a.shape), self._dtype_arg(b["target_type"]))
+        dtype = self._dtype_arg(b["target_type"])
+        if dtype == a.dtype:
+            raise DslError(f"{spec.irop}: target_type {DT_NAME.get(dtype, dtype.lower())} equals input dtype; "
+                           "same-dtype cast is not a valid operation. Remove the cast or use a different "
+                           "target_type.")
+        return self._fresh_tensor(a, dtype)
+
+    def _rt_tensor_unary(self, call, arg, spec, b):
+        """DeduceTensorUnaryResultType (tensor_ops/unary.cpp:43-46): a fresh tensor of the
+        operand's shape and valid shape, no stride or layout; `float`: an integer operand's
+        result is FP32."""
+        a = self._tensor_of(call, 0, spec)
+        dtype = "FP32" if "float" in (arg or "").split() and a.dtype not in FLOAT_DTYPES else a.dtype
+        return self._fresh_tensor(a, dtype)
+
+    @staticmethod
+    def _fresh_tensor(a: ir.TensorType, dtype: str) -> ir.TensorType:
+        """MakeFreshTensorType (type_inference.h:750): shape, dtype and the effective valid shape."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        valid = (view_parts(a.view)[0] if a.kind == "pl.Tensor" else ()) or a.shape
+        return ir.TensorType(tuple(a.shape), dtype, tensor_view_expr(tuple(valid), (), "ND", None, tuple(a.shape)))
 
     def _rt_tensor_reshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)

@@ -2054,6 +2054,8 @@ class FunctionReader(ExprReader, OpCaller):
                 raise DslError(f"pl.{name}() takes keyword arguments only", item)
             kws = self._scope_kwargs(name, item)
             if name == "at":
+                if not any(k == "level" for k, _ in item.kwargs):      # AP:3546-3551
+                    raise DslError("pl.at() requires a level argument", item)
                 kws = self._with_dumps(kws, _SCOPE_KWARGS["at"])
             new_item = ir.Call(f"pl.{name}", (), tuple(kws), item.line, item.col)
         else:

@@ -296,6 +296,13 @@ class TypeReader:
         if type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "TensorView":
             valid = stride = ()
             layout, pad = "ND", "null"
+            given = dict(e.kwargs)
+            if param and "layout" not in given and not e.args and (
+                    "stride" in given or "valid_shape" in given or
+                    "pad" in given and _enum(given["pad"], "PadValue") != "null"):
+                # Python builds a signature's pl.TensorView itself when it defines the
+                # function: the factory's own refusal (ir/type.py:141-153)
+                raise DslError("ValueError: layout is required when stride, valid_shape, or pad is provided", e)
             for key, val in e.kwargs:
                 if key in ("valid_shape", "stride"):
                     if type(val) not in (ir.ListExpr, ir.TupleExpr):
