@@ -1692,8 +1692,9 @@ class FunctionReader(ExprReader, OpCaller):
         self.loop_kinds.pop()
         call = ir.Call(it.func.rsplit(".", 1)[0] + "." + kind, (n.expr,), tuple(kws), it.line, it.col)
         loop = ir.For(var.key, None, call, body, line=s.line, col=s.col)
-        if kind == "split_aiv" and not self.incore_depth and self.func_type not in ("InCore", "AIC", "AIV"):
-            # outside a kernel the split region opens its own InCore scope (ast_parser.py)
+        if kind == "split_aiv" and not self.incore_depth and self.func_type != "InCore":
+            # outside an InCore scope or function the split region opens its own InCore
+            # scope, even in an AIC / AIV function (AP:5035-5056)
             at_kws = self._with_dumps([("level", dotted("pl", "Level", "CORE_GROUP"))], _SCOPE_KWARGS["at"])
             loop = ir.With(ir.Call("pl.at", (), tuple(at_kws)), None, [loop], line=s.line, col=s.col)
         self.emit(loop)
