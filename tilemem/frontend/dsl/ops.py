@@ -1735,9 +1735,12 @@ class OpCaller:
             if p.name in ("target", "signal", "recv_counts"):
                 self._dist_arg(call, i, spec, p.name + " ")
         t = self._arg_type(call, int(arg))
+        names = [p.name for p in spec.params]
+        if "op" in names and "mode" not in names and isinstance(t, ir.TensorType) and len(t.shape) != 2:
+            # DeduceTensorReduceScatterType (collective.cpp:762-763)
+            raise DslError(f"{spec.irop} target must be 2D [NR, SIZE], got {len(t.shape)} dims")
         if call.kwarg("mode") is not None and t.dtype not in ("FP16", "FP32"):
             raise DslError(f"{spec.irop} target dtype must be FP16 or FP32, got {DT_NAME.get(t.dtype, t.dtype)}")
-        names = [p.name for p in spec.params]
         if "send_counts" in names and "signal" in names:
             # DeduceTensorAllToAllVType (collective.cpp:606-636): the signal is [NR, 1], NR a
             # positive constant dividing the target's rows

@@ -259,10 +259,13 @@ class FunctionReader(ExprReader, OpCaller):
         """``pl.MemRef("name"[, offset, size][, slots=N])[idx]`` or ``pl.MemRef(ptr, offset,
         size)`` as PyPTO prints it (a name is the ``pl.Ptr`` var of a ``tile.alloc``)."""
         index = None
+        sub = e
         if type(e) is ir.Subscript:
-            index = tuple(self.expr(i).expr for i in e.index)
             e = e.value
         self._check_memref(e)
+        if sub is not e:
+            self._check_memref_slot(e, sub)
+            index = tuple(self.expr(i).expr for i in sub.index)
         args = []
         for a in e.args:
             if type(a) is ir.StrConst:
@@ -281,6 +284,27 @@ class FunctionReader(ExprReader, OpCaller):
             kws.append((k, self.expr(v).expr))
         call = ir.Call("pl.MemRef", tuple(args), tuple(kws))
         return ir.Subscript(call, index) if index is not None else call
+
+    def _check_memref_slot(self, e: ir.Call, sub: ir.Subscript) -> None:
+        """A subscripted ``pl.MemRef(...)[k]``: the MemRef holds more than one slot and a
+        constant ``k`` is one of them (type_resolver.py:700-745 declared, 748-790 resolved)."""
+        slots = next((v.value for k, v in e.kwargs if k == "slots" and type(v) is ir.IntConst), 1)
+        declared = len(e.args) == 1
+        if len(e.args) not in (1, 3) or not e.args:
+            return
+        a0 = e.args[0]
+        name = self.string_value(a0) if type(a0) is ir.StrConst else a0.id if type(a0) is ir.Name else None
+        if name is None:
+            return
+        if slots <= 1:
+            if declared:
+                raise DslError(f"'{name}' was declared with a single slot, so it cannot be subscripted", sub)
+            raise DslError(f"'{name}' holds a single slot, so it cannot be subscripted", sub)
+        if len(sub.index) == 1:
+            k = self._fold_value(sub.index[0])
+            if isinstance(k, int) and not isinstance(k, bool) and not 0 <= k < slots:
+                held = "declared with" if declared else "which holds"
+                raise DslError(f"Slot index {k} is out of range for '{name}', {held} {slots} slot(s)", sub)
 
     def _check_memref(self, e: ir.Call) -> None:
         """What PyPTO's type resolver accepts of ``pl.MemRef(...)`` (type_resolver.py
