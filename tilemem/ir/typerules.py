@@ -989,26 +989,104 @@ def _r_matmul_acc(op, args, kwargs):
 @_rule("gemv", "gemv_acc")
 def _r_gemv(op, args, kwargs):
     k = 1 if op == "tile.gemv_acc" else 0
+    acc = _need_tile(args, 0, op) if k else None
+    if acc is not None and len(acc.shape) != 2:      # DeduceTileGemvAccType (matmul.cpp:347-384)
+        raise DeductionError(f"The operator {op} requires acc to be 2D, but got {len(acc.shape)} dimensions")
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
     _product(lhs, rhs, op)      # DeduceTileGemvType runs DeduceTileMatMulType's checks (matmul.cpp:336-345)
     dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
+    # BuildGemvResultType (matmul.cpp:307-334)
+    if const_value(lhs.shape[0]) != 1:
+        raise DeductionError(f"GEMV requires lhs physical row extent to be exactly 1, but got shape "
+                             f"{_shape_text(lhs.shape)}")
+    lv, rv = valid_shape_of(lhs), valid_shape_of(rhs)
+    if not prove_eq(lv[0], _c(1)):
+        raise DeductionError(f"GEMV requires lhs logical row extent to be exactly 1, but got valid_shape "
+                             f"{_shape_text(lv)}")
+    if _provably_less(rv[0], lv[1]):
+        raise DeductionError(f"GEMV requires rhs logical K to cover lhs logical K, but got lhs K={_shown(lv[1])} "
+                             f"and rhs K={_shown(rv[0])}")
     shape = (_c(16), rhs.shape[-1])
-    valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
+    valid = (lv[0], rv[-1])
+    if acc is not None:
+        for ax in (0, 1):
+            a, e = const_value(acc.shape[ax]), const_value(shape[ax])
+            if a is not None and e is not None and a != e:
+                raise DeductionError(f"The operator {op} requires accumulator physical shape {_shape_text(shape)}, "
+                                     f"but got {_shape_text(acc.shape)}")
+        if norm_dtype(acc.dtype) != dtype:
+            raise DeductionError(f"The operator {op} requires accumulator dtype {_dt_text(dtype)}, but got "
+                                 f"{_dt_text(acc.dtype)}")
+        av = valid_shape_of(acc)
+        if not all(prove_eq(av[ax], valid[ax]) for ax in (0, 1)):
+            raise DeductionError(f"The operator {op} requires accumulator valid_shape {_shape_text(valid)}, but got "
+                                 f"{_shape_text(av)}")
     return _Res(shape, dtype, _acc_view(valid))
+
+
+def _batch_operands(op, lhs, rhs, acc=None) -> None:
+    """DeduceTileBatchMatMul(Acc)Type's rank and constant-extent checks (batch_matmul.cpp)."""
+    for what, t in (("acc", acc), ("lhs", lhs), ("rhs", rhs)):
+        if t is not None and len(t.shape) < 2:
+            raise DeductionError(f"The operator {op} requires {what} to have at least 2 dimensions, but got "
+                                 f"{len(t.shape)} dimensions")
+    pairs = [("M", acc.shape[-2], "lhs", lhs.shape[-2]), ("N", acc.shape[-1], "rhs", rhs.shape[-1])] if acc else []
+    for what, a, other, b in pairs:
+        ca, cb = const_value(a), const_value(b)
+        if ca is not None and cb is not None and ca != cb:
+            raise DeductionError(f"The operator {op} requires matching {what} dimensions, but got acc {what}={ca} "
+                                 f"and {other} {what}={cb}")
+    kl, kr = const_value(lhs.shape[-1]), const_value(rhs.shape[-2])
+    if kl is not None and kr is not None and kl != kr:
+        raise DeductionError(f"The operator {op} requires matching inner dimensions, but got lhs K={kl} and "
+                             f"rhs K={kr}")
+
+
+def _batch_bcast(op, lhs, rhs) -> tuple:
+    try:
+        return bcast(lhs.shape[:-2], rhs.shape[:-2])
+    except DeductionError:
+        raise DeductionError(f"Cannot broadcast batch dimensions for {op}") from None
+
+
+def _batch_dtype(op, lhs, rhs) -> str:
+    if norm_dtype(lhs.dtype) != norm_dtype(rhs.dtype):
+        raise DeductionError(f"The operator {op} requires identical lhs and rhs data types, but got "
+                             f"{_dt_text(lhs.dtype)} and {_dt_text(rhs.dtype)}")
+    return _acc_dtype(lhs.dtype, rhs.dtype)
 
 
 @_rule("batch_matmul")
 def _r_batch_matmul(op, args, kwargs):
+    """DeduceTileBatchMatMulType (tile_ops/batch_matmul.cpp:54-123)."""
     lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
-    batch = bcast(lhs.shape[:-2], rhs.shape[:-2]) if (len(lhs.shape) > 2 or len(rhs.shape) > 2) else ()
+    _batch_operands(op, lhs, rhs)
+    batch = _batch_bcast(op, lhs, rhs) if (len(lhs.shape) > 2 or len(rhs.shape) > 2) else ()
     shape = tuple(batch) + (lhs.shape[-2], rhs.shape[-1])
-    return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), _acc_view(shape), space="Acc")
+    return _Res(shape, _batch_dtype(op, lhs, rhs), _acc_view(shape), space="Acc")
 
 
 @_rule("batch_matmul_acc")
 def _r_batch_matmul_acc(op, args, kwargs):
-    acc = _need_tile(args, 0, op)
-    return _Res(tuple(acc.shape), norm_dtype(acc.dtype), _acc_view(tuple(acc.shape)), space="Acc")
+    """DeduceTileBatchMatMulAccType (tile_ops/batch_matmul.cpp:156-262): acc's shape, the
+    broadcast batch of lhs and rhs equal to acc's, the accumulator dtype the product's."""
+    acc, lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op), _need_tile(args, 2, op)
+    _batch_operands(op, lhs, rhs, acc)
+    batch = _batch_bcast(op, lhs, rhs)
+    acc_batch = acc.shape[:-2]
+    if len(batch) != len(acc_batch):
+        raise DeductionError(f"The operator {op} requires acc batch rank ({len(acc_batch)}) to equal broadcast(lhs, "
+                             f"rhs) batch rank ({len(batch)})")
+    for i, (a, b) in enumerate(zip(acc_batch, batch)):
+        ca, cb = const_value(a), const_value(b)
+        if ca is not None and cb is not None and ca != cb:
+            raise DeductionError(f"The operator {op} requires acc batch dim {i} to equal broadcast(lhs, rhs) batch "
+                                 f"dim {i}, but got acc={ca} and broadcast={cb}")
+    dtype = _batch_dtype(op, lhs, rhs)
+    if norm_dtype(acc.dtype) != dtype:
+        raise DeductionError(f"The operator {op} requires accumulator dtype {_dt_text(dtype)}, but got "
+                             f"{_dt_text(acc.dtype)}")
+    return _Res(tuple(acc.shape), dtype, _acc_view(tuple(acc.shape)), space="Acc")
 
 
 @_rule("matmul_mx", "matmul_mx_acc", "matmul_mx_bias")
