@@ -1025,6 +1025,12 @@ class OpCaller:
             # _normalize_intlike (distributed/op/_utils.py): iterated as a Python sequence
             if isinstance(v, Py) and not isinstance(v.value, (list, tuple)):
                 raise DslError(f"'{type(v.value).__name__}' object is not iterable")
+            if isinstance(v, Val) and type(v.expr) in (ir.IntConst, ir.FloatConst, ir.BoolConst):
+                # a positional literal reaches the wrapper as the IR constant the parser made of it
+                shown = {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat", ir.BoolConst: "ConstBool"}
+                raise DslError(f"'{shown[type(v.expr)]}' object is not iterable")
+            if isinstance(v, Val) and isinstance(v.type, ir.ScalarType):
+                raise DslError("'Scalar' object is not iterable")
             return self._list_arg(v, p.name)
         if k in _ENUM_KINDS:
             kind = _ENUM_KINDS[k]
