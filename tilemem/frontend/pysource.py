@@ -119,6 +119,14 @@ class PythonFails(Exception):
     module (or the function) never gets to the program."""
 
 
+def dynamic_name(name: str, error):
+    """pl.dynamic's name, which DynVar's constructor checks before anything reads it
+    (pypto/language/typing/dynamic.py:37-38): raises ``error`` with its message."""
+    if not name.isidentifier():
+        raise error(f"ValueError: DynVar name must be a valid identifier, got {name!r}")
+    return name
+
+
 def _zero_division(op, a, b) -> str:
     """Python's own ZeroDivisionError message (3.11)."""
     if op is ast.Div:
@@ -191,7 +199,7 @@ class _Folder:
         if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic"
                 and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases
                 and len(e.args) == 1 and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
-            return Dynamic(e.args[0].value)
+            return Dynamic(dynamic_name(e.args[0].value, PythonFails))
         if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "MemRef"
                 and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases):
             return _declared_memref(e, self)

@@ -38,7 +38,7 @@ from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_
 from tilemem.frontend.dsl.values import (
     DTYPES, INT_DTYPES, UNKNOWN, CoreError, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
 )
-from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
+from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite, dynamic_name
 from tilemem.frontend.dsl.naming import assign_names
 
 __all__ = ["read_class", "ProgramContext"]
@@ -493,7 +493,8 @@ class FunctionReader(ExprReader, OpCaller):
         if type(e) is ir.Call and not e.kwargs and len(e.args) == 1 and type(e.args[0]) is ir.StrConst:
             parts = e.func.split(".")
             if len(parts) == 2 and parts[1] == "dynamic" and parts[0] in self.ctx.scope.aliases:
-                return ir.Name(self.dynamic_var(self.string_value(e.args[0])).key)
+                name = dynamic_name(self.string_value(e.args[0]), lambda msg: DslError(msg, e))
+                return ir.Name(self.dynamic_var(name).key)
         return None
 
     def shape_list(self, e: ir.Name, param: bool):
