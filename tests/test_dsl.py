@@ -163,6 +163,47 @@ def test_module_constants_are_folded():
     assert "y: pl.Scalar[pl.INDEX] = 17" in text
 
 
+def test_names_are_those_bound_when_the_class_runs():
+    """PyPTO reads a program when its class statement runs (decorator.py:1150): at module
+    level it sees the names bound above the class; in a function, the function's names
+    bound above it and every module-level name (the function runs after its module).
+    Each outcome below is PyPTO's (oracle build)."""
+    later = """\
+        import pypto.language as pl
+
+        @pl.program
+        class P:
+            @pl.function(type=pl.FunctionType.InCore)
+            def k(self, a: pl.Tensor[[{sig}, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+                t: pl.Tile[[{body}, 64], pl.FP32] = pl.load(a, [0, 0], [{body}, 64])
+                return a
+
+        N = 16
+        """
+    with pytest.raises(TilememError, match=r"NameError: name 'N' is not defined") as e:
+        fmt(later.format(sig="N", body=16))
+    assert (e.value.line, e.value.col) == (6, 31)
+    with pytest.raises(TilememError, match=r"Undefined variable 'N'"):
+        fmt(later.format(sig=16, body="N"))
+    in_function = """\
+        import pypto.language as pl
+
+        def make():
+            K = 32
+
+            @pl.program
+            class P:
+                @pl.function(type=pl.FunctionType.InCore)
+                def k(self, a: pl.Tensor[[N, K], pl.FP32]) -> pl.Tensor[[N, K], pl.FP32]:
+                    return a
+            K = 8
+            return P
+
+        N = 16
+        """
+    assert "def k(a: pl.Tensor[[16, 32], pl.FP32]) -> pl.Tensor[[16, 32], pl.FP32]:" in fmt(in_function)
+
+
 # ----------------------------------------------------------------------------- comments
 
 def test_comments_as_pypto_attaches_them():

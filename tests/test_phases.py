@@ -235,7 +235,7 @@ def test_extra_rule_file_adds_an_op(tmp_path):
 
 @pytest.mark.parametrize("bad, message", [
     ("def k(t: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec]) -> pl.Tensor[[16, 128], pl.FP32]:\n        return t",
-     "takes Tile parameter 't'"),
+     "InCore function parameter 't' has TileType, but InCore parameters must be TensorType"),
     (SIG + "\n        e: pl.Tile[[16, 128], pl.FP32] = pl.tile.exp(nowhere)\n        return out_0",
      "reads undefined name 'nowhere'"),
     # PyPTO's reader binds names in program order: a use before the definition is refused

@@ -69,6 +69,8 @@ RELATIONS = {
     "op_mat_view": ("op: symbol", "a view step a resident chain may take inside Mat"),
     "op_fresh_tensor": ("op: symbol", "creates a tensor that aliases no other storage"),
     "op_reserves_buffer": ("op: symbol", "reserves tile memory the capacity sum cannot see"),
+    "op_type_passthrough": ("op: symbol, slot: number",
+                            "its deduced type is this argument's own type: the pass keeps the Var it reassigns"),
 }
 
 # The roles PyPTO's passes give ops by name; ops.json does not record them, so they are
@@ -88,6 +90,10 @@ ROLES = {
     "op_mat_view": [("tile.transpose_view",)],                                            # :482, :525
     "op_fresh_tensor": [("tensor.create",)],                                              # :596
     "op_reserves_buffer": [("system.reserve_buffer",)],                                   # :241, :268
+    # not a pass's role but the deducer's: DeduceTileWriteType returns args[0]'s type
+    # (tile_ops/memory.cpp:970), DeduceTileGatherRowType its dst's (tile_ops/paged_gather.cpp:77);
+    # infer_tile_memory_space_pass.cpp:711-745 makes a new LHS Var only for a new type object
+    "op_type_passthrough": [("tile.gather_row", 0), ("tile.write", 0)],
 }
 
 

@@ -8,11 +8,19 @@ module (``ast.parse`` builds a syntax tree and runs nothing), to learn
 
 * where each program class is (its lines, its indentation), so that the class can
   be read by tilemem's grammar with positions in the user's file;
-* the module-level names PyPTO's front end would resolve while reading a program:
-  the alias of ``pypto.language`` (``import pypto.language as pl``), integer
-  constants (``N = 64``, ``M = N * 2``: folded), lists of them (``SHAPE = [16, 16]``)
-  dynamic dims (``M = pl.dynamic("M")``) and dtype aliases (``DT = pl.FP32``).  Anything else at module level is
-  ignored: it is Python around the kernels, not part of them.
+* the names PyPTO's front end would resolve while reading a program: the alias of
+  ``pypto.language`` (``import pypto.language as pl``), integer constants (``N = 64``,
+  ``M = N * 2``: folded; ``M, N = 64, 128`` and ``M = N = 64`` too), lists of them
+  (``SHAPE = [16, 16]``), dynamic dims (``M = pl.dynamic("M")``) and dtype aliases
+  (``DT = pl.FP32``).  Anything else is ignored: it is Python around the kernels, not
+  part of them.
+
+Which names a program sees is what Python has bound when its class statement runs
+(PyPTO reads the class in its decorator, with the caller frame's globals and locals,
+decorator.py:1150): at module level the assignments above the class; in a function the
+function's assignments above it (and its enclosing functions' above it), with every
+module-level name (a test function runs after its module); directly in a class body
+that body's assignments above it as well.
 """
 from __future__ import annotations
 
@@ -25,7 +33,8 @@ from typing import Optional, Union
 from tilemem.errors import TilememError
 from tilemem.ir.views import DTYPES
 
-__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "scan_module"]
+__all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef", "FAILED",
+           "scan_module"]
 
 
 @dataclass
@@ -39,11 +48,11 @@ class ProgramSite:
     indent: int              # column (0-based) of the decorator
     strict_ssa: bool = False
     node: Optional[ast.ClassDef] = field(default=None, repr=False)
-    # names bound around the class in enclosing functions (their constants)
-    local_constants: dict = field(default_factory=dict)
+    # every name the class sees (module, enclosing functions and class body), bound above it
+    constants: dict = field(default_factory=dict)
 
 
-Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef"]
+Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef"]
 
 
 @dataclass(frozen=True)
@@ -58,10 +67,34 @@ class DataTypeRef:
     name: str
 
 
+@dataclass(frozen=True)
+class EnumRef:
+    """``NAME = pl.PadValue.max`` (any ``pl.<Enum>.<member>``, ``pld.`` too): a name PyPTO
+    resolves to that enum value where an op argument is a Python value."""
+    parts: tuple
+
+
+# the enums an op argument may be a member of (pl.<Enum>.<member>)
+ENUM_KINDS = frozenset(("Mem", "MemorySpace", "TileLayout", "TensorLayout", "PadValue", "AtomicType",
+                        "PipeType", "CompactMode", "SplitMode", "ScopeMode", "Level", "Role", "FunctionType",
+                        "NotifyOp", "WaitCmp", "ReduceOp", "MaskPattern"))
+
+
+@dataclass(frozen=True)
+class DeclaredMemRef:
+    """``NAME = pl.MemRef()`` / ``pl.MemRef(slots=N)`` / ``pl.MemRef("name"[, slots=N])``: an
+    allocation declared around the program (a Tile annotation names it, or one of its
+    slots).  ``ident`` tells declarations apart (another name for one is the same object)."""
+    name: Optional[str]
+    slots: int
+    ident: tuple
+
+
 @dataclass
 class ModuleScope:
     """What a program may refer to outside itself."""
     aliases: set = field(default_factory=lambda: {"pl"})     # names of pypto.language
+    failed: Optional[tuple] = None      # (line, "Type: message") of a module statement Python fails on
     constants: dict = field(default_factory=dict)           # name -> int | float | list | Dynamic | DataTypeRef
 
 
@@ -79,6 +112,33 @@ def _strict_ssa(d: ast.expr) -> bool:
             if kw.arg == "strict_ssa" and isinstance(kw.value, ast.Constant):
                 return bool(kw.value.value)
     return False
+
+
+class PythonFails(Exception):
+    """Python itself fails on this statement (its exception's ``Type: message``): the
+    module (or the function) never gets to the program."""
+
+
+def dynamic_name(name: str, error):
+    """pl.dynamic's name, which DynVar's constructor checks before anything reads it
+    (pypto/language/typing/dynamic.py:37-38): raises ``error`` with its message."""
+    if not name.isidentifier():
+        raise error(f"ValueError: DynVar name must be a valid identifier, got {name!r}")
+    return name
+
+
+def _zero_division(op, a, b) -> str:
+    """Python's own ZeroDivisionError message (3.11)."""
+    if op is ast.Div:
+        msg = "division by zero" if type(a) is int and type(b) is int else "float division by zero"
+    elif type(a) is int and type(b) is int:
+        msg = "integer division or modulo by zero"
+    else:
+        msg = "float floor division by zero" if op is ast.FloorDiv else "float modulo"
+    return f"ZeroDivisionError: {msg}"
+
+
+FAILED = "\x00failed"          # the key under which a scope records the statement Python fails on
 
 
 class _Folder:
@@ -108,15 +168,29 @@ class _Folder:
                 return a - b
             if op is ast.Mult:
                 return a * b
+            if op in (ast.FloorDiv, ast.Mod, ast.Div) and b == 0:
+                raise PythonFails(_zero_division(op, a, b))
             if op is ast.FloorDiv and b != 0:
                 return a // b
             if op is ast.Mod and b != 0:
                 return a % b
             if op is ast.Div and b != 0:
                 return a / b
+            # Python's own value where it stays small (a bound keeps the scan from
+            # computing a huge power or shift: such a name is then not a constant)
+            ints = type(a) is int and type(b) is int
+            if op is ast.Pow and ints and 0 <= b <= 256 and abs(a).bit_length() * b <= 4096:
+                return a ** b
+            if op is ast.LShift and ints and 0 <= b <= 4096 and abs(a).bit_length() + b <= 4096:
+                return a << b
+            if op is ast.RShift and ints and b >= 0:
+                return a >> b
         raise ValueError
 
     def constant(self, e: ast.expr) -> Optional[Constant]:
+        if isinstance(e, ast.Name):          # another name for a constant: the same value
+            v = self.constants.get(e.id)
+            return list(v) if isinstance(v, list) else v
         if isinstance(e, (ast.List, ast.Tuple)):
             try:
                 return [self.value(x) for x in e.elts]
@@ -125,16 +199,48 @@ class _Folder:
         if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "dynamic"
                 and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases
                 and len(e.args) == 1 and isinstance(e.args[0], ast.Constant) and isinstance(e.args[0].value, str)):
-            return Dynamic(e.args[0].value)
+            return Dynamic(dynamic_name(e.args[0].value, PythonFails))
+        if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "MemRef"
+                and isinstance(e.func.value, ast.Name) and e.func.value.id in self.aliases):
+            return _declared_memref(e, self)
         if isinstance(e, ast.Attribute) and e.attr in DTYPES and (
                 (isinstance(e.value, ast.Name) and e.value.id in self.aliases)
                 or (isinstance(e.value, ast.Attribute) and e.value.attr == "DataType"
                     and isinstance(e.value.value, ast.Name) and e.value.value.id in self.aliases)):
             return DataTypeRef(e.attr)
+        if (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Attribute) and e.value.attr in ENUM_KINDS
+                and isinstance(e.value.value, ast.Name)
+                and (e.value.value.id in self.aliases or e.value.value.id == "pld")):
+            root = "pld" if e.value.value.id == "pld" else "pl"
+            return EnumRef((root, e.value.attr, e.attr))
         try:
             return self.value(e)
         except ValueError:
             return None
+
+
+def _declared_memref(e: ast.Call, folder: "_Folder") -> Optional[DeclaredMemRef]:
+    """A declared allocation (no base: ``pl.MemRef()``, ``pl.MemRef("name")``, with a
+    positive integer literal ``slots=``); None for anything else."""
+    if len(e.args) > 1 or any(k.arg != "slots" for k in e.keywords):
+        return None
+    name = None
+    if e.args:
+        a = e.args[0]
+        if not (isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value):
+            return None
+        name = a.value
+    slots = 1
+    for k in e.keywords:
+        try:
+            slots = folder.value(k.value)
+        except ValueError:
+            return None
+        if type(slots) is int and slots < 1:     # the MemRef constructor's refusal
+            raise PythonFails(f"ValueError: A declared allocation must have at least one slot, got slots={slots}")
+        if type(slots) is not int:
+            return None
+    return DeclaredMemRef(name, slots, (e.lineno, e.col_offset))
 
 
 def _scan_imports(body: list, aliases: set) -> None:
@@ -149,18 +255,67 @@ def _scan_imports(body: list, aliases: set) -> None:
                     aliases.add(a.asname or "language")
 
 
-def _constants_of(body: list, folder: _Folder, into: dict) -> None:
-    for s in body:
-        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            v = folder.constant(s.value)
-            if v is not None:
-                into[s.targets[0].id] = v
+def _bound_names(target: ast.expr) -> list:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _assign(s: ast.stmt, aliases: set, into: dict) -> None:
+    """What one statement binds, as Python binds it: ``a = b = v`` binds every target to
+    the one value, ``a, b = x, y`` (or a list constant) unpacks it element by element
+    (all values read before any name is bound); a name bound to what is not a constant
+    (or by a statement the scan does not read: a loop, an import, a ``def``) is
+    forgotten."""
+    if isinstance(s, ast.Assign):
+        targets, value = s.targets, s.value
+    elif isinstance(s, ast.AnnAssign):
+        if s.value is None:
+            return
+        targets, value = [s.target], s.value
+    else:
+        if isinstance(s, (ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            names = [s.target] if isinstance(s, (ast.AugAssign, ast.For, ast.AsyncFor)) else \
+                [i.optional_vars for i in s.items if i.optional_vars is not None]
+            for t in names:
+                for n in _bound_names(t):
+                    into.pop(n, None)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            into.pop(s.name, None)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            for a in s.names:
+                into.pop((a.asname or a.name).split(".")[0], None)
+        return
+    folder = _Folder(aliases, into)
+    try:
+        whole = folder.constant(value)
+        if isinstance(value, (ast.Tuple, ast.List)):
+            parts = [folder.constant(e) if not isinstance(e, ast.Starred) else None for e in value.elts]
+        elif isinstance(whole, list):
+            parts = list(whole)
+        else:
+            parts = None
+    except PythonFails as failure:
+        into.setdefault(FAILED, (s.lineno, str(failure)))
+        return
+    bound: dict = {}
+    forgotten: set = set()
+    for t in targets:
+        if isinstance(t, ast.Name):
+            if whole is not None:
+                bound[t.id] = whole
             else:
-                into.pop(s.targets[0].id, None)
-        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value is not None:
-            v = folder.constant(s.value)
-            if v is not None:
-                into[s.target.id] = v
+                forgotten.add(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)) and parts is not None and len(parts) == len(t.elts) \
+                and all(isinstance(x, ast.Name) for x in t.elts):
+            for x, v in zip(t.elts, parts):
+                if v is not None:
+                    bound[x.id] = v
+                else:
+                    forgotten.add(x.id)
+        else:
+            forgotten.update(_bound_names(t))
+    for n in forgotten:
+        into.pop(n, None)
+    into.update(bound)
 
 
 # ----------------------------------------------------------------------------- the skeleton
@@ -443,31 +598,91 @@ def scan_module(text: str, path: str) -> tuple[ModuleScope, list[ProgramSite]]:
         _restore_elided(tree, text, path)
     scope = ModuleScope()
     _scan_imports(tree.body, scope.aliases)
-    folder = _Folder(scope.aliases, scope.constants)
-    _constants_of(tree.body, folder, scope.constants)
+    aliases = scope.aliases
     sites: list[ProgramSite] = []
 
-    def visit(body: list, local: dict):
+    def visit(body: list, names: dict, fenv: Optional[dict], in_class: bool = False) -> None:
+        """Walk a block in order.  ``names``: what code directly in it sees, updated as
+        its statements bind; ``fenv``: what a function defined in it starts from (None:
+        ``names`` as bound at the def -- in a function; a class body's own names are not
+        seen by the functions it defines)."""
         for s in body:
             if isinstance(s, ast.ClassDef):
-                decos = [d for d in s.decorator_list if _is_program_decorator(d, scope.aliases)]
+                decos = [d for d in s.decorator_list if _is_program_decorator(d, aliases)]
                 if decos:
                     first = min(d.lineno for d in s.decorator_list)
                     sites.append(ProgramSite(s.name, first, s.end_lineno or s.lineno, s.col_offset,
-                                             _strict_ssa(decos[0]), s, dict(local)))
-                    continue
-                visit(s.body, local)
+                                             _strict_ssa(decos[0]), s, dict(names)))
+                else:
+                    # a class body's own names: PyPTO reads a program's bodies with them
+                    # (its caller frame's locals) but Python evaluates the signatures
+                    # without them -- neither is modelled: the program does not see them
+                    own = dict(names)
+                    for n in _assigned(s.body):
+                        own.pop(n, None)
+                    visit(s.body, own, dict(fenv if fenv is not None else names), in_class=True)
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inner = dict(local)
-                _constants_of(s.body, _Folder(scope.aliases, {**scope.constants, **inner}), inner)
-                visit(s.body, inner)
-            elif isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
-                for part in ("body", "orelse", "finalbody"):
-                    visit(getattr(s, part, []) or [], local)
-                for h in getattr(s, "handlers", []) or []:
-                    visit(h.body, local)
+                visit(s.body, dict(fenv if fenv is not None else names), None)
+            elif isinstance(s, _BLOCKS) or type(s).__name__ == "TryStar":
+                if not in_class:
+                    _assign(s, aliases, names)     # a loop's or a with's own targets
+                failed = FAILED in names
+                for b in _blocks_of(s):
+                    visit(b, names, fenv, in_class)
+                if not failed:
+                    names.pop(FAILED, None)        # a block may not run (or catch it): not sure
+            if not in_class:
+                _assign(s, aliases, names)
 
-    visit(tree.body, {})
+    # a function runs after its module: it sees every module-level name
+    module_final: dict = {}
+    _flat(tree.body, aliases, module_final)
+    scope.constants = module_final
+    # a statement Python fails on at module level: the module never imports, no program is read
+    scope.failed = module_final.get(FAILED)
+    visit(tree.body, {}, module_final)
     del visit        # it refers to itself: a cycle, which a command (no cyclic collector) keeps
     sites.sort(key=lambda p: p.first_line)
     return scope, sites
+
+
+def _assigned(body: list) -> set:
+    """Every name a block binds by assignment (its nested blocks included, not the
+    bodies of the functions and classes it defines)."""
+    out: set = set()
+    for s in body:
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                out.update(_bound_names(t))
+        elif isinstance(s, (ast.AnnAssign, ast.AugAssign)):
+            out.update(_bound_names(s.target))
+        elif isinstance(s, _BLOCKS) or type(s).__name__ == "TryStar":
+            if isinstance(s, (ast.For, ast.AsyncFor)):
+                out.update(_bound_names(s.target))
+            for b in _blocks_of(s):
+                out |= _assigned(b)
+    return out
+
+
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.Match)
+
+
+def _blocks_of(s: ast.stmt) -> list:
+    out = [getattr(s, part, None) or [] for part in ("body", "orelse", "finalbody")]
+    out += [h.body for h in getattr(s, "handlers", None) or []]
+    out += [c.body for c in getattr(s, "cases", None) or []]
+    return out
+
+
+def _flat(body: list, aliases: set, into: dict) -> None:
+    """The names a block leaves bound, its nested blocks (not functions, not classes) read
+    in order."""
+    for s in body:
+        if isinstance(s, _BLOCKS) or type(s).__name__ == "TryStar":
+            _assign(s, aliases, into)
+            failed = FAILED in into
+            for b in _blocks_of(s):
+                _flat(b, aliases, into)
+            if not failed:
+                into.pop(FAILED, None)             # a block may not run (or catch it): not sure
+        _assign(s, aliases, into)

@@ -63,6 +63,79 @@ def _masked(text: str, keep: list[tuple[int, int]], python: Optional[dict] = Non
     return "\n".join(out)
 
 
+def _without_loop_else(text: str, node) -> str:
+    """``text`` with the ``else:`` clause of every ``for`` and ``while`` loop of the class
+    blanked: PyPTO's parser never reads a loop's ``orelse`` (only an ``if``'s, AP:3469-3491),
+    so the clause is dropped, comments and errors in it included."""
+    import ast
+    import re
+    spans = []
+    for n in ast.walk(node):
+        if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.orelse:
+            body_end = n.body[-1].end_lineno or n.body[-1].lineno
+            spans.append((body_end, n.orelse[0].lineno, n.orelse[-1].end_lineno or n.orelse[-1].lineno,
+                          n.col_offset))
+    if not spans:
+        return text
+    lines = text.split("\n")
+    for body_end, first, last, col in spans:
+        start = next((i for i in range(body_end + 1, first + 1)
+                      if re.match(r"else\s*:", lines[i - 1][col:]) and not lines[i - 1][:col].strip()), None)
+        if start is None:
+            continue
+        for i in range(start, last + 1):
+            lines[i - 1] = ""
+    return "\n".join(lines)
+
+
+COMPREHENSION = "__lc{}__"
+
+
+def _header_comprehensions(text: str, node) -> tuple[str, dict]:
+    """``text`` with each list comprehension of a ``with`` header (``with pl.at(...,
+    deps=[tids[k] for k in range(K)]):``) replaced by a placeholder name of no more
+    characters, padded with spaces (positions stay the file's), and the placeholders'
+    comprehensions as tilemem's IR (``__listcomp__`` calls).  tilemem's grammar reads no
+    comprehension; one in a simple statement reaches the reader as that statement's
+    Python text, one in a compound statement's header through this."""
+    import ast
+    comps = [c for n in ast.walk(node) if isinstance(n, (ast.With, ast.AsyncWith))
+             for item in n.items for c in ast.walk(item.context_expr) if isinstance(c, ast.ListComp)]
+    if not comps:
+        return text, {}
+    from tilemem.frontend.dsl.pyline import comprehension_ir
+    lines = text.split("\n")
+    out: dict = {}
+    outer = [c for c in comps if not any(o is not c and _inside(c, o) for o in comps)]
+    for k, c in enumerate(outer):
+        name = COMPREHENSION.format(k)
+        first, last = c.lineno - 1, (c.end_lineno or c.lineno) - 1
+        a, b = _char_col(lines[first], c.col_offset), _char_col(lines[last], c.end_col_offset)
+        if first == last and b - a < len(name):
+            continue                    # cannot happen: a comprehension is longer than the name
+        if first == last:
+            lines[first] = lines[first][:a] + name.ljust(b - a) + lines[first][b:]
+        else:
+            lines[first] = lines[first][:a] + name.ljust(len(lines[first]) - a)
+            for i in range(first + 1, last):
+                lines[i] = ""
+            lines[last] = " " * b + lines[last][b:]
+        out[name] = comprehension_ir(c)
+    return "\n".join(lines), out
+
+
+def _inside(c, o) -> bool:
+    return (o.lineno, o.col_offset) <= (c.lineno, c.col_offset) and \
+        (c.end_lineno, c.end_col_offset) <= (o.end_lineno, o.end_col_offset)
+
+
+def _char_col(line: str, col_bytes: int) -> int:
+    """The character index of a UTF-8 byte column (Python's ast columns are bytes)."""
+    if line.isascii():
+        return col_bytes
+    return len(line.encode("utf-8")[:col_bytes].decode("utf-8", "replace"))
+
+
 def _class_ranges(site) -> list[tuple[int, int]]:
     """The lines of the class that tilemem's grammar reads: decorators, header and the
     ``@pl.function`` methods (PyPTO ignores every other class member)."""
@@ -138,17 +211,28 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
             names = ", ".join(s.name for s in sites)
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds: {names})")
         sites = chosen
+    from tilemem.frontend.pysource import FAILED
     out = []
     for site in sites:
         import ast
+        # a statement Python fails on (text_parser.py:263-277): one above the class (or any
+        # module statement, for a class in a function) before the class is read, one
+        # below a module-level class once it is read
+        failed = site.constants.get(FAILED) or scope.failed
+        later = failed is not None and site.indent == 0 and failed[0] > site.last_line
+        if failed is not None and not later:
+            raise TilememError(path, failed[0], 1, failed[1], source=text)
         if not any(isinstance(m, ast.FunctionDef) and _has_function_decorator(m) for m in site.node.body):
             raise TilememError(path, site.node.lineno, site.node.col_offset + 1,
                                f"Class '{site.name}' contains no @pl.function decorated methods", source=text)
         ctx = ProgramContext(path, text, scope, site, frozenset(declared_ops))
-        masked = _masked(text, _class_ranges(site), ctx.python_bodies)
+        masked = _without_loop_else(_masked(text, _class_ranges(site), ctx.python_bodies), site.node)
+        masked, ctx.comprehensions = _header_comprehensions(masked, site.node)
         items, layout = parse_syntax(masked, path, indented=site.indent > 0, limits=limits)
         cls = next(it for it in items if it[0] == "class")
         out.append(read_class(ctx, cls, layout))
+        if later:
+            raise TilememError(path, failed[0], 1, failed[1], source=text)
     return out
 
 

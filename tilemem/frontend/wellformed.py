@@ -211,6 +211,7 @@ def check_program(program: ir.Program, path: str = "<input>") -> None:
             if isinstance(p.type, ir.TileType):
                 raise TilememError(
                     path, p.line, p.col,
-                    f"InCore function '{fn.name}' takes Tile parameter '{p.name}'; "
-                    "InCore functions receive tensors and load tiles themselves")
+                    f"InCore function parameter '{p.name}' has TileType, but InCore parameters must be "
+                    f"TensorType (function '{fn.name}')")   # PyPTO's words (infer_tile_memory_space_pass.cpp:
+                                                            # 169-171), and the function's name
         _check_exprs(fn, {p.name for p in fn.params} | dynamic, path, _SpaceCheck(path))

@@ -387,7 +387,12 @@ class _FunctionRewriter:
         (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints ``t``,
         ``t_1``.  A name assigned twice is one Var in both readings: the DSL reader knows
         it, and the printer gives distinct Vars distinct names.  A plain alias
-        (``t = u``) is no call: it keeps the current Var."""
+        (``t = u``) is no call: it keeps the current Var; so does a call whose deduced
+        type is its argument's own type when that argument is the var itself
+        (``t = pl.tile.write(t, ...)``: the pass makes a new Var only for a new type
+        object, :711-745; op table ``op_type_passthrough``)."""
+        from tilemem.ir.optable import op_table
+        passthrough = op_table().type_passthrough
         defined: set[str] = {p.name for p in fn.params}
         current: dict[str, str] = {}
         serial = 0
@@ -407,7 +412,11 @@ class _FunctionRewriter:
                     if (len(targets) == 1 and isinstance(st.value, ir.Call)
                             and isinstance(st.type, ir.TileType) and self.space_of(targets[0]) is not None):
                         name = targets[0]
-                        if name in defined:
+                        slot = passthrough.get(value.op)
+                        same = slot is not None and slot < len(value.args) and \
+                            isinstance(value.args[slot], ir.Name) and \
+                            value.args[slot].id == current.get(name, name)
+                        if name in defined and not same:
                             serial += 1
                             key = f"{name}#{serial}"
                             self.move_hints[key] = self.name_hint(name)

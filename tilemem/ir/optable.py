@@ -23,6 +23,7 @@ class OpTable:
         self.inherits = frozenset(op for (op,) in get("op_inherits_input"))
         self.no_rule = frozenset(op for (op,) in get("op_no_output_rule"))
         self.inserted_move = min(op for (op,) in get("op_inserted_move"))
+        self.type_passthrough = {op: slot for op, slot in get("op_type_passthrough")}
         self._rows = rows
 
     def role(self, relation: str) -> str:

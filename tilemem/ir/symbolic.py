@@ -15,7 +15,7 @@ from tilemem import ir
 from tilemem.ir.views import const_value, exprs_equal, index_const
 
 __all__ = ["int_const", "finalize_dims", "s_add", "s_sub", "s_mul", "s_floordiv", "s_ceildiv", "s_min", "s_max", "prove_le",
-           "prove_eq", "prove_zero", "finalize_expr"]
+           "prove_eq", "prove_zero", "finalize_expr", "resimplify"]
 
 
 _INF = float("inf")
@@ -116,7 +116,25 @@ def _extreme(a, b, fold, name: str, a_wins):
         return a
     if a_wins(b, a):
         return b
+    # min(c1, min(x, c2)) -> min(x, min(c1, c2)): the analyzer gathers the constants of a
+    # nested extreme into one, on the right (arith rewrite of Min / Max)
+    for c, other in ((ca, b), (cb, a)):
+        if c is not None and _is_call(other, name):
+            x, d = other.args
+            cd = const_value(d)
+            if cd is not None and const_value(x) is None:
+                return ir.Call(name, (x, int_const(fold(c, cd))))
     return ir.Call(name, (a, b))
+
+
+def resimplify(e):
+    """``e`` rebuilt through the folding constructors: ``x * 1``, ``x + 0``, constant
+    subterms fold as the analyzer folds them before a type records them."""
+    t = type(e)
+    if t is ir.BinOp and e.op in ("+", "-", "*", "//"):
+        a, b = resimplify(e.left), resimplify(e.right)
+        return {"+": s_add, "-": s_sub, "*": s_mul, "//": s_floordiv}[e.op](a, b)
+    return e
 
 
 def s_min(a, b):

@@ -185,8 +185,33 @@ def _provably_less(a, b) -> bool:
 
 
 def _shown(e) -> str:
+    """An extent as PyPTO's PythonPrint shows it in a message: a var by its name (the DSL
+    reader's ``hint#serial`` keys by the hint), an INDEX constant bare (no ``pl.const``)."""
     from tilemem.ir.printer import print_expr
-    return print_expr(e)
+    return print_expr(message_form(e))
+
+
+def message_form(e):
+    """``e`` as a message prints it (see _shown)."""
+    from tilemem.ir.names import rename_expr
+    keys = {x.id: x.id.split("#", 1)[0] for x in ir.subexpressions(e) if type(x) is ir.Name and "#" in x.id}
+    if keys:
+        e = rename_expr(e, keys)
+    return _bare_index_consts(e)
+
+
+def _bare_index_consts(e):
+    t = type(e)
+    if t is ir.Call and e.func == "pl.const" and len(e.args) == 2 and type(e.args[0]) is ir.IntConst \
+            and type(e.args[1]) is ir.Dotted and e.args[1].parts[-1] == "INDEX":
+        return e.args[0]
+    if t is ir.BinOp:
+        return replace(e, left=_bare_index_consts(e.left), right=_bare_index_consts(e.right))
+    if t is ir.UnaryOp:
+        return replace(e, operand=_bare_index_consts(e.operand))
+    if t is ir.Call:
+        return replace(e, args=tuple(_bare_index_consts(a) for a in e.args))
+    return e
 
 
 def check_window_bounds(op: str, phys: Sequence, offsets: Sequence, window: Sequence,
@@ -683,13 +708,22 @@ def _r_binary(op, args, kwargs):
     if name in ("div", "prelu"):
         shape, dtype = tuple(lhs.shape), norm_dtype(lhs.dtype)
     elif name in ("shl", "shr"):
-        shape, dtype = bcast(lhs.shape, rhs.shape), norm_dtype(lhs.dtype)
+        try:                    # tile_ops/elementwise.cpp:229-230 (the shift deducer's words)
+            shape = bcast(lhs.shape, rhs.shape)
+        except DeductionError:
+            raise DeductionError(f"The operator {op} requires compatible shapes") from None
+        dtype = norm_dtype(lhs.dtype)
     elif name in ("addc", "subc"):
         third = _need_tile(args, 2, op)
         shape = bcast(bcast(lhs.shape, rhs.shape), third.shape)
         dtype = promote_dtype(promote_dtype(lhs.dtype, rhs.dtype), third.dtype)
     else:
-        shape, dtype = bcast(lhs.shape, rhs.shape), promote_dtype(lhs.dtype, rhs.dtype)
+        try:                    # tile_ops/elementwise.cpp:196-199 BroadcastShapes
+            shape = bcast(lhs.shape, rhs.shape)
+        except DeductionError:
+            raise DeductionError(f"The operator {op} requires compatible shapes, but got {_shape_text(lhs.shape)} "
+                                 f"and {_shape_text(rhs.shape)}") from None
+        dtype = promote_dtype(lhs.dtype, rhs.dtype)
     return _Res(shape, dtype, _lay(lhs))
 
 
@@ -778,8 +812,9 @@ _rule(*_UNARY)(_like_arg(0))
 def _r_cast(op, args, kwargs):
     t = _need_tile(args, 0, op)
     dtype = norm_dtype(_need_kwarg(kwargs, "target_type", "cast"))
-    if dtype == norm_dtype(t.dtype):
-        raise DeductionError("cast to the same dtype")
+    if dtype == norm_dtype(t.dtype):         # DeduceTileCastType (tile_ops/unary.cpp:157-162)
+        raise DeductionError(f"{op}: target_type {_dt_text(dtype)} equals input dtype; same-dtype cast is not a "
+                             "valid operation. Remove the cast or use a different target_type.")
     return _Res(tuple(t.shape), dtype, _lay(t))
 
 
@@ -789,6 +824,15 @@ def _r_cast(op, args, kwargs):
 def _r_expand(op, args, kwargs):
     t = _need_tile(args, 0, op)
     other = _need_tile(args, 1, op)
+    if op[5:] in _ROW_EXPAND and len(t.shape) >= 2 and len(other.shape) >= 2:
+        # tile_ops/broadcast.cpp DeduceTileRowExpandType: a column vector of the tile's rows
+        if const_value(other.shape[-1]) != 1:
+            raise DeductionError(f"The operator {op} requires second argument's last dimension to be 1, but got "
+                                 f"{_shape_text(other.shape)}")
+        tr, rr = const_value(t.shape[-2]), const_value(other.shape[-2])
+        if tr is not None and rr is not None and tr != rr:
+            raise DeductionError(f"The operator {op} requires matching row dimensions, but got tile rows={tr} "
+                                 f"and row_vec rows={rr}")
     return _Res(tuple(t.shape), promote_dtype(t.dtype, other.dtype), _lay(t))
 
 
@@ -802,6 +846,17 @@ def _r_row_expand_add(op, args, kwargs):
 
 # ---------------------------------------------------------------- 3.6 reductions
 
+def check_reduction_non_empty(op: str, valid) -> None:
+    """CheckReductionInputNonEmpty (type_inference.cpp:471-481): a provably empty axis."""
+    for i, v in enumerate(valid):
+        if prove_zero(v):
+            raise DeductionError(f"{op}: input valid extent on axis {i} is 0 (valid_shape {_shape_text(valid)}), so the "
+                                 "reduction has no real data to consume. The backend reduction kernels require a "
+                                 "non-empty valid region on every axis and assert on an empty one, and an empty "
+                                 "region also leaves max/min with no value to return. Widen the valid region, or "
+                                 "guard the reduction so it does not run when the axis can be empty.")
+
+
 @_rule(*_ROW_RED)
 def _r_row_red(op, args, kwargs):
     x = _need_tile(args, 0, op)
@@ -810,8 +865,7 @@ def _r_row_red(op, args, kwargs):
         if e.blayout != "row_major" or e.slayout != "none_box":
             raise DeductionError("row_min: input must be row_major/none_box")
     vs = valid_shape_of(x)
-    if any(prove_zero(v) for v in vs):
-        raise DeductionError("reduction of an empty tile")
+    check_reduction_non_empty(op, vs)
     dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
     return _Res(tuple(x.shape[:-1]) + (_c(1),), dtype,
                 fresh_view(tuple(vs[:-1]) + (_c(1),), blayout="col_major"))
@@ -821,8 +875,7 @@ def _r_row_red(op, args, kwargs):
 def _r_col_red(op, args, kwargs):
     x = _need_tile(args, 0, op)
     vs = valid_shape_of(x)
-    if any(prove_zero(v) for v in vs):
-        raise DeductionError("reduction of an empty tile")
+    check_reduction_non_empty(op, vs)
     dtype = "INT32" if op.endswith(("argmax", "argmin")) else norm_dtype(x.dtype)
     return _Res((_c(1),) + tuple(x.shape[1:]), dtype,
                 fresh_view((_c(1),) + tuple(vs[1:]), blayout="row_major"))
@@ -936,31 +989,126 @@ def _r_matmul_acc(op, args, kwargs):
 @_rule("gemv", "gemv_acc")
 def _r_gemv(op, args, kwargs):
     k = 1 if op == "tile.gemv_acc" else 0
+    acc = _need_tile(args, 0, op) if k else None
+    if acc is not None and len(acc.shape) != 2:      # DeduceTileGemvAccType (matmul.cpp:347-384)
+        raise DeductionError(f"The operator {op} requires acc to be 2D, but got {len(acc.shape)} dimensions")
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 1, op)
+    _product(lhs, rhs, op)      # DeduceTileGemvType runs DeduceTileMatMulType's checks (matmul.cpp:336-345)
     dtype = "INT32" if norm_dtype(lhs.dtype) == "INT8" else "FP32"
+    # BuildGemvResultType (matmul.cpp:307-334)
+    if const_value(lhs.shape[0]) != 1:
+        raise DeductionError(f"GEMV requires lhs physical row extent to be exactly 1, but got shape "
+                             f"{_shape_text(lhs.shape)}")
+    lv, rv = valid_shape_of(lhs), valid_shape_of(rhs)
+    if not prove_eq(lv[0], _c(1)):
+        raise DeductionError(f"GEMV requires lhs logical row extent to be exactly 1, but got valid_shape "
+                             f"{_shape_text(lv)}")
+    if _provably_less(rv[0], lv[1]):
+        raise DeductionError(f"GEMV requires rhs logical K to cover lhs logical K, but got lhs K={_shown(lv[1])} "
+                             f"and rhs K={_shown(rv[0])}")
     shape = (_c(16), rhs.shape[-1])
-    valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[-1])
+    valid = (lv[0], rv[-1])
+    if acc is not None:
+        for ax in (0, 1):
+            a, e = const_value(acc.shape[ax]), const_value(shape[ax])
+            if a is not None and e is not None and a != e:
+                raise DeductionError(f"The operator {op} requires accumulator physical shape {_shape_text(shape)}, "
+                                     f"but got {_shape_text(acc.shape)}")
+        if norm_dtype(acc.dtype) != dtype:
+            raise DeductionError(f"The operator {op} requires accumulator dtype {_dt_text(dtype)}, but got "
+                                 f"{_dt_text(acc.dtype)}")
+        av = valid_shape_of(acc)
+        if not all(prove_eq(av[ax], valid[ax]) for ax in (0, 1)):
+            raise DeductionError(f"The operator {op} requires accumulator valid_shape {_shape_text(valid)}, but got "
+                                 f"{_shape_text(av)}")
     return _Res(shape, dtype, _acc_view(valid))
+
+
+def _batch_operands(op, lhs, rhs, acc=None) -> None:
+    """DeduceTileBatchMatMul(Acc)Type's rank and constant-extent checks (batch_matmul.cpp)."""
+    for what, t in (("acc", acc), ("lhs", lhs), ("rhs", rhs)):
+        if t is not None and len(t.shape) < 2:
+            raise DeductionError(f"The operator {op} requires {what} to have at least 2 dimensions, but got "
+                                 f"{len(t.shape)} dimensions")
+    pairs = [("M", acc.shape[-2], "lhs", lhs.shape[-2]), ("N", acc.shape[-1], "rhs", rhs.shape[-1])] if acc else []
+    for what, a, other, b in pairs:
+        ca, cb = const_value(a), const_value(b)
+        if ca is not None and cb is not None and ca != cb:
+            raise DeductionError(f"The operator {op} requires matching {what} dimensions, but got acc {what}={ca} "
+                                 f"and {other} {what}={cb}")
+    kl, kr = const_value(lhs.shape[-1]), const_value(rhs.shape[-2])
+    if kl is not None and kr is not None and kl != kr:
+        raise DeductionError(f"The operator {op} requires matching inner dimensions, but got lhs K={kl} and "
+                             f"rhs K={kr}")
+
+
+def _batch_bcast(op, lhs, rhs) -> tuple:
+    try:
+        return bcast(lhs.shape[:-2], rhs.shape[:-2])
+    except DeductionError:
+        raise DeductionError(f"Cannot broadcast batch dimensions for {op}") from None
+
+
+def _batch_dtype(op, lhs, rhs) -> str:
+    if norm_dtype(lhs.dtype) != norm_dtype(rhs.dtype):
+        raise DeductionError(f"The operator {op} requires identical lhs and rhs data types, but got "
+                             f"{_dt_text(lhs.dtype)} and {_dt_text(rhs.dtype)}")
+    return _acc_dtype(lhs.dtype, rhs.dtype)
 
 
 @_rule("batch_matmul")
 def _r_batch_matmul(op, args, kwargs):
+    """DeduceTileBatchMatMulType (tile_ops/batch_matmul.cpp:54-123)."""
     lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op)
-    batch = bcast(lhs.shape[:-2], rhs.shape[:-2]) if (len(lhs.shape) > 2 or len(rhs.shape) > 2) else ()
+    _batch_operands(op, lhs, rhs)
+    batch = _batch_bcast(op, lhs, rhs) if (len(lhs.shape) > 2 or len(rhs.shape) > 2) else ()
     shape = tuple(batch) + (lhs.shape[-2], rhs.shape[-1])
-    return _Res(shape, _acc_dtype(lhs.dtype, rhs.dtype), _acc_view(shape), space="Acc")
+    return _Res(shape, _batch_dtype(op, lhs, rhs), _acc_view(shape), space="Acc")
 
 
 @_rule("batch_matmul_acc")
 def _r_batch_matmul_acc(op, args, kwargs):
-    acc = _need_tile(args, 0, op)
-    return _Res(tuple(acc.shape), norm_dtype(acc.dtype), _acc_view(tuple(acc.shape)), space="Acc")
+    """DeduceTileBatchMatMulAccType (tile_ops/batch_matmul.cpp:156-262): acc's shape, the
+    broadcast batch of lhs and rhs equal to acc's, the accumulator dtype the product's."""
+    acc, lhs, rhs = _need_tile(args, 0, op), _need_tile(args, 1, op), _need_tile(args, 2, op)
+    _batch_operands(op, lhs, rhs, acc)
+    batch = _batch_bcast(op, lhs, rhs)
+    acc_batch = acc.shape[:-2]
+    if len(batch) != len(acc_batch):
+        raise DeductionError(f"The operator {op} requires acc batch rank ({len(acc_batch)}) to equal broadcast(lhs, "
+                             f"rhs) batch rank ({len(batch)})")
+    for i, (a, b) in enumerate(zip(acc_batch, batch)):
+        ca, cb = const_value(a), const_value(b)
+        if ca is not None and cb is not None and ca != cb:
+            raise DeductionError(f"The operator {op} requires acc batch dim {i} to equal broadcast(lhs, rhs) batch "
+                                 f"dim {i}, but got acc={ca} and broadcast={cb}")
+    dtype = _batch_dtype(op, lhs, rhs)
+    if norm_dtype(acc.dtype) != dtype:
+        raise DeductionError(f"The operator {op} requires accumulator dtype {_dt_text(dtype)}, but got "
+                             f"{_dt_text(acc.dtype)}")
+    return _Res(tuple(acc.shape), dtype, _acc_view(tuple(acc.shape)), space="Acc")
 
 
 @_rule("matmul_mx", "matmul_mx_acc", "matmul_mx_bias")
 def _r_matmul_mx(op, args, kwargs):
     k = 1 if op == "tile.matmul_mx_acc" else 0
     lhs, rhs = _need_tile(args, k, op), _need_tile(args, k + 2, op)
+    # tile_ops/matmul_mx.cpp DeduceTileMatMulMxType: the constant physical extents the ISA takes
+    m, kl, kr, n = (lhs.shape[0], lhs.shape[1], rhs.shape[0], rhs.shape[1]) if \
+        len(lhs.shape) == 2 and len(rhs.shape) == 2 else (None,) * 4
+    cm, ckl, ckr, cn = (const_value(x) if x is not None else None for x in (m, kl, kr, n))
+    if cm is not None and not (cm > 0 and cm % 16 == 0):
+        raise DeductionError(f"The operator {op} requires physical M divisible by 16 (ISA/PTOAS tmatmul_mx), "
+                             f"but got M={cm}")
+    if cn is not None and not (cn > 0 and cn % 32 == 0):
+        raise DeductionError(f"The operator {op} requires physical N divisible by 32 for "
+                             f"{norm_dtype(rhs.dtype).lower()} (ISA/PTOAS tmatmul_mx 32-byte row), but got N={cn}")
+    if ckl is not None and ckr is not None and ckl != ckr:
+        raise DeductionError(f"The operator {op} requires matching physical K, but got lhs K={ckl} and rhs K={ckr}")
+    for side, ck in (("lhs", ckl), ("rhs", ckr)):
+        if ck is not None and not (ck > 0 and ck % 64 == 0):
+            raise DeductionError(f"The operator {op} requires physical K divisible by 64 (ISA/PTOAS tmatmul_mx), "
+                                 f"but got {side} K={ck}")
     shape, valid = _product(lhs, rhs)
     return _Res(shape, "FP32", _acc_view(valid, acc_compact(valid[0], shape[0])))
 
@@ -1046,6 +1194,16 @@ def _r_load(op, args, kwargs):
     dtype = norm_dtype(ten.dtype)
     view = fresh_view()
     if layout in ("MX_A_ZZ", "MX_B_NN"):
+        if target != "Mat":         # the ir wrapper's own check, before the deducer (ir/op/tile_ops.py:229-234)
+            raise DeductionError("tile.load of an MX-layout tensor requires explicit target_memory=MemorySpace.Mat "
+                                 f"(MX scale loads are L1/Mat only); got MemorySpace.{target or 'Vec'}")
+        if dtype not in ("FP8E8M0", "UINT8"):       # DeduceTileLoadType (tile_ops/memory.cpp:152-177)
+            raise DeductionError(f"The operator {op} of an MX-layout tensor requires FP8E8M0 or UINT8 dtype, but "
+                                 f"got {_dt_text(dtype)}")
+        for what, n in (("a 2D tensor", len(ten.shape)), ("a 2D load window", len(shapes)),
+                        ("2D valid_shape", len(req))):
+            if n != 2:
+                raise DeductionError(f"The operator {op} of an MX-layout tensor requires {what}, got rank {n}")
         lay = ("row_major", "row_major") if layout == "MX_A_ZZ" else ("col_major", "col_major")
         view = replace(view, blayout=lay[0], slayout=lay[1], fractal=32)
     elif target == "Mat":
@@ -1190,6 +1348,18 @@ def _r_full(op, args, kwargs):
     name = op[5:]
     sidx = {"full": 0, "ci": 1, "tri": 1, "random": 6}[name]
     shape = _value_shape(args, kwargs, sidx)
+    if name in ("full", "ci", "tri"):       # tile_ops/memory.cpp DeduceTileFullType / DeduceTileCiType / Tri
+        for i, d in enumerate(shape):
+            if type(d) is ir.IntConst and d.value <= 0:
+                raise DeductionError(f"The operator {op} shape element {i} must be positive, got {d.value}")
+    if name == "ci" and shape:
+        last = shape[-1]
+        if type(last) is ir.IntConst and last.value == 1:
+            raise DeductionError(f"The operator {op} requires the innermost dimension (Cols) to be != 1, got 1")
+        for i, d in enumerate(shape[:-1]):
+            if type(d) is ir.IntConst and d.value != 1:
+                raise DeductionError(f"The operator {op} only populates the first row because pto.tci ignores valid "
+                                     f"rows; leading dimensions must be 1, but got {d.value} at index {i}")
     dt = kwargs.get("dtype")
     if dt is None:
         raise _Unknown("missing dtype")
@@ -1273,8 +1443,14 @@ def _r_slice(op, args, kwargs):
         dd = args[4].expr
     elif kwargs.get("drop_dims") is not None:
         dd = kwargs["drop_dims"]
+    for i, d in enumerate(shape):           # tile_ops/transform.cpp:150-157
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} shape element {i} must be positive, got {d.value}")
     drop = _slice_drop_dims(op, dd, shape) if dd is not None else set()
-    check_window_bounds(op, x.shape, offs, shape, req, clamped=False)
+    check_window_bounds(op, x.shape, offs, shape, req, clamped=False,     # transform.cpp:200-203
+                        remedy="An on-chip window has no clamping mechanism, so it must fit: keep offset + shape "
+                               "inside the source tile, or clamp the read at the tensor boundary with "
+                               "pl.load(..., clamp=True) and slice the resulting tile in bounds")
     valid = window_read(x.shape, valid_shape_of(x), offs, shape, req)
     for a in sorted(drop):
         # ValidateDropDimsValidExtents: an erased axis is fully valid
@@ -1296,10 +1472,23 @@ def _r_slice(op, args, kwargs):
     return _Res(shape, norm_dtype(x.dtype), view)
 
 
+def _static_size(dims) -> Optional[int]:
+    """ComputeShapeProduct: the element count of a static shape (None when a dim is not)."""
+    n = 1
+    for d in dims:
+        if type(d) is not ir.IntConst:
+            return None
+        n *= d.value
+    return n
+
+
 @_rule("reshape")
 def _r_reshape(op, args, kwargs):
     x = _need_tile(args, 0, op)
     new_shape = _value_shape(args, kwargs, 1)
+    old_n, new_n = _static_size(x.shape), _static_size(new_shape)
+    if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:    # tile_ops/transform.cpp:313-319
+        raise DeductionError(f"{op}: cannot reshape tile of size {old_n} into shape with size {new_n}")
     e = effective_view(x)
     valid = reshape_valid(x.shape, valid_shape_of(x), new_shape, e.blayout == "row_major")
     view = fresh_view(valid, blayout=shape_layout(new_shape), pad=e.pad, compact=e.compact)
@@ -1435,6 +1624,9 @@ def reinterpret_extents(op: str, shape: Sequence, valid: Sequence, src_dt: str, 
 @_rule("reinterpret_view")
 def _r_reinterpret_view(op, args, kwargs):
     x = _need_tile(args, 0, op)
+    for i, d in enumerate(x.shape):     # reinterpret_view_semantics.h ValidatePhysicalShape
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} source shape dimension {i} must be positive, got {d.value}")
     dt = kwargs.get("dtype")
     new_dtype = norm_dtype(dt) if dt is not None else norm_dtype(x.dtype)
     e = effective_view(x)
@@ -1481,7 +1673,10 @@ def _r_set_validshape(op, args, kwargs):
 def _r_assemble(op, args, kwargs):
     tgt, src = _need_tile(args, 0, op), _need_tile(args, 1, op)
     offs = _dims(args[2].expr, "offset") if len(args) > 2 else _dims(kwargs["offset"], "offset")
-    check_write_bounds(op, tgt.shape, offs, src.shape)
+    check_write_bounds(op, tgt.shape, offs, src.shape,                    # transform.cpp:635-638
+                       f"{op} lowers to pto.tinsert, which copies the whole source subview rather than "
+                       f"only its valid region, so the source allocation itself has to fit -- unlike "
+                       f"{op.replace('tile.', 'tensor.', 1)}, which transfers only the valid extent")
     valid = write_union(tgt.shape, valid_shape_of(tgt), valid_shape_of(src), offs, op)
     view = replace(effective_view(tgt), valid_shape=tuple(valid))
     return _Res(tuple(tgt.shape), norm_dtype(tgt.dtype), view, space=norm_space(tgt.space))
@@ -1494,9 +1689,13 @@ def _r_extract(op, args, kwargs):
         raise _Unknown("extract needs (src, row, col, shape)")
     offs = (args[1].expr, args[2].expr)
     shape = _dims(args[3].expr)
+    for i, d in enumerate(shape):           # tile_ops/transform.cpp:708-713
+        if type(d) is ir.IntConst and d.value <= 0:
+            raise DeductionError(f"{op} shape[{i}] must be positive, got {d.value}")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else "Vec"
-    check_window_bounds(op, src.shape, offs, shape, None, clamped=False)
+    check_window_bounds(op, src.shape, offs, shape, None, clamped=False,  # transform.cpp:747-748
+                        remedy="ISA TEXTRACT bounds are hard, so the window must fit inside the source tile")
     valid = window_read(src.shape, valid_shape_of(src), offs, shape)
     view = fresh_view(valid).with_layout(implicit_layout(shape, target))
     if target == "Left":
@@ -1650,17 +1849,103 @@ def _split_mode(kwargs) -> int:
     raise _Unknown(f"split mode {v!r}")
 
 
-@_rule("aiv_shard", "aic_gather")
-def _r_shard(op, args, kwargs):
-    x = _need_tile(args, 0, op)
-    split = _split_mode(kwargs)
-    shape, valid = list(x.shape), list(valid_shape_of(x))
-    if split in (1, 2):
-        ax = 0 if split == 1 else 1
-        if op == "tile.aiv_shard":
-            shape[ax] = s_ceildiv(shape[ax], 2) if const_value(shape[ax]) is not None else s_floordiv(shape[ax], _c(2))
+def check_split_boundary_valid(op: str, shape, valid, split_axis: int) -> None:
+    """CheckSplitBoundaryCarriesValid (tile_ops/cross_core.cpp:214-300), the shard side
+    (halve): a narrowed column extent crosses the Cube<->Vector FIFO only when it is static,
+    not per-lane (LEFT_RIGHT), and the row extent is static and not per-lane (UP_DOWN)."""
+    if len(shape) != 2 or len(valid) != 2 or prove_eq(valid[1], shape[1]):
+        return
+    ext = lambda i: f"{_shown(valid[i])} of {_shown(shape[i])}"
+    cols = _shown(shape[1])
+    if split_axis == 1:
+        raise DeductionError(
+            f"{op}: LEFT_RIGHT splits the column axis, but this tile's valid column extent ({ext(1)}) does not "
+            "cover the full box, so the two AIV lanes would hold different amounts of real data. A per-lane "
+            "column extent cannot cross this boundary: the Cube<->Vector FIFO pins the transported column extent "
+            "to the physical one, and the only way to restore a narrower extent afterwards (pto.treshape) is "
+            "compile-time static and so cannot express a per-lane value.\n"
+            "Author one of these instead:\n"
+            "  * split the row axis: mode=pl.SplitMode.UP_DOWN (a per-lane ROW extent IS carried)\n"
+            "  * make the columns fully valid before the crossing and let the padding be don't-care at the store:\n"
+            f"        acc = pl.set_validshape(acc, <valid_rows>, {cols})\n"
+            "        out[..., c0 : c0 + <half>] = shard   # c0 = aiv_id * <half>\n"
+            "  * keep the ragged column tail in its own matmul outside the pl.split_aiv region")
+    if const_value(valid[1]) is None:
+        raise DeductionError(
+            f"{op}: this tile's valid column extent ({ext(1)}) is a runtime value narrower than the physical box. "
+            "A narrowed column extent has to be rebuilt after the boundary's full-box transport, and the only "
+            "rebuild available (pto.treshape) is compile-time static.\n"
+            "Fix: make the columns fully valid before the crossing --\n"
+            f"        acc = pl.set_validshape(acc, <valid_rows>, {cols})\n"
+            "    and store the full column box; the padded columns are don't-care.")
+    if split_axis == 0 and not prove_eq(valid[0], shape[0]):
+        raise DeductionError(
+            f"{op}: UP_DOWN split with BOTH a per-lane row extent ({ext(0)}, so the lanes hold different row "
+            f"counts) and a narrowed column extent ({ext(1)}) is not supported. The per-lane row extent rides on "
+            "the TPOP valid_row operand, but the narrowed column extent can only be restored by pto.treshape, "
+            "which rebuilds BOTH axes from one static type and would overwrite that per-lane row.\n"
+            "Fix: widen the columns before the crossing and store the full column box --\n"
+            f"        acc = pl.set_validshape(acc, {_shown(valid[0])}, {cols})\n"
+            f"        out[r0 : r0 + <half>, 0 : {cols}] = shard")
+    if const_value(valid[0]) is None:
+        raise DeductionError(
+            f"{op}: this tile's valid row extent ({ext(0)}) is a runtime value and its valid column extent "
+            f"({ext(1)}) is narrower than the physical box. The narrowed column extent forces a full-box "
+            "transport whose logical extents are rebuilt by the static pto.treshape, which cannot express a "
+            "runtime row extent.\n"
+            "Fix: make the columns fully valid before the crossing --\n"
+            f"        acc = pl.set_validshape(acc, <valid_rows>, {cols})\n"
+            "    and store the full column box; the padded columns are don't-care.")
+
+
+def split_reshape(shape, valid, ax: int, halve: bool) -> tuple:
+    """ReshapeSplitAxis (tile_ops/cross_core.cpp:121-157): the split axis halved (ceil; a
+    dynamic extent floordiv(d, 2), its valid floordiv(v + 1, 2)) or doubled."""
+    shape, valid = list(shape), list(valid)
+    if halve:
+        shape[ax] = s_ceildiv(shape[ax], 2) if const_value(shape[ax]) is not None else s_floordiv(shape[ax], _c(2))
+    else:
+        shape[ax] = s_mul(shape[ax], _c(2))
+    if ax < len(valid):
+        if halve:
             valid[ax] = s_ceildiv(valid[ax], 2) if const_value(valid[ax]) is not None else s_floordiv(s_add(valid[ax], _c(1)), _c(2))
         else:
-            shape[ax] = s_mul(shape[ax], _c(2))
             valid[ax] = s_mul(valid[ax], _c(2))
+    return tuple(shape), tuple(valid)
+
+
+def split_code(op: str, kwargs) -> int:
+    """ReadSplitAttr's range (cross_core.cpp:58-75)."""
+    split = _split_mode(kwargs)
+    if split not in (0, 1, 2):
+        raise DeductionError(f"{op} split must be 0 (NONE/no split axis), 1 (UP_DOWN/axis0) or 2 "
+                             f"(LEFT_RIGHT/axis1), but got {split}")
+    return split
+
+
+@_rule("aiv_shard", "aic_gather")
+def _r_shard(op, args, kwargs):
+    """DeduceSplitReshape (cross_core.cpp:318-375)."""
+    x = _need_tile(args, 0, op)
+    split = split_code(op, kwargs)
+    halve = op == "tile.aiv_shard"
+    shape, valid = tuple(x.shape), tuple(valid_shape_of(x))
+    if split == 0:
+        if halve:
+            check_split_boundary_valid(op, shape, valid, -1)
+        return _Res(shape, norm_dtype(x.dtype), fresh_view(valid))
+    if len(shape) != 2:
+        raise DeductionError(f"{op} requires a 2D tile, but got rank {len(shape)}")
+    ax = split - 1
+    stride = _kw_int(kwargs, "lane_stride")
+    if stride is not None:
+        if stride <= 0:
+            raise DeductionError(f"{op}: 'lane_stride' must be a positive partition stride, but got {stride}")
+        ext = const_value(shape[ax])
+        if ext is not None and stride > (ext + 1) // 2:
+            raise DeductionError(f"{op}: 'lane_stride' {stride} exceeds the per-lane physical half "
+                                 f"{(ext + 1) // 2} of a {ext}-wide split axis")
+    if halve:
+        check_split_boundary_valid(op, shape, valid, ax)
+    shape, valid = split_reshape(shape, valid, ax, halve)
     return _Res(tuple(shape), norm_dtype(x.dtype), fresh_view(tuple(valid)))

@@ -17,7 +17,7 @@ from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.dsl.values import (
-    FLOAT_DTYPES, INT_DTYPES, DslError, Val, const_bool, const_float, const_int, dotted,
+    FLOAT_DTYPES, INT_DTYPES, CoreError, DslError, Val, const_bool, const_float, const_int, dotted,
     dtype_bits, scalar,
 )
 from tilemem.frontend.pysource import Dynamic
@@ -72,18 +72,18 @@ def _category(dt: str, op: str) -> str:
         return "float"
     if dt in INT_DTYPES:
         return "int"
-    raise DslError(f"Operator '{op}' requires numeric scalar dtype, got {DT_NAME.get(dt, dt)}")
+    raise CoreError(f"Operator '{op}' requires numeric scalar dtype, got {DT_NAME.get(dt, dt)}")
 
 
 def promote(ldt: str, rdt: str, op: str, ints_only: bool = False) -> str:
     """PromoteSameCategoryDtype (scalar_expr.h:350-372)."""
     if ints_only and (ldt not in INT_DTYPES or rdt not in INT_DTYPES):
-        raise DslError(f"Operator '{op}' requires integer dtype, got {DT_NAME.get(ldt, ldt)} and "
+        raise CoreError(f"Operator '{op}' requires integer dtype, got {DT_NAME.get(ldt, ldt)} and "
                        f"{DT_NAME.get(rdt, rdt)}")
     if ldt == "BOOL" or rdt == "BOOL":
-        raise DslError(f"Operator '{op}' does not accept bool dtype")
+        raise CoreError(f"Operator '{op}' does not accept bool dtype")
     if _category(ldt, op) != _category(rdt, op):
-        raise DslError(f"Operator '{op}' requires same numeric dtype category, got {DT_NAME.get(ldt, ldt)} and "
+        raise CoreError(f"Operator '{op}' requires same numeric dtype category, got {DT_NAME.get(ldt, ldt)} and "
                        f"{DT_NAME.get(rdt, rdt)}")
     lb, rb = dtype_bits(ldt), dtype_bits(rdt)
     return rdt if rb > lb else ldt
@@ -159,6 +159,18 @@ class _NoFold(Exception):
 _NOT_FOLDED = object()
 
 
+_READ = "\x00"      # marks a name that is already a var's key (no source text holds it)
+
+
+def read_back(e):
+    """An expression of read vars (a type's dim: its names are keys) in a form the reader
+    takes back as it is: each name marked as read, not looked up again by its spelling
+    (a dim ``world_size`` of ``NR = pl.dynamic("world_size")`` is no name of the source)."""
+    from tilemem.ir.names import rename_expr
+    names = {x.id for x in ir.subexpressions(e) if type(x) is ir.Name}
+    return rename_expr(e, {n: _READ + n for n in names}) if names else e
+
+
 class ExprReader:
     """Mixin of the function reader: ``expr(e) -> Val``."""
 
@@ -171,7 +183,9 @@ class ExprReader:
         v = f(self, e)
         if t is ir.Call or type(v.expr) is ir.Call:
             # nested calls as op arguments (a subscript read or slice, `t[0]`, is one too)
-            self.expr_types[id(v.expr)] = v.type
+            # keyed by identity, the expression kept with its type: an id is only unique
+            # while its object lives (a reading thrown away would hand its id on)
+            self.expr_types[id(v.expr)] = (v.expr, v.type)
         return v
 
     def expr_list(self, items) -> list[Val]:
@@ -179,9 +193,15 @@ class ExprReader:
 
     # -- atoms ------------------------------------------------------------------
     def _name(self, e: ir.Name) -> Val:
+        if e.id[:1] == _READ:                # a var already read (read_back)
+            key = e.id[1:]
+            return Val(ir.Name(key, e.line, e.col), self.key_types.get(key) or scalar("INDEX"))
         v = self.lookup(e.id)
         if v is not None:
             return v.ref(e)
+        comp = self.ctx.comprehensions.get(e.id) if self.ctx.comprehensions else None
+        if comp is not None:                 # a with header's comprehension outside deps= (AP:5773)
+            raise DslError("Unsupported expression type: ListComp", comp)
         c = self.closure(e.id)
         if c is not None:
             return self.closure_val(c, e)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from tilemem import ir
-from tilemem.frontend.pysource import DataTypeRef
+from tilemem.frontend.pysource import DataTypeRef, EnumRef
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
@@ -236,8 +236,9 @@ class DtypeRule:
                 return
         elif dt in self.allowed:
             return
-        raise DslError(re.sub(r"\{dt(\d+)\}", lambda m: DT_NAME.get(
-            self._dtype(int(m.group(1)), call, result, type_of), "?"), self.message)
+        raise DslError(re.sub(r"\{dt(\d+|result)\}", lambda m: DT_NAME.get(
+            self._dtype(m.group(1) if m.group(1) == "result" else int(m.group(1)), call, result, type_of), "?"),
+            self.message)
             .replace("{got}", DT_NAME.get(dt, dt)))
 
     def _check_items(self, call, type_of) -> None:
@@ -471,6 +472,47 @@ _GATHER_CMP_MODES = ("eq", "ne", "lt", "le", "gt", "ge")       # tile_ops.py _GA
 _CAST_MODES = ("none", "rint", "round", "floor", "ceil", "trunc", "odd")
 
 
+_PAD_HINT = ("Use pl.PadValue.zero / pl.PadValue.max / pl.PadValue.min, "
+             "or one of the literals 0, 0.0, math.inf, -math.inf.")
+
+
+def _pad_value_refusal(v, num) -> None:
+    """normalize_pad_value's refusal of a pad value (ir/op/_pad_value.py:28-83)."""
+    import math
+    if isinstance(v, Py) and isinstance(v.value, bool) or isinstance(v, Val) and type(v.expr) is ir.BoolConst:
+        b = v.value if isinstance(v, Py) else v.expr.value
+        raise DslError(f"fillpad pad_value cannot be bool ({b!r}). {_PAD_HINT}")
+    if isinstance(num, int) and not isinstance(num, bool):
+        raise DslError(f"fillpad pad_value only accepts the integer literal 0 (mapped to PadValue.zero); "
+                       f"got {num!r}. {_PAD_HINT}")
+    if isinstance(num, float):
+        if math.isnan(num):
+            raise DslError(f"fillpad pad_value cannot be NaN. {_PAD_HINT}")
+        raise DslError(f"fillpad pad_value only accepts the float literals 0.0, math.inf, or -math.inf; "
+                       f"got {num!r}. {_PAD_HINT}")
+    if isinstance(v, Py) and isinstance(v.value, (str, list, tuple, type(None))):
+        raise DslError(f"fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
+                       f"got {type(v.value).__name__} {v.value!r}. {_PAD_HINT}")
+    kind = {ir.TileType: "Tile", ir.TensorType: "Tensor", ir.ScalarType: "Scalar"}.get(type(v.type)) \
+        if isinstance(v, Val) else None
+    if kind is not None:           # the DSL's wrapper object, by its repr (language/typing/*.py __repr__)
+        from tilemem.ir.printer import print_expr
+        from tilemem.ir.typerules import message_form
+        raise DslError(f"fillpad pad_value must be a PadValue or one of 0 / 0.0 / math.inf / -math.inf; "
+                       f"got {kind} {kind}(expr={print_expr(message_form(v.expr))}). {_PAD_HINT}")
+
+
+def _py_type_name(v) -> str:
+    """The Python type a DSL wrapper sees for a value: the wrapper class, or a literal's."""
+    if isinstance(v, Py):
+        return type(v.value).__name__
+    if isinstance(v, Val):
+        t = v.type
+        return ("Tile" if isinstance(t, ir.TileType) else "Tensor" if isinstance(t, ir.TensorType)
+                else "Scalar" if isinstance(t, ir.ScalarType) else type(t).__name__)
+    return type(v).__name__
+
+
 def _is_tile(v) -> bool:
     return isinstance(v, Val) and isinstance(v.type, ir.TileType)
 
@@ -608,6 +650,8 @@ class OpCaller:
             c = self.closure(e.id)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return Enum("DataType", c.name)
+            if isinstance(c, EnumRef):               # PAD = pl.PadValue.max around the program
+                return self.op_positional(ir.Dotted(c.parts, e.line, e.col))
         return self.expr(e)
 
     def op_keyword(self, key: str, e):
@@ -635,9 +679,12 @@ class OpCaller:
             if c is None:
                 if e.id in DTYPES:
                     return Enum("DataType", e.id)
-                raise DslError(f"name '{e.id}' is not defined", e)
+                # the keyword's value is evaluated as Python (expr_evaluator.py:96-100)
+                raise DslError(f"Cannot resolve expression '{e.id}': name '{e.id}' is not defined", e)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return Enum("DataType", c.name)
+            if isinstance(c, EnumRef):               # PAD = pl.PadValue.max around the program
+                return self.op_keyword(key, ir.Dotted(c.parts, e.line, e.col))
             return Py(c) if not isinstance(c, list) else Py(list(c))
         if t is ir.Dotted:
             if e.parts[-1] in DTYPES:
@@ -709,7 +756,11 @@ class OpCaller:
         except DslError as err:
             if err.line is None:
                 msg = err.message
-                if not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
+                if call is getattr(self, "parser_built_call", None):
+                    # the parser's own op (a subscript's slice / assemble, AP:2224-2450, 9171-9240)
+                    # goes to ir_op directly; parse_function wraps the deducer's error
+                    msg = f"Failed to parse function '{self.fname}': {msg}"
+                elif not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
                     msg = f"{module} operation '{name}': {msg}"
                 raise DslError(msg, call) from None
             raise
@@ -826,6 +877,13 @@ class OpCaller:
                     raise DslError(f"pl.cast: Scalar inputs do not support non-default mode, got mode={shown!r}")
                 dt = self._dtype_arg(b["target_type"])
                 return Val(ir.Call("pl.cast", (first.expr, dotted("pl", dt)), (), *self._pos(node)), scalar(dt))
+            if ("named" in ra or "named_dst" in ra) and (isinstance(first, Py) or (
+                    isinstance(first, Val) and isinstance(first.type, ir.ScalarType))):
+                # the wrapper's own refusal (unified_ops.py: pl.exp, pl.reshape, ...), naming the
+                # argument's Python type (a DSL Scalar, a literal's int / float)
+                kind = "Scalar" if isinstance(first, Val) else type(first.value).__name__
+                where = " destination" if "named_dst" in ra else ""
+                raise DslError(f"pl.{spec.name}: expected Tensor or Tile{where}, got {kind}")
             self._dispatch_error(spec.name, [first])
         raise DslError(f"pl.{spec.name}: unsupported dispatch")   # pragma: no cover
 
@@ -896,7 +954,8 @@ class OpCaller:
     def _shown(self, v) -> str:
         if isinstance(v, Val):
             from tilemem.ir.printer import print_expr
-            return print_expr(v.expr)
+            from tilemem.ir.typerules import message_form
+            return print_expr(message_form(v.expr))
         if isinstance(v, Py):
             return repr(v.value)
         if isinstance(v, Enum):
@@ -966,6 +1025,12 @@ class OpCaller:
             # _normalize_intlike (distributed/op/_utils.py): iterated as a Python sequence
             if isinstance(v, Py) and not isinstance(v.value, (list, tuple)):
                 raise DslError(f"'{type(v.value).__name__}' object is not iterable")
+            if isinstance(v, Val) and type(v.expr) in (ir.IntConst, ir.FloatConst, ir.BoolConst):
+                # a positional literal reaches the wrapper as the IR constant the parser made of it
+                shown = {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat", ir.BoolConst: "ConstBool"}
+                raise DslError(f"'{shown[type(v.expr)]}' object is not iterable")
+            if isinstance(v, Val) and isinstance(v.type, ir.ScalarType):
+                raise DslError("'Scalar' object is not iterable")
             return self._list_arg(v, p.name)
         if k in _ENUM_KINDS:
             kind = _ENUM_KINDS[k]
@@ -981,6 +1046,11 @@ class OpCaller:
                                    f"The operator {op} atomic kwarg must be AtomicType.None_ or AtomicType.Add, "
                                    f"but got int {int(v.value)}")
                 v = Enum(kind, members[int(v.value)])
+            if k == "pad" and isinstance(v, Enum) and v.kind == kind and v.name == "null" and p.default is not None:
+                # normalize_pad_value refuses null; a wrapper whose default is None (slice)
+                # passes null through unnormalized (ir/op/tile_ops.py, tensor_ops.py)
+                raise DslError(f"fillpad pad_value cannot be PadValue.null \u2014 that means no padding mode. "
+                               f"{_PAD_HINT}")
             if isinstance(v, Enum) and v.kind == kind:
                 if k == "space" and v.name not in views.SPACES:
                     raise DslError(f"Unknown memory space: {v.name}")
@@ -999,6 +1069,8 @@ class OpCaller:
                     return dotted("pl", "PadValue", "max")
                 if num == -math.inf:
                     return dotted("pl", "PadValue", "min")
+            if k == "pad":
+                _pad_value_refusal(v, num)
             if k == "atomic" and isinstance(v, Enum) and v.kind == "AtomicType":
                 return self._enum_expr(v)
             raise DslError(f"argument '{p.name}' must be a {kind}, got {self._shown(v)}")
@@ -1178,11 +1250,32 @@ class OpCaller:
         elif spec.rule == "syncall":
             mode = b.get("mode").value if isinstance(b.get("mode"), Py) else "hard"
             core = b.get("core_type").value if isinstance(b.get("core_type"), Py) else "mix"
+            # the wrapper's checks, in its order (language/op/system_ops.py syncall)
+            if mode == "hard" and (b.get("gm_workspace") is not None or b.get("used_cores") is not None):
+                raise DslError("syncall(mode='hard') takes no gm_workspace/used_cores; pass mode='soft' to use the "
+                               "GM-polling barrier")
+            if mode not in ("hard", "soft"):
+                raise DslError(f"syncall mode must be 'hard' or 'soft', got {mode!r}")
             if mode == "soft":
+                soft_types = ("aiv_only", "aic_only", "mix")
+                if core not in soft_types:
+                    raise DslError(f"soft syncall core_type must be one of {soft_types}, got {core!r}")
                 ws = b.get("gm_workspace")
                 if ws is None:
-                    raise DslError("syncall(): a soft syncall needs gm_workspace")
+                    raise DslError("soft syncall requires gm_workspace (a shared, zero-initialized GM INT32 tensor)")
+                if not _is_tensor(ws):
+                    raise DslError(f"soft syncall gm_workspace must be a Tensor, got {_py_type_name(ws)}")
                 used = b.get("used_cores")
+                if used is None:
+                    raise DslError("soft syncall requires explicit used_cores; pass 0 only when the device launch "
+                                   "configuration matches the runtime's logical grid")
+                if isinstance(used, Py) and isinstance(used.value, (str, list, tuple)) or isinstance(used, Val) and \
+                        isinstance(used.type, (ir.TileType, ir.TensorType)):
+                    raise DslError("soft syncall used_cores must be a non-negative Python int or an INT32 scalar, "
+                                   f"got {_py_type_name(used)}")
+                if isinstance(used, Py) and type(used.value) is bool:
+                    used = Py(int(used.value))          # an int to the wrapper: ConstInt(True) is 1
+                    b["used_cores"] = used
                 kws = [("mode", ir.StrConst("soft", '"')), ("core_type", ir.StrConst(core, '"')),
                        ("gm_workspace", self._as_val(ws).expr),
                        ("used_cores", self._as_val(used).expr if used is not None else ir.IntConst(0))]
@@ -1360,7 +1453,8 @@ class OpCaller:
         read from (a nested call)."""
         if type(e) is ir.Name:
             return self.key_types.get(e.id)
-        return self.expr_types.get(id(e))
+        got = self.expr_types.get(id(e))
+        return got[1] if got is not None and got[0] is e else None
 
     def _arg_type(self, call, i):
         return self.type_of_expr(call.args[i])
@@ -1401,19 +1495,15 @@ class OpCaller:
             # a store without an ND partition moves the tile's valid region into the tensor
             try:
                 typerules.check_write_bounds(call.op, t.shape, call.args[1].items, views.valid_shape_of(tile),
-                                             "A store performs no layout conversion: the offsets and the "
-                                             "tile extent must already be in the destination's coordinates")
+                                             "A store performs no layout conversion (RFC #1300 P7): the offsets "
+                                             "and the tile extent must already be in the destination's coordinate "
+                                             "system. If the tile was read through a view whose layout differs "
+                                             "from the destination's -- a DN view transposes it -- take the "
+                                             "matching view of the destination, pl.view(out, layout=...), and "
+                                             "store into that")     # tile_ops/memory.cpp:382-386
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
         return self._rt_like(call, arg, spec, b)
-
-    def _rt_float_like(self, call, arg, spec, b):
-        """tensor_ops/unary.cpp (exp, sqrt, rsqrt, recip): the operand's type, an integer
-        dtype promoted to FP32."""
-        t = self._rt_like(call, arg, spec, b)
-        if isinstance(t, ir.TensorType) and t.dtype not in FLOAT_DTYPES:
-            return ir.replace(t, dtype="FP32")
-        return t
 
     def _rt_scalar(self, call, arg, spec, b):
         return scalar(arg)
@@ -1422,6 +1512,9 @@ class OpCaller:
         return UNKNOWN
 
     def _rt_array(self, call, arg, spec, b):
+        e = call.args[0]
+        if type(e) is ir.IntConst and e.value <= 0:         # array_ops/memory.cpp:68
+            raise DslError(f"{call.op} extent must be positive, got {e.value}")
         return array_type(call.args[0], self._dtype_arg(b["dtype"]))
 
     def _rt_array_element(self, call, arg, spec, b):
@@ -1572,6 +1665,11 @@ class OpCaller:
             if n != len(t.shape):
                 raise DslError(f"pld.tile.remote_load {what} rank ({n}) must match target tensor rank "
                                f"({len(t.shape)})")
+        try:                            # CheckWindowReadDimBounds (kClampedWindow, no clamp)
+            typerules.check_window_bounds(spec.irop, t.shape, offs, shape, req, clamped=True,
+                                          remedy="Pass a smaller valid_shape to describe a ragged remote-load tail")
+        except typerules.DeductionError as err:
+            raise DslError(str(err)) from None
         from tilemem.frontend.dsl.types import view_parts
         from tilemem.ir import symbolic as sym
         tvalid, _, layout, _ = view_parts(t.view)
@@ -1580,7 +1678,7 @@ class OpCaller:
         for i, w in enumerate(shape):
             if i < len(t.shape) and not (views.exprs_equal(src_valid[i], t.shape[i])
                                          and const_value(src_valid[i]) is not None):
-                o = offs[i]
+                o = sym.resimplify(offs[i])     # FoldExtent simplifies the offset it subtracts
                 rem = src_valid[i] if sym.prove_zero(o) else sym.s_sub(sym.s_max(src_valid[i], o), o)
                 avail = sym.s_min(rem, w)
             else:
@@ -1643,8 +1741,32 @@ class OpCaller:
             if p.name in ("target", "signal", "recv_counts"):
                 self._dist_arg(call, i, spec, p.name + " ")
         t = self._arg_type(call, int(arg))
+        names = [p.name for p in spec.params]
+        if "op" in names and "mode" not in names and isinstance(t, ir.TensorType) and len(t.shape) != 2:
+            # DeduceTensorReduceScatterType (collective.cpp:762-763)
+            raise DslError(f"{spec.irop} target must be 2D [NR, SIZE], got {len(t.shape)} dims")
         if call.kwarg("mode") is not None and t.dtype not in ("FP16", "FP32"):
             raise DslError(f"{spec.irop} target dtype must be FP16 or FP32, got {DT_NAME.get(t.dtype, t.dtype)}")
+        if "send_counts" in names and "signal" in names:
+            # DeduceTensorAllToAllVType (collective.cpp:606-636): the signal is [NR, 1], NR a
+            # positive constant dividing the target's rows
+            op = spec.irop
+            sig = self._arg_type(call, names.index("signal"))
+            if isinstance(sig, ir.TensorType):
+                if len(sig.shape) != 2:
+                    raise DslError(f"{op} signal must be 2D [NR, 1], got {len(sig.shape)} dims")
+                d1 = sig.shape[1]
+                if not (type(d1) is ir.IntConst and d1.value == 1):
+                    raise DslError(f"{op} signal second dimension must be 1, got "
+                                   f"{d1.value if type(d1) is ir.IntConst else '<dynamic>'}")
+                d0 = sig.shape[0]
+                if type(d0) is not ir.IntConst:
+                    raise DslError(f"{op} signal dim 0 (NR) must be a compile-time constant")
+                if d0.value <= 0:
+                    raise DslError(f"{op} signal dim 0 (NR) must be positive, got {d0.value}")
+                t0 = t.shape[0] if isinstance(t, ir.TensorType) and t.shape else None
+                if type(t0) is ir.IntConst and t0.value % d0.value != 0:
+                    raise DslError(f"{op} signal dim 0 ({d0.value}) must divide target dim 0 ({t0.value})")
         return t
 
     def _rt_staged_transfer(self, call, arg, spec, b):
@@ -1691,6 +1813,61 @@ class OpCaller:
             transfer = self._region_args(op, call.args[base:base + 3], dst.shape, src.shape)
         for t in stages:
             self._stage_fits(op, t.shape, transfer)
+        return UNKNOWN
+
+    def _rt_transfer(self, call, arg, spec, b):
+        """pld.tensor.put / pld.tensor.get: the DSL wrapper's checks (language/distributed/op/
+        tensor_ops.py put / get: the chunk dims, pipeline, the operand kinds, the region given
+        whole), then the deducer's (distributed put.cpp DeducePutType, get.cpp DeduceGetType,
+        comm_op_utils.h): the peer, one dtype, shapes matched (the whole window, or a region
+        whose offsets and extents fit), a dynamic transfer extent with its static chunk, a put's
+        atomic add on the dtypes hardware combines."""
+        op = spec.irop
+        chunk = {k: (call.kwarg(k).value if type(call.kwarg(k)) is ir.IntConst else 0)
+                 for k in ("chunk_rows", "chunk_cols")}
+        for k, v in chunk.items():
+            if v < 0:
+                raise DslError(f"{op} {k} must be non-negative (0 = full), got {v}")
+        pipeline = call.kwarg("pipeline")
+        if type(pipeline) is ir.BoolConst and pipeline.value and not (chunk["chunk_rows"] > 0 and
+                                                                     chunk["chunk_cols"] > 0):
+            raise DslError(f"{op} pipeline=True requires both chunk_rows>0 and chunk_cols>0 "
+                           f"(got chunk_rows={chunk['chunk_rows']}, chunk_cols={chunk['chunk_cols']})")
+        dst, peer, src = (self._arg_type(call, i) for i in range(3))
+        if arg == "put":
+            if not _is_dist(dst):
+                raise DslError(f"{op} expects a DistributedTensor dst (window-bound); got {_printed_type(dst)}")
+            if not isinstance(src, ir.TensorType):
+                raise DslError(f"{op} expects a Tensor or DistributedTensor src; got {_printed_type(src)}")
+        else:
+            if not isinstance(dst, ir.TensorType):
+                raise DslError(f"{op} expects a Tensor or DistributedTensor dst; got {_printed_type(dst)}")
+            if not _is_dist(src):
+                raise DslError(f"{op} expects a DistributedTensor src (window-bound); got {_printed_type(src)}")
+        region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
+        if any(r is not None for r in region) and any(r is None for r in region):
+            raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+        if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
+            raise DslError(f"{op} peer must be a scalar (rank index), got {_type_name(peer)}")
+        if dst.dtype != src.dtype:
+            raise DslError(f"{op} dst and src must have the same element type, got dst {_type_name(dst)} vs src "
+                           f"{_type_name(src)}")
+        has_region = region[0] is not None
+        self._transfer_shapes(op, dst.shape, src.shape, not has_region)
+        if arg == "put":                # comm_op_utils.h ValidateAtomicAddDtype
+            atomic = call.kwarg("atomic")
+            if type(atomic) is ir.Dotted and atomic.parts[-1] == "Add" and \
+                    dst.dtype not in ("FP32", "BF16", "FP16", "INT32", "INT16", "INT8"):
+                raise DslError(f"{op} with atomic=AtomicType.Add requires an fp32/bf16/fp16/int32/int16/int8 dtype "
+                               f"(hardware atomic-add dtypes), but got {DT_NAME.get(dst.dtype, dst.dtype)}")
+        transfer = self._region_args(op, call.args[3:6], dst.shape, src.shape) if has_region else dst.shape
+        if transfer:                    # ValidateDynamicTransferHasChunk
+            if any(type(d) is not ir.IntConst for d in transfer[:-1]) and chunk["chunk_rows"] <= 0:
+                raise DslError(f"{op}: a dynamic leading transfer dim needs a static chunk_rows to bound the VEC "
+                               "staging tile")
+            if type(transfer[-1]) is not ir.IntConst and chunk["chunk_cols"] <= 0:
+                raise DslError(f"{op}: a dynamic innermost transfer dim needs a static chunk_cols to bound the VEC "
+                               "staging tile")
         return UNKNOWN
 
     @staticmethod
@@ -1841,6 +2018,15 @@ class OpCaller:
     def _rt_tensor_create(self, call, arg, spec, b):
         # the shape list: the first argument (create, full) or the second (ci: start, shape)
         dims = next(a for a in call.args if type(a) is ir.ListExpr).items
+        if dims and len(call.args) == 2 and type(call.args[0]) is not ir.ListExpr:
+            # (start, shape): tensor_ops/memory.cpp DeduceTensorCiType's ISA checks on constant dims
+            last = dims[-1]
+            if type(last) is ir.IntConst and last.value == 1:
+                raise DslError(f"{call.op} requires the innermost dimension (Cols) to be != 1, got 1")
+            for i, d in enumerate(dims[:-1]):
+                if type(d) is ir.IntConst and d.value != 1:
+                    raise DslError(f"{call.op} only populates the first row because pto.tci ignores valid rows; "
+                                   f"leading dimensions must be 1, but got {d.value} at index {i}")
         dt = self._dtype_arg(b["dtype"])
         layout = b.get("layout")
         lay = layout.name if isinstance(layout, Enum) else "ND"
@@ -1880,12 +2066,11 @@ class OpCaller:
     def _rt_tensor_col_expand(self, call, arg, spec, b):
         """DeduceTensorColExpandType (tensor_ops/broadcast.cpp): a [.., 1, N] column vector
         of the target's columns; the target's shape, the promoted dtype."""
-        from tilemem.ir.printer import print_expr
         op = spec.irop
         t, v = self._broadcast_operands(call, spec, "col")
         if not (type(v.shape[-2]) is ir.IntConst and v.shape[-2].value == 1):
             raise DslError(f"The operator {op} requires second argument's second-to-last dimension (row) to be 1, "
-                           f"but got {print_expr(v.shape[-2])}")
+                           f"but got {typerules._shown(v.shape[-2])}")
         a, c = t.shape[-1], v.shape[-1]
         if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
             raise DslError(f"The operator {op} requires matching column dimensions, but got tensor cols={a.value} "
@@ -1987,7 +2172,6 @@ class OpCaller:
             raise DslError(f"{op}requires first argument to be a TensorType, but got {_type_name(src)}")
         if not isinstance(target, ir.TensorType):
             raise DslError(f"{op}requires second argument to be a TensorType, but got {_type_name(target)}")
-        from tilemem.ir.printer import print_expr
         old, new = src.shape, target.shape
         shown = typerules.shape_text
         if len(old) != 3:
@@ -2001,8 +2185,8 @@ class OpCaller:
             cv = const_value(a)
             if cv is None or cv[1] != 1:
                 raise DslError(f"{op} only allows broadcasting from dimension 1, but input shape {shown(old)} "
-                               f"cannot be expanded to {shown(new)} at dim {i} (got {print_expr(a)} -> "
-                               f"{print_expr(c)})")
+                               f"cannot be expanded to {shown(new)} at dim {i} (got {typerules._shown(a)} -> "
+                               f"{typerules._shown(c)})")
             broadcast += 1
         if broadcast > 1:
             raise DslError(f"{op} allows broadcasting in at most one dimension, but got {broadcast} (input shape "
@@ -2107,33 +2291,90 @@ class OpCaller:
         return t
 
     def _rt_tensor_binary(self, call, arg, spec, b):
-        """tensor_ops/elementwise.cpp: the promoted dtype; `tensor_binary(lhs)` keeps the
-        tensor's dtype against a scalar (DeduceTensorOpElementwiseScalarType's preserve_lhs_dtype)."""
+        """tensor_ops/elementwise.cpp: the promoted dtype; `lhs` keeps the tensor's dtype
+        (preserve_lhs_dtype: the shifts, the scalar bitwise forms, subs).  The result is a
+        fresh tensor valid where its operands are (preserve_valid_shape, on unless the rule
+        says `fresh`): against a scalar the tensor's valid shape, against a tensor of the same
+        shape their valid shape when provably equal (GetMatchingElementwiseValidShape); a
+        DistributedTensor operand carries none."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.ir.symbolic import prove_eq
+        words = (arg or "").split()
         a = self._tensor_of(call, 0, spec)
         other = self._arg_type(call, 1)
         dt = a.dtype
         shape = a.shape
+        valid = None
+        keep_valid = "fresh" not in words and a.kind == "pl.Tensor"
         if isinstance(other, ir.TensorType):
-            if other.dtype != a.dtype:
+            shown = lambda sh: "[" + ", ".join(self.source_of(d) for d in sh) + "]"     # FormatShape
+            if "bitwise" in words and not views.expr_lists_equal(a.shape, other.shape):
+                raise DslError(f"The operator {call.op} requires both operands to have the same shape, but got "
+                               f"{shown(a.shape)} and {shown(other.shape)}. Broadcasting is not supported for "
+                               "bitwise/shift operators because the hardware provides no row/col-expand form; "
+                               "reshape or expand the operand explicitly first.")
+            if other.dtype != a.dtype and "lhs" not in words:
                 dt = views.promote_dtype(a.dtype, other.dtype)
             try:
                 shape = typerules.bcast(a.shape, other.shape)
-            except Exception:
-                shape = a.shape
+            except typerules.DeductionError:          # BroadcastShapes (type_inference.cpp:43-106)
+                raise DslError(f"The operator {call.op} requires compatible shapes, but got "
+                               f"{shown(a.shape)} and {shown(other.shape)}") from None
+            if keep_valid and other.kind == "pl.Tensor" and views.expr_lists_equal(a.shape, other.shape):
+                va, vb = view_parts(a.view)[0] or a.shape, view_parts(other.view)[0] or other.shape
+                if len(va) == len(vb) and all(views.exprs_equal(x, y) or prove_eq(x, y) for x, y in zip(va, vb)):
+                    valid = va
         else:
             cv = const_value(call.args[1])
             sdt = cv[0] if cv is not None else (other.dtype if isinstance(other, ir.ScalarType) else a.dtype)
-            if arg != "lhs":
+            if "lhs" not in words:
                 dt = views.promote_dtype(a.dtype, sdt)      # DeduceTensorOpElementwiseScalarType
-        return ir.TensorType(tuple(shape), dt)
+            if keep_valid:
+                valid = view_parts(a.view)[0] or a.shape
+        view = tensor_view_expr(tuple(valid), (), "ND", None, tuple(shape)) if valid else None
+        return ir.TensorType(tuple(shape), dt, view)
 
     def _rt_tensor_cast(self, call, arg, spec, b):
+        """DeduceTensorCastType (tensor_ops/unary.cpp:196-244): a same-dtype cast is refused;
+        the result is DeduceTensorUnaryResultType's fresh tensor."""
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(a.shape), self._dtype_arg(b["target_type"]))
+        dtype = self._dtype_arg(b["target_type"])
+        if dtype == a.dtype:
+            raise DslError(f"{spec.irop}: target_type {DT_NAME.get(dtype, dtype.lower())} equals input dtype; "
+                           "same-dtype cast is not a valid operation. Remove the cast or use a different "
+                           "target_type.")
+        return self._fresh_tensor(a, dtype)
+
+    def _rt_tensor_unary(self, call, arg, spec, b):
+        """DeduceTensorUnaryResultType (tensor_ops/unary.cpp:43-46): a fresh tensor of the
+        operand's shape and valid shape, no stride or layout; `float`: an integer operand's
+        result is FP32."""
+        a = self._tensor_of(call, 0, spec)
+        dtype = "FP32" if "float" in (arg or "").split() and a.dtype not in FLOAT_DTYPES else a.dtype
+        return self._fresh_tensor(a, dtype)
+
+    @staticmethod
+    def _fresh_tensor(a: ir.TensorType, dtype: str) -> ir.TensorType:
+        """MakeFreshTensorType (type_inference.h:750): shape, dtype and the effective valid shape."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        valid = (view_parts(a.view)[0] if a.kind == "pl.Tensor" else ()) or a.shape
+        return ir.TensorType(tuple(a.shape), dtype, tensor_view_expr(tuple(valid), (), "ND", None, tuple(a.shape)))
 
     def _rt_tensor_reshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(call.args[1].items), a.dtype)
+        new = tuple(call.args[1].items)
+
+        def size(dims):                 # ComputeShapeProduct: static shapes only
+            n = 1
+            for d in dims:
+                if type(d) is not ir.IntConst:
+                    return None
+                n *= d.value
+            return n
+        old_n, new_n = size(a.shape), size(new)
+        if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:     # tensor_ops/transform.cpp:187-193
+            raise DslError(f"tensor.reshape: cannot reshape tensor of size {old_n} into shape with size {new_n}")
+        return ir.TensorType(new, a.dtype)
 
     def _rt_tensor_slice(self, call, arg, spec, b):
         """tensor.slice (tensor_ops/memory.cpp:150-280): a window of the source, valid where
@@ -2153,7 +2394,9 @@ class OpCaller:
             clamp = const_value(dict(call.kwargs).get("clamp", ir.BoolConst(False)))
             try:
                 typerules.check_window_bounds(call.op, a.shape, offs, dims, valid or None, clamped=True,
-                                              clamp=bool(clamp and clamp[1]))
+                                              clamp=bool(clamp and clamp[1]),      # type_inference.cpp:715-717
+                                              remedy="Pass clamp=True -- pl.slice(x, shape, offset, clamp=True) "
+                                                     "-- to narrow the valid region to the source edge instead")
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
         if len(dims) == len(a.shape) == len(offs) and src_valid and \
@@ -2274,6 +2517,53 @@ class OpCaller:
             out += [ls[-1] if ta else ls[-2], rs[-2] if tb else rs[-1]]
         return ir.TensorType(tuple(out), dt)
 
+    def _rt_tensor_scatter(self, call, arg, spec, b):
+        """DeduceTensorScatterType (tensor_ops/scatter.cpp:104-163): rank-2 input, src of its
+        rank, a 2-D index of src's shape, src no larger than the input (constant extents);
+        the input's type, no view."""
+        op = spec.irop
+        inp, idx, src = (self._tensor_of(call, i, spec) for i in range(3))
+        rank = len(inp.shape)
+        if rank != 2:
+            raise DslError(f"The operator {op} currently supports rank-2 input only, got rank {rank}")
+        if len(src.shape) != rank:
+            raise DslError(f"The operator {op} requires src rank ({len(src.shape)}) to match input rank ({rank})")
+        if len(idx.shape) != 2:
+            raise DslError(f"The operator {op} requires 2D index, but got rank {len(idx.shape)}")
+
+        def num(x):
+            return x.value if type(x) is ir.IntConst else None
+        for axis, what in ((0, "rows"), (1, "cols")):
+            sv, iv, nv = num(src.shape[axis]), num(idx.shape[axis]), num(inp.shape[axis])
+            if sv is not None and iv is not None and sv != iv:
+                raise DslError(f"The operator {op} requires index.shape[{axis}] == src.shape[{axis}], got src "
+                               f"{what} {sv} vs index {what} {iv}")
+        for axis, what in ((0, "rows"), (1, "cols")):
+            sv, nv = num(src.shape[axis]), num(inp.shape[axis])
+            if sv is not None and nv is not None and sv > nv:
+                raise DslError(f"The operator {op} requires src.shape[{axis}] <= input.shape[{axis}], got src "
+                               f"{what} {sv} vs input {what} {nv}")
+        return ir.TensorType(tuple(inp.shape), inp.dtype)
+
+    def _rt_tensor_scatter_mask(self, call, arg, spec, b):
+        """DeduceTensorScatterMaskType (tensor_ops/scatter.cpp:190-236): 2-D input and dst, the
+        dst's columns the input's times the pattern's stride (1 for P1111, 2 for patterns 1-2,
+        else 4); the dst's type, no view."""
+        op = spec.irop
+        inp, dst = self._tensor_of(call, 0, spec), self._tensor_of(call, 1, spec)
+        if len(inp.shape) != 2 or len(dst.shape) != 2:
+            raise DslError(f"The operator {op} requires 2D input/dst, but got input rank {len(inp.shape)} and dst "
+                           f"rank {len(dst.shape)}")
+        mp = call.kwarg("mask_pattern")
+        pattern = mp.value if type(mp) is ir.IntConst else None
+        ic, dc = inp.shape[1], dst.shape[1]
+        if pattern is not None and 1 <= pattern <= 7 and type(ic) is ir.IntConst and type(dc) is ir.IntConst:
+            stride = 1 if pattern == 7 else 2 if pattern <= 2 else 4
+            if dc.value != ic.value * stride:
+                raise DslError(f"The operator {op} with mask_pattern={pattern} requires dst.shape[1] ({dc.value}) "
+                               f"== input.shape[1] ({ic.value}) * {stride}")
+        return ir.TensorType(tuple(dst.shape), dst.dtype)
+
     def _rt_tensor_plain(self, call, arg, spec, b):
         # a deducer that returns TensorType(shape, dtype) of operand `arg` (no view)
         t = self._tensor_of(call, int(arg), spec)
@@ -2315,8 +2605,23 @@ class OpCaller:
         return ir.TensorType(tuple(t.shape[:-1]) + (dim,), t.dtype)
 
     def _rt_tensor_mrgsort(self, call, arg, spec, b):
-        # DeduceTensorMrgSortType (sort.cpp:112-174): the sources' last dims summed
+        # DeduceTensorMrgSortType (sort.cpp:112-174): the sources' last dims summed; each
+        # source of the first's dtype and rank, and its shape but on the concatenated last axis
+        from tilemem.ir.symbolic import prove_eq
         srcs = [self._tensor_of(call, i, spec) for i in range(len(call.args))]
+        op = spec.irop
+        for i, t in enumerate(srcs[1:], 1):
+            if t.dtype != srcs[0].dtype:
+                raise DslError(f"The operator {op} requires all src tensors to have matching dtype, but argument {i} "
+                               f"has {DT_NAME.get(t.dtype, t.dtype)} (expected "
+                               f"{DT_NAME.get(srcs[0].dtype, srcs[0].dtype)})")
+            if len(t.shape) != len(srcs[0].shape):
+                raise DslError(f"The operator {op} requires all src tensors to have matching rank")
+            for axis in range(len(t.shape) - 1):
+                a, b0 = t.shape[axis], srcs[0].shape[axis]
+                if not (views.exprs_equal(a, b0) or prove_eq(a, b0)):
+                    raise DslError(f"The operator {op} requires all src tensors to match shape on non-concat axis "
+                                   f"{axis}, but argument {i} differs")
         lasts = [s.shape[-1] for s in srcs]
         if all(const_value(x) is not None for x in lasts):
             dim = ir.IntConst(sum(const_value(x)[1] for x in lasts))
@@ -2428,14 +2733,28 @@ class OpCaller:
     def _rt_tensor_row_reduce(self, call, arg, spec, b):
         """tensor_ops/reduction.cpp: the last axis reduced to 1 (argmax/argmin: INT32 indices)."""
         a = self._tensor_of(call, 0, spec)
-        return ir.TensorType(tuple(a.shape[:-1]) + (ir.IntConst(1),), arg or a.dtype)
+        return self._reduction_result(call, a, len(a.shape) - 1, arg or a.dtype)
 
     def _rt_tensor_col_reduce(self, call, arg, spec, b):
         """tensor_ops/reduction.cpp: axis -2 reduced to 1, [..., M, N] -> [..., 1, N]."""
         a = self._tensor_of(call, 0, spec)
         if len(a.shape) < 2:
             raise DslError(f"The operator {call.op} requires at least a 2D tensor, but got {len(a.shape)} dimensions")
-        return ir.TensorType(tuple(a.shape[:-2]) + (ir.IntConst(1), a.shape[-1]), arg or a.dtype)
+        return self._reduction_result(call, a, len(a.shape) - 2, arg or a.dtype)
+
+    def _reduction_result(self, call, a, axis: int, dtype: str):
+        """MakeReductionResultType (tensor_ops/reduction.cpp:67-100, keep_dim): a fresh tensor
+        whose reduced axis is 1 and fully valid, the other axes valid where the input is; an
+        input valid extent that is provably 0 is CheckReductionInputNonEmpty's refusal."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        valid = tuple(view_parts(a.view)[0] or a.shape)
+        try:
+            typerules.check_reduction_non_empty(call.op, valid)
+        except typerules.DeductionError as e:
+            raise DslError(str(e)) from None
+        shape = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(a.shape))
+        out_valid = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(valid))
+        return ir.TensorType(shape, dtype, tensor_view_expr(out_valid, (), "ND", None, shape))
 
 
 def array_type(extent: ir.Expr, dtype: str) -> ir.Type:

@@ -22,6 +22,7 @@ PyPTO's message, turned into a positioned TilememError by :func:`read_class`.
 from __future__ import annotations
 
 import ast
+import contextlib
 import itertools
 import keyword
 import re
@@ -31,13 +32,13 @@ from tilemem import ir
 from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.comprehension import is_listcomp, unroll_deps
-from tilemem.frontend.dsl.exprs import ExprReader, const_value
+from tilemem.frontend.dsl.exprs import ExprReader, const_value, read_back
 from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
-    DTYPES, INT_DTYPES, UNKNOWN, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
+    DTYPES, INT_DTYPES, UNKNOWN, CoreError, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
 )
-from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite
+from tilemem.frontend.pysource import Dynamic, ModuleScope, ProgramSite, dynamic_name
 from tilemem.frontend.dsl.naming import assign_names
 
 __all__ = ["read_class", "ProgramContext"]
@@ -73,11 +74,11 @@ class ProgramContext:
         self.text = text
         self.lines = text.splitlines()
         self.scope = scope
-        self.constants = dict(scope.constants)
-        if site is not None:
-            self.constants.update(site.local_constants)
+        self.constants = dict(site.constants if site is not None else scope.constants)
         self.strict_ssa = bool(site and site.strict_ssa)
         self.dynamics: dict[str, Var] = {}            # pl.dynamic symbols of the program
+        self.rebound: set[str] = set()                # symbols a scalar parameter has become
+        self.declared: set[str] = set()               # symbols the printer declares (pl.dynamic lines)
         self.signatures: dict[str, tuple] = {}        # function -> (param count, return types)
         self.function_names: set[str] = set()
         self.window_buffers: set[str] = set()          # pld.alloc_window_buffer names (unique per program)
@@ -85,6 +86,7 @@ class ProgramContext:
         self.declared_ops = declared_ops
         # HOST SubWorker bodies PyPTO keeps as Python text (python_bodies)
         self.python_bodies = python_bodies(site.node) if site is not None and site.node is not None else {}
+        self.comprehensions: dict = {}                # placeholder -> a with header's comprehension
 
 
 _bodies = bodies
@@ -144,6 +146,9 @@ class FunctionReader(ExprReader, OpCaller):
         self.fname = ""
         self.dump_tagged: list = []               # vars marked with pl.dump_tag
         self.func_type = "Opaque"
+        self.param_dim_symbols: set[str] = set()  # symbols a tensor parameter's shape names (AP:1047-1054)
+        self.declared_allocs: dict = {}           # declared pl.MemRef -> its name (TR:_declared_alloc_name)
+        self.declared_owners: dict = {}           # name -> the declaration it is
 
     # -- plumbing -------------------------------------------------------------------
     def source_of(self, e) -> str:
@@ -219,14 +224,48 @@ class FunctionReader(ExprReader, OpCaller):
                 break
         block.append(stmt)
 
+    def declared_memref(self, node):
+        """A Tile annotation's ``NAME`` or ``NAME[k]`` where NAME is an allocation declared
+        around the program (``NAME = pl.MemRef(slots=2)``): the inline
+        ``pl.MemRef("name"[, slots=N])[k]`` PyPTO makes of it (TR:636-842), an unnamed
+        declaration named after its variable; None when NAME is no such declaration."""
+        from tilemem.frontend.pysource import DeclaredMemRef
+        ref = node.value if type(node) is ir.Subscript else node
+        if type(ref) is not ir.Name or self.lookup(ref.id) is not None:
+            return None
+        d = self.closure(ref.id)
+        if not isinstance(d, DeclaredMemRef):
+            return None
+        name = d.name or ref.id
+        seen = self.declared_allocs.setdefault(d.ident, name)
+        if seen != name:
+            raise DslError(f"Declared allocation '{seen}' is also referenced as '{name}'", ref)
+        if self.declared_owners.setdefault(name, d.ident) != d.ident:
+            raise DslError(f"Two separate pl.MemRef() declarations both resolve to the name '{name}'", ref)
+        call = ir.Call("pl.MemRef", (ir.StrConst(name, '"'),),
+                       (("slots", ir.IntConst(d.slots)),) if d.slots > 1 else (), ref.line, ref.col)
+        if type(node) is not ir.Subscript:
+            return call
+        if d.slots <= 1:
+            raise DslError(f"'{name}' was declared with a single slot, so it cannot be subscripted", node)
+        if len(node.index) == 1:
+            k = self._fold_value(node.index[0])
+            if isinstance(k, int) and not isinstance(k, bool) and not 0 <= k < d.slots:
+                raise DslError(f"Slot index {k} is out of range for '{name}', declared with {d.slots} slot(s)",
+                               node)
+        return ir.Subscript(call, node.index, node.line, node.col)
+
     def memref(self, e):
         """``pl.MemRef("name"[, offset, size][, slots=N])[idx]`` or ``pl.MemRef(ptr, offset,
         size)`` as PyPTO prints it (a name is the ``pl.Ptr`` var of a ``tile.alloc``)."""
         index = None
+        sub = e
         if type(e) is ir.Subscript:
-            index = tuple(self.expr(i).expr for i in e.index)
             e = e.value
         self._check_memref(e)
+        if sub is not e:
+            self._check_memref_slot(e, sub)
+            index = tuple(self.expr(i).expr for i in sub.index)
         args = []
         for a in e.args:
             if type(a) is ir.StrConst:
@@ -245,6 +284,27 @@ class FunctionReader(ExprReader, OpCaller):
             kws.append((k, self.expr(v).expr))
         call = ir.Call("pl.MemRef", tuple(args), tuple(kws))
         return ir.Subscript(call, index) if index is not None else call
+
+    def _check_memref_slot(self, e: ir.Call, sub: ir.Subscript) -> None:
+        """A subscripted ``pl.MemRef(...)[k]``: the MemRef holds more than one slot and a
+        constant ``k`` is one of them (type_resolver.py:700-745 declared, 748-790 resolved)."""
+        slots = next((v.value for k, v in e.kwargs if k == "slots" and type(v) is ir.IntConst), 1)
+        declared = len(e.args) == 1
+        if len(e.args) not in (1, 3) or not e.args:
+            return
+        a0 = e.args[0]
+        name = self.string_value(a0) if type(a0) is ir.StrConst else a0.id if type(a0) is ir.Name else None
+        if name is None:
+            return
+        if slots <= 1:
+            if declared:
+                raise DslError(f"'{name}' was declared with a single slot, so it cannot be subscripted", sub)
+            raise DslError(f"'{name}' holds a single slot, so it cannot be subscripted", sub)
+        if len(sub.index) == 1:
+            k = self._fold_value(sub.index[0])
+            if isinstance(k, int) and not isinstance(k, bool) and not 0 <= k < slots:
+                held = "declared with" if declared else "which holds"
+                raise DslError(f"Slot index {k} is out of range for '{name}', {held} {slots} slot(s)", sub)
 
     def _check_memref(self, e: ir.Call) -> None:
         """What PyPTO's type resolver accepts of ``pl.MemRef(...)`` (type_resolver.py
@@ -403,7 +463,7 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"Unknown shape variable: {e.id}", e)
         raise DslError(f"NameError: name '{e.id}' is not defined", e)
 
-    def _composite_dim(self, e, param: bool):
+    def _composite_dim(self, e, param: bool, top: bool = True):
         t = type(e)
         if t is ir.IntConst:
             return e
@@ -412,12 +472,30 @@ class FunctionReader(ExprReader, OpCaller):
         if t is ir.Call and e.func.endswith(".const"):
             v = self.expr(e)
             return v.expr
+        sym = self._inline_dynamic(e)
+        if sym is not None:
+            if not top:
+                # Python builds the composite over a DynVar of its own: a second symbol
+                # of the name, which PyPTO prints renamed (M_1); not modelled
+                raise DslError("pl.dynamic(...) inside a composite dim is not read by tilemem's DSL reader; "
+                               "bind it to a name around the program (M = pl.dynamic(\"M\"))", e)
+            return sym
         if t is ir.BinOp and e.op in ("+", "-", "*", "//", "%"):
-            l = self._composite_dim(e.left, param)
-            r = self._composite_dim(e.right, param)
+            l = self._composite_dim(e.left, param, False)
+            r = self._composite_dim(e.right, param, False)
             return ir.BinOp(e.op, l, r)
         raise DslError(f"Shape dimension must be int literal, variable, or evaluable expression: "
                        f"{self.source_of(e)}", e)
+
+    def _inline_dynamic(self, e):
+        """``pl.dynamic("NAME")`` written in a dim: the function's symbol of that name
+        (the parser caches one Var per name, expr_evaluator.py:158-177); else None."""
+        if type(e) is ir.Call and not e.kwargs and len(e.args) == 1 and type(e.args[0]) is ir.StrConst:
+            parts = e.func.split(".")
+            if len(parts) == 2 and parts[1] == "dynamic" and parts[0] in self.ctx.scope.aliases:
+                name = dynamic_name(self.string_value(e.args[0]), lambda msg: DslError(msg, e))
+                return ir.Name(self.dynamic_var(name).key)
+        return None
 
     def shape_list(self, e: ir.Name, param: bool):
         c = self.closure(e.id)
@@ -431,6 +509,8 @@ class FunctionReader(ExprReader, OpCaller):
                 else:
                     raise DslError(f"Shape '{e.id}' element must be int or pl.dynamic()", e)
             return out
+        if param and c is None and self.lookup(e.id) is None:
+            raise DslError(f"NameError: name '{e.id}' is not defined", e)     # Python's, in a signature
         raise DslError(f"Unknown shape variable: {e.id}", e)
 
     def view_expr(self, e, param: bool = False):
@@ -478,6 +558,10 @@ class FunctionReader(ExprReader, OpCaller):
             if len(parts) == 3 and parts[1] not in ("system", "tensor", "tile"):
                 raise DslError(f"Unknown distributed category 'pld.{parts[1]}'", e)
             return self.op_call(".".join(parts[:-1]), parts[-1], e)
+        if e.func == syntax_op("extent_read") and self.func_type == "Orchestration":
+            folded = self.fold_tensor_dim(e)
+            if folded is not None:
+                return folded
         if parts[0] in self.ctx.scope.aliases and len(parts) >= 2:
             if parts[-1] == "yield_" and len(parts) == 2:
                 raise DslError("pl.yield_() must be a statement (`x = pl.yield_(...)`)", e)
@@ -489,9 +573,12 @@ class FunctionReader(ExprReader, OpCaller):
                     return self.scalar_minmax(name, e)
                 if name in ("aiv_shard", "aic_gather"):
                     return self.shard(name, e)
-                if name in ("submit", "spmd_submit"):
+                if name == "submit":        # AP:6041-6057
                     raise DslError("pl.submit(...) must be unpacked as a 2-tuple: `out, tid = "
                                    "pl.submit(self.kernel, ...)`", e)
+                if name == "spmd_submit":
+                    raise DslError("pl.spmd_submit(...) must be unpacked as a 2-tuple: `out, tid = "
+                                   "pl.spmd_submit(self.kernel, ..., core_num=N)`", e)
                 if name in ("range", "parallel", "unroll", "pipeline", "while_", "cond", "scope", "at",
                             "cluster", "spmd", "dynamic", "static_assert", "static_print", "func_attr"):
                     raise DslError(f"pl.{name}() cannot be used as an expression here", e)
@@ -505,6 +592,59 @@ class FunctionReader(ExprReader, OpCaller):
                 return const_int((DTYPE_BITS[parts[1]] + 7) // 8, "INDEX", e)
             raise DslError(f"Unsupported operation call: {e.func}(...)", e)
         raise DslError(f"Unsupported function call: {self.source_of(e)}", e)
+
+    @contextlib.contextmanager
+    def _loop_masks_errors(self, kind: str, n_iter: int):
+        """An error in the body of a loop with iteration arguments is never PyPTO's message:
+        the loop builder's exit runs even then (ir/builder.py for_loop / while_loop:
+        ``finally: end_for_loop``) and, the return variables being set only after the body
+        (AP:2786-2800, 3380-3390), raises its own arity error in its place, which the
+        function's parse reports (builder.cpp:143-151, 212-220).  tilemem's own refusals
+        (what it does not read) keep their words."""
+        if not n_iter:
+            yield
+            return
+        try:
+            yield
+        except DslError as e:
+            if "tilemem" in e.message:
+                raise
+            raise DslError(f"Failed to parse function '{self.raw.name.value}': {kind} loop has {n_iter} iteration "
+                           f"arguments but 0 return variables. They must match.", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
+
+    def fold_tensor_dim(self, e: ir.Call) -> Optional[Val]:
+        """``pl.tensor.dim(x, axis)`` in an Orchestration body, when ``x``'s extent there
+        is a symbol a tensor parameter's shape of this function names: that symbol
+        itself, no read (AP:8338-8345, 8372-8431; the literal ``pl.tensor.`` spelling,
+        ``x`` a bare name, a constant axis); None: read as any op call."""
+        given = dict(e.kwargs)
+        if set(given) - {"tensor", "axis"}:
+            return None
+        positional = list(e.args)
+        tensor = given.get("tensor") or (positional.pop(0) if positional else None)
+        axis_arg = given.get("axis") or (positional.pop(0) if positional else None)
+        if tensor is None or axis_arg is None or positional or type(tensor) is not ir.Name:
+            return None
+        axis = _static_int(axis_arg)
+        if axis is None:
+            f = self.folded(axis_arg) if self.foldable(axis_arg) else None
+            if f is None or type(f.expr) is not ir.IntConst or f.type.dtype != "INDEX":
+                return None
+            axis = f.expr.value
+        var = self.lookup(tensor.id)
+        if var is None or not isinstance(var.type, ir.TensorType):
+            return None
+        shape = var.type.shape
+        if axis < 0:
+            axis += len(shape)
+        if not 0 <= axis < len(shape):
+            return None
+        extent = shape[axis]
+        if type(extent) is not ir.Name or extent.id not in self.param_dim_symbols:
+            return None
+        sym = self.ctx.dynamics.get(extent.id)
+        return sym.ref(e) if sym is not None else None
 
     def typed_const(self, e: ir.Call) -> Val:
         if len(e.args) != 2 or e.kwargs:
@@ -552,6 +692,7 @@ class FunctionReader(ExprReader, OpCaller):
             nparams, rts = sig[0], sig[1]
             if nparams != len(args):
                 raise DslError(f"Function '{fname}' expects {nparams} argument(s), got {len(args)}", e)
+            rts = self.call_return_types(sig, args, rts, False)
             if len(rts) == 1:
                 rtype = rts[0]
             elif rts:
@@ -568,6 +709,37 @@ class FunctionReader(ExprReader, OpCaller):
         device = [("device", self.expr(v).expr) for k, v in e.kwargs if k == "device"]
         kws = tuple(device) + ((("attrs", ir.DictExpr(tuple(attrs))),) if attrs else ())
         return Val(ir.Call(f"self.{fname}", tuple(a.expr for a in args), kws, e.line, e.col), rtype)
+
+    def call_return_types(self, sig: tuple, args: list, rts: list, submit: bool) -> list:
+        """The callee's return types with its dynamic dims bound from the arguments
+        (DeduceCallReturnType, AP:6645-6663); a submit with fewer arguments than
+        parameters pairs them as _call_args_for_return_deduction does (AP:6462-6487):
+        an Out / InOut parameter is skipped while the arguments left only cover the
+        parameters still required after it."""
+        from tilemem.frontend.dsl.calltypes import ConflictingBinding, deduce_call_return_types
+        if not rts:
+            return rts
+        params, dirs = sig[4], sig[5]
+        if not submit or len(args) == len(params):
+            pairs = list(zip(params, args))
+        else:
+            pairs, at = [], 0
+            for i, (p, d) in enumerate(zip(params, dirs)):
+                if at >= len(args):
+                    break
+                if d in ("Out", "InOut"):
+                    required = sum(1 for x in dirs[i + 1:] if x not in ("Out", "InOut"))
+                    if len(args) - at <= required:
+                        continue
+                pairs.append((p, args[at]))
+                at += 1
+        try:
+            from tilemem.ir.typerules import message_form
+            return deduce_call_return_types([p for p, _ in pairs], [a.type for _, a in pairs], rts,
+                                            lambda e: self.source_of(message_form(e)))
+        except ConflictingBinding as err:
+            raise DslError(f"Failed to parse function '{self.fname}': {err}", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
 
     def dumped_args(self, args: list, listed=()) -> list:
         """The arguments a call dumps, in argument order, one per position: those marked by
@@ -593,7 +765,16 @@ class FunctionReader(ExprReader, OpCaller):
         kws = (("drop_dims", ir.ListExpr(tuple(ir.IntConst(d) for d in drops))),) if drops else ()
         call = ir.Call(f"pl.{ns}.slice", (e.value, ir.ListExpr(tuple(extents)), ir.ListExpr(tuple(offsets))), kws,
                        e.line, e.col)
-        return self.call(call)
+        return self._parser_built(call)
+
+    def _parser_built(self, call: ir.Call) -> Val:
+        """An op the parser builds itself (ir_op.*, not the pl wrapper): its deducer's error
+        is reported as parse_function reports it."""
+        outer, self.parser_built_call = getattr(self, "parser_built_call", None), call
+        try:
+            return self.call(call)
+        finally:
+            self.parser_built_call = outer
 
     def _window(self, idx: list, t, node):
         """Per-axis (offsets, extents) of a subscript window and the axes it drops."""
@@ -613,7 +794,7 @@ class FunctionReader(ExprReader, OpCaller):
             if step is not None and not (type(step) is ir.IntConst and step.value == 1):
                 raise DslError("Slice step is not supported", node)
             lo = lo if lo is not None else ir.IntConst(0)
-            hi = hi if hi is not None else t.shape[d]
+            hi = hi if hi is not None else read_back(t.shape[d])
             offsets.append(lo)
             extents.append(_extent(lo, hi))
         return offsets, extents, drops
@@ -646,8 +827,47 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError("A subscript write that drops axes is not supported by tilemem's DSL reader; "
                            "use pl.assemble(...)", s)
         ns = "tile" if isinstance(t, ir.TileType) else "tensor"
+        # (the checked source stays alive while the call reads it again: the reader keys the
+        # types of nested calls by object id, which a freed first reading would hand on)
+        checked = self._check_subscript_source(ns, extents, value, s)
         call = ir.Call(f"pl.{ns}.assemble", (target.value, value, ir.ListExpr(tuple(offsets))), (), s.line, s.col)
-        self.assign_or_let(name, self.call(call), s)
+        self.assign_or_let(name, self._parser_built(call), s)
+        del checked
+
+    def _check_subscript_source(self, kind: str, extents: list, value, s) -> None:
+        """What PyPTO checks of a subscript write's source (AP:2285-2342): a tensor into a
+        tensor, a tile into a tile; its rank the window's (a tile's at least 2); each
+        constant extent the window's, or its constant valid extent."""
+        from tilemem.frontend.dsl.types import view_parts
+        val = self.expr(value)
+        src = val.type
+        want_cls = ir.TileType if kind == "tile" else ir.TensorType
+        if not isinstance(src, want_cls):
+            raise DslError(f"Subscript-write source must also be a {kind}, got {type(src).__name__}", s)
+        natural = len(extents)
+        floored = max(2, natural) if kind == "tile" else natural
+        rank = len(src.shape)
+        if rank not in (natural, floored):
+            expected = f"{natural}D" if natural == floored else f"{natural}D or {floored}D"
+            raise DslError(f"Subscript-write source must be {expected} to match the rank-reduced {kind} "
+                           f"window, got {rank}D", s)
+        want = [ir.IntConst(1)] * (rank - natural) + list(extents)
+        if isinstance(src, ir.TileType):
+            valid = tuple(src.view.valid_shape) if src.view is not None and src.view.valid_shape else None
+        else:
+            valid = view_parts(src.view)[0] or None
+        for axis, w in enumerate(want):
+            req = self._fold_value(w)
+            have = src.shape[axis].value if type(src.shape[axis]) is ir.IntConst else None
+            if type(req) is not int or have is None or req == have:
+                continue
+            if valid is not None:
+                v = valid[axis]
+                if type(v) is not ir.IntConst or v.value == req:
+                    continue
+            raise DslError(f"Subscript-write shape mismatch on source axis {axis}: window expects {req} "
+                           f"elements, source has {have}", s)
+        return val
 
     def array_read(self, base: Val, e: ir.Subscript) -> Val:
         """``arr[i]`` on an Array: ``pl.array.get_element(arr, i)``."""
@@ -781,8 +1001,10 @@ class FunctionReader(ExprReader, OpCaller):
             # a marker: later kernel calls taking this very Var list it in dump_vars
             if self.func_type not in ("Orchestration", "Inline"):       # AP:3117-3121
                 raise DslError("pl.dump_tag() is only valid inside an Orchestration or Inline function", s)
-            if len(e.args) != 1:
-                raise DslError("pl.dump_tag() takes one tensor", s)
+            if len(e.args) != 1 or e.kwargs:                               # AP:3132-3146
+                raise DslError("pl.dump_tag() takes exactly one positional argument (no keywords)", s)
+            if type(e.args[0]) is not ir.Name:
+                raise DslError("pl.dump_tag() argument must be a bare variable name", e.args[0])
             v = self.expr(e.args[0])
             if v.var is None:
                 raise DslError("pl.dump_tag() takes a variable", s)
@@ -932,7 +1154,16 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"cannot deduce the result type of {val.expr.func} (an op declared by a "
                            f"--rules file): annotate the assignment, e.g. "
                            f"`{name}: pl.Tile[[16, 16], pl.FP32] = ...`", node)
-        if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn:
+        if self.func_type == "Orchestration" and type(val.expr) is ir.Name \
+                and val.expr.id in self.param_dim_symbols \
+                and (existing is None or existing.key in self.param_dim_symbols) \
+                and (override is None or types_equal(override, val.type)):
+            # a name for a parameter's extent symbol: bound to it, no statement (AP:1804-1820)
+            sym = self.ctx.dynamics[val.expr.id]
+            self.define(name, sym, node)
+            return sym
+        if existing is not None and not existing.iter_arg and not self.ctx.strict_ssa and not existing.dyn \
+                and existing.key not in self.param_dim_symbols:
             if not is_unknown(vtype) and not is_unknown(existing.type) and not types_equal(existing.type, vtype):
                 raise DslError(f"Cannot reassign '{name}' with a different type: was "
                                f"{print_type_text(self._hinted(existing.type))}, got "
@@ -992,7 +1223,7 @@ class FunctionReader(ExprReader, OpCaller):
             nparams, declared, n_in = sig[0], sig[2], sig[3]
             if not n_in <= len(args) <= nparams:
                 raise DslError(f"Function '{fname}' expects {n_in}..{nparams} argument(s), got {len(args)}", call)
-            rts = list(declared)
+            rts = self.call_return_types(sig, args, list(declared), True)
         kws = []
         given = dict(call.kwargs)
         # AP:4009-4076, 7024-7040: the launch spec is checked as it is read
@@ -1102,7 +1333,7 @@ class FunctionReader(ExprReader, OpCaller):
             return self.key_types.get(x.id)
         if type(x) is ir.IntConst:
             return scalar("INDEX")
-        return self.expr_types.get(id(x))
+        return self.type_of_expr(x)
 
     def core_num_expr(self, v) -> Val:
         """An SPMD ``core_num``: an integer expression, positive when constant (AP:4009-4036)."""
@@ -1113,11 +1344,25 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"core_num must be a positive integer, got {val.expr.value}", v)
         return val
 
+    def unmasked(self, v):
+        """``v`` with the placeholder of a ``with`` header's comprehension (reading.py
+        _header_comprehensions) put back, as the list entry or the whole value."""
+        comps = self.ctx.comprehensions
+        if not comps:
+            return v
+        if type(v) is ir.Name and v.id in comps:
+            return comps[v.id]
+        if type(v) in (ir.ListExpr, ir.TupleExpr) and any(type(x) is ir.Name and x.id in comps for x in v.items):
+            return ir.replace(v, items=tuple(comps[x.id] if type(x) is ir.Name and x.id in comps else x
+                                          for x in v.items))
+        return v
+
     def deps_list(self, v, method: str, anchor=None):
         """``deps=[...]`` of a submit or a scope (ast_parser.py:6856-6977): ``None`` entries
         dropped; TaskId / TASK_ID-array vars kept as written; when an entry reads one slot
         of a TASK_ID array (``arr[i]``) every entry goes into a fresh
         ``_submit_deps_buf`` array, built right before.  None: nothing to print."""
+        v = self.unmasked(v)
         at = v if anchor is None else anchor             # where a comprehension's error points
         if is_listcomp(v):                   # Form 2: the comprehension unrolled
             items = unroll_deps(self, v, method, at)
@@ -1384,7 +1629,8 @@ class FunctionReader(ExprReader, OpCaller):
                 self.define(n, v, s, allow_redef=True)
         self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
         self.blocks.append([])
-        self.body(s.body)
+        with self._loop_masks_errors("For", len(iter_vars)):
+            self.body(s.body)
         if s.body:
             self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         out_names = list(self.yield_vars)
@@ -1435,6 +1681,10 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"pl.{kind}() takes the count as its one positional argument", it)
         n = self.core_num_expr(it.args[0]) if kind == "spmd" else self.expr(it.args[0])
         kws = []
+        if kind == "split_aiv" and not (type(n.expr) is ir.IntConst and n.expr.value == 2):
+            got = n.expr.value if type(n.expr) is ir.IntConst else self.source_of(n.expr)    # AP:4996-5004
+            raise DslError(f"pl.split_aiv(n) requires n == 2 (AIV sub-core count is hardware-fixed at 2), "
+                           f"got {got}", it.args[0])
         if kind == "split_aiv":
             for k, v in it.kwargs:
                 if k != "mode":
@@ -1467,8 +1717,9 @@ class FunctionReader(ExprReader, OpCaller):
         self.loop_kinds.pop()
         call = ir.Call(it.func.rsplit(".", 1)[0] + "." + kind, (n.expr,), tuple(kws), it.line, it.col)
         loop = ir.For(var.key, None, call, body, line=s.line, col=s.col)
-        if kind == "split_aiv" and not self.incore_depth and self.func_type not in ("InCore", "AIC", "AIV"):
-            # outside a kernel the split region opens its own InCore scope (ast_parser.py)
+        if kind == "split_aiv" and not self.incore_depth and self.func_type != "InCore":
+            # outside an InCore scope or function the split region opens its own InCore
+            # scope, even in an AIC / AIV function (AP:5035-5056)
             at_kws = self._with_dumps([("level", dotted("pl", "Level", "CORE_GROUP"))], _SCOPE_KWARGS["at"])
             loop = ir.With(ir.Call("pl.at", (), tuple(at_kws)), None, [loop], line=s.line, col=s.col)
         self.emit(loop)
@@ -1506,8 +1757,9 @@ class FunctionReader(ExprReader, OpCaller):
                     hint += "_spmd"         # the loop form names its Spmd scope (ast_parser.py:585-600)
                 kws.append((k, ir.StrConst(hint, '"')))
             elif k in ("sync_start", "allow_early_resolve", "windowize"):
-                if type(v) is not ir.BoolConst:
-                    raise DslError(f"{k} must be True or False", v)
+                if type(v) is not ir.BoolConst:     # AP:3575-3588 (pl.at), 4078-4090 (pl.spmd)
+                    who = "pl.at() " if name == "at" else ""
+                    raise DslError(f"{who}{k} must be a boolean literal (True/False)", v)
                 if v.value:
                     kws.append((k, v))
             elif k == "optimizations":
@@ -1595,7 +1847,10 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"pl.{name}() takes exactly one positional argument (the tile to "
                            f"{'shard' if name == 'aiv_shard' else 'gather'}), got {len(call.args)}", call)
         x = self.expr(call.args[0])
-        ns = "tile" if isinstance(x.type, ir.TileType) else "tensor"
+        from tilemem.frontend.dsl.ops import _is_dist
+        if _is_dist(x.type):
+            raise DslError(f"pl.{name} does not support distributed tensors (AIV/AIC split only)", call)
+        ns = "tensor" if isinstance(x.type, ir.TensorType) else "tile"
         if split is not None:
             if mode is not None:
                 raise DslError(f"pl.{name}() does not take a split= argument inside a 'for ... in "
@@ -1621,26 +1876,49 @@ class FunctionReader(ExprReader, OpCaller):
             mode = kws[0][1]
             stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), tuple(kws), call.line, call.col)
         elif mode is None:
-            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop", call)
+            raise DslError(f"pl.{name}() must be used inside a 'for ... in pl.split_aiv(...)' loop (or pass an "
+                           "explicit integer 'split=' in the outlined form); it otherwise inherits the split mode "
+                           "from that scope", call)
+        elif lane is not None:
+            raise DslError(f"pl.{name}() does not take a lane_stride= argument inside a 'for ... in "
+                           "pl.split_aiv(...)' loop \u2014 the partition follows the region's own per-lane offsets",
+                           call)
         else:
             stored = ir.Call(f"pl.{ns}.{name}", (x.expr,), (), call.line, call.col)
-        if isinstance(x.type, ir.TensorType):
-            # the lanes split rows (UP_DOWN) or columns (LEFT_RIGHT) in two; gather joins them
-            shape = list(x.type.shape)
-            ax = {"UP_DOWN": 0, "LEFT_RIGHT": 1}.get(mode.parts[-1])
-            if ax is not None and ax < len(shape) and type(shape[ax]) is ir.IntConst:
-                v = shape[ax].value
-                shape[ax] = ir.IntConst((v + 1) // 2 if name == "aiv_shard" else v * 2)
-            return Val(stored, ir.TensorType(tuple(shape), x.type.dtype))
         from tilemem.ir import typerules
+        kwargs = {"split": mode} if lane is None else {"split": mode, "lane_stride": lane}
         try:
-            t = typerules.derive_result_type(f"{ns}.{name}", [typerules.ArgInfo(x.expr, x.type)],
-                                             {"split": mode})
-        except typerules.DeductionError as e:
-            raise DslError(str(e), call) from None
+            if isinstance(x.type, ir.TensorType):
+                return Val(stored, self._tensor_split_reshape(f"tensor.{name}", x.type, kwargs, name == "aiv_shard"))
+            t = typerules.derive_result_type(f"{ns}.{name}", [typerules.ArgInfo(x.expr, x.type)], kwargs)
+        except typerules.DeductionError as e:      # the parser's own create_op_call: parse_function wraps it
+            raise DslError(f"Failed to parse function '{self.fname}': {e}", None,
+                           self.raw.deftok.line, self.raw.deftok.column) from None
         if t is None:
             t = x.type
         return Val(stored, t)
+
+    @staticmethod
+    def _tensor_split_reshape(op: str, t: ir.TensorType, kwargs, halve: bool) -> ir.TensorType:
+        """DeduceSplitReshapeTensor (tile_ops/cross_core.cpp:384-436): NONE keeps the operand's
+        type; otherwise a 2D tensor whose split axis is halved / doubled as the tile form's,
+        viewed only where the reshaped valid shape is a genuine partial."""
+        from tilemem.ir import typerules
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        split = typerules.split_code(op, kwargs)
+        if split == 0:
+            return t
+        if len(t.shape) != 2:
+            raise typerules.DeductionError(
+                f"{op} requires a 2D tensor, but got rank {len(t.shape)}. Reshape the operand to 2D (pl.reshape) "
+                "before the shard / gather so the UP_DOWN / LEFT_RIGHT split axis is unambiguous.")
+        valid = tuple(view_parts(t.view)[0] or t.shape)
+        if halve:
+            typerules.check_split_boundary_valid(op, t.shape, valid, split - 1)
+        shape, valid = typerules.split_reshape(t.shape, valid, split - 1, halve)
+        from tilemem.ir.symbolic import finalize_dims
+        shape, valid = finalize_dims(shape), finalize_dims(valid)
+        return ir.TensorType(shape, t.dtype, tensor_view_expr(valid, (), "ND", None, shape))
 
     def _bounds(self, start: Val, stop: Val, step: Val) -> list:
         def is_idx(v, n):
@@ -1714,22 +1992,23 @@ class FunctionReader(ExprReader, OpCaller):
             iter_vars.append(v)
             self.define(n, v, s, allow_redef=True)
         first = s.body[0]
-        if not (type(first) is ir.EvalStmt and _pl_call(first.expr, "cond")):
-            raise DslError("First statement in pl.while_() body must be pl.cond(condition)", first)
         self.yield_vars, self.yield_types, self.yield_stmts = [], {}, []
         self.blocks.append([])
-        leading = self._drain(first)
-        cexpr = first.expr
-        if len(cexpr.args) != 1:
-            raise DslError("pl.cond() takes exactly one argument", first)
-        cond = self.expr(cexpr.args[0])
-        cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line, cexpr.col),
-                            line=first.line, col=first.col)
-        if leading:
-            # pl.cond is the loop's condition, not a statement: its comments go to the next one
-            self.comments.requeue_after(self.extent.end(first), _col0(first), leading)
-        self.blocks[-1].append(cstmt)
-        self.body(s.body[1:])
+        with self._loop_masks_errors("While", len(iter_vars)):
+            if not (type(first) is ir.EvalStmt and _pl_call(first.expr, "cond")):
+                raise DslError("First statement in pl.while_() body must be pl.cond(condition)", first)
+            leading = self._drain(first)
+            cexpr = first.expr
+            if len(cexpr.args) != 1:
+                raise DslError("pl.cond() takes exactly one argument", first)
+            cond = self.expr(cexpr.args[0])
+            cstmt = ir.EvalStmt(ir.Call(cexpr.func.rsplit(".", 1)[0] + ".cond", (cond.expr,), (), cexpr.line,
+                                        cexpr.col), line=first.line, col=first.col)
+            if leading:
+                # pl.cond is the loop's condition, not a statement: its comments go to the next one
+                self.comments.requeue_after(self.extent.end(first), _col0(first), leading)
+            self.blocks[-1].append(cstmt)
+            self.body(s.body[1:])
         self.comments.discard_tail(s.body[0].line or 1, _col0(s.body[0]), self.extent.end(s))
         out_names = list(self.yield_vars)
         body = self.blocks.pop()
@@ -1801,6 +2080,8 @@ class FunctionReader(ExprReader, OpCaller):
                 raise DslError(f"pl.{name}() takes keyword arguments only", item)
             kws = self._scope_kwargs(name, item)
             if name == "at":
+                if not any(k == "level" for k, _ in item.kwargs):      # AP:3546-3551
+                    raise DslError("pl.at() requires a level argument", item)
                 kws = self._with_dumps(kws, _SCOPE_KWARGS["at"])
             new_item = ir.Call(f"pl.{name}", (), tuple(kws), item.line, item.col)
         else:
@@ -2363,6 +2644,18 @@ def _enum_kw(v, enum: str, valid, fname: str):
     return name
 
 
+def _decorator_names(dec, ctx) -> None:
+    """Python evaluates ``@pl.function(...)``'s arguments where the class is defined: a name
+    it does not know there is its NameError (before PyPTO reads anything); a dict of
+    attrs may not be a name tilemem cannot read (a constant dict around the program)."""
+    if type(dec) is not ir.Call:
+        return
+    for _, v in dec.kwargs:
+        for x in ir.subexpressions(v):
+            if type(x) is ir.Name and x.id not in DTYPES and ctx.constants.get(x.id) is None:
+                raise DslError(f"NameError: name '{x.id}' is not defined", x)
+
+
 def _decorator(dec, fname: str):
     """(func_type, level, role, extra decorator kwargs) of ``@pl.function(...)``."""
     func_type, level, role, extra = "Opaque", None, None, []
@@ -2382,7 +2675,14 @@ def _decorator(dec, fname: str):
                 if not v.value:
                     extra.append(("auto_scope", ir.BoolConst(False)))
             elif k == "attrs":
+                if type(v) is ir.NoneConst:
+                    continue                # `is not None` gates the attrs (decorator.py:974)
                 if type(v) is not ir.DictExpr:
+                    # Python evaluates the decorator: a literal of another kind is
+                    # _normalize_attrs' refusal (decorator.py:446-450)
+                    kind = _PY_LITERAL_TYPES.get(type(v))
+                    if kind is not None:
+                        raise DslError(f"`@pl.function(attrs=...)` must be a dict, got {kind}", v)
                     raise DslError("@pl.function(attrs=...) must be a dict literal", v)
                 extra.append(("__attrs__", v))
             elif k == "strict_ssa":
@@ -2444,6 +2744,20 @@ def python_bodies(cls: ast.ClassDef) -> dict:
     return out
 
 
+# the Python type a literal evaluates to (the name Python's type(x).__name__ gives)
+_PY_LITERAL_TYPES = {ir.ListExpr: "list", ir.TupleExpr: "tuple", ir.StrConst: "str", ir.IntConst: "int",
+                     ir.FloatConst: "float", ir.BoolConst: "bool"}
+
+
+def _static_int(e) -> Optional[int]:
+    """An integer literal, or one negated (AP _static_int)."""
+    if type(e) is ir.IntConst:
+        return e.value
+    if type(e) is ir.UnaryOp and e.op == "-" and type(e.operand) is ir.IntConst:
+        return -e.operand.value
+    return None
+
+
 def _is_docstring(s) -> bool:
     return isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)
 
@@ -2465,6 +2779,7 @@ def _direction(ann):
 def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: dict) -> ir.Function:
     fname = rf.name.value
     dec = next(d for d in rf.decorators if _is_function_decorator(d))
+    _decorator_names(dec, ctx)
     func_type, level, role, extra = _decorator(dec, fname)
     r = FunctionReader(ctx, rf, comments, line_ends)
     r.func_type = func_type
@@ -2473,15 +2788,16 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
     r.explicit_level = next((_enum_kw(v, "Level", LEVELS, fname) for k, v in dec.kwargs if k == "level"), None) \
         if type(dec) is ir.Call else None
     r.auto_scope = not any(k == "auto_scope" for k, _ in extra)
-    attr_items = []
+    attr_items = []                 # (key, value, where: None for the decorator's attrs=, else the call)
     for k, v in extra:
         if k == "__attrs__":
-            attr_items.extend(v.items)
+            attr_items.extend((a, b, None) for a, b in v.items)
     extra = [(k, v) for k, v in extra if k != "__attrs__"]
     params = list(rf.params)
     if params and params[0][0].value == "self":
         params = params[1:]
     plist = []
+    read_so_far: set = set()        # symbols earlier parameters' tensor types read
     for tok, ann in params:
         if ann is None:
             raise DslError(f"Parameter '{tok.value}' missing type annotation", None, tok.line, tok.column)
@@ -2493,8 +2809,19 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
             raise DslError("Scalar parameters cannot have InOut direction", inner)
         c = ctx.constants.get(tok.value)
         if isinstance(c, Dynamic) and isinstance(t, ir.ScalarType) and t.dtype == "INDEX":
+            # the parameter IS the symbol from here on (AP:894-952): too late when an
+            # earlier parameter's type already read it
+            if c.name in read_so_far:
+                raise DslError(f"Parameter '{tok.value}' shadows the dynamic symbol '{tok.value}', "
+                               f"which an earlier parameter's type annotation already uses",
+                               None, tok.line, tok.column)
             v = r.dynamic_var(c.name)
             v.dyn = False
+            ctx.rebound.add(c.name)
+        if isinstance(t, ir.TensorType):
+            read_so_far |= _tensor_type_names(t)
+            # a bare symbol in a tensor parameter's shape names that argument's extent
+            r.param_dim_symbols.update(d.id for d in t.shape if type(d) is ir.Name and d.id in ctx.dynamics)
         v = r.new_var(tok.value, t)
         r.define(tok.value, v, allow_redef=True)
         plist.append(ir.Param(v.key, t, direction, tok.line, tok.column))
@@ -2517,21 +2844,35 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
             raise DslError("pl.func_attr() takes exactly one positional dict argument (no keywords)", s)
         if type(call.args[0]) is not ir.DictExpr:
             raise DslError("pl.func_attr() argument must be a dict literal", call.args[0])
-        attr_items.extend(call.args[0].items)
+        attr_items.extend((a, b, s) for a, b in call.args[0].items)
     items = []
-    seen = set()
-    for k, v in attr_items:
+    seen: dict = {}
+    place: dict = {}
+    for k, v, where in attr_items:
         if type(k) is not ir.StrConst:
+            if where is None and type(k) in (ir.IntConst, ir.FloatConst, ir.BoolConst, ir.NoneConst):
+                shown = {ir.IntConst: lambda x: str(x.value), ir.FloatConst: lambda x: repr(float(x.text)),
+                         ir.BoolConst: lambda x: str(x.value), ir.NoneConst: lambda x: "None"}[type(k)](k)
+                raise DslError(f"`@pl.function(attrs=...)` keys must be strings, got {shown}", k)   # :452-456
             raise DslError("pl.func_attr() key must be a string literal", k)
         key = r.string_value(k)
         if key in seen:
-            raise DslError(f"Duplicate function attribute '{key}' in pl.func_attr({{...}})", k)
-        seen.add(key)
+            if where is not None and seen[key] is where:      # one dict (AP:1191-1196)
+                raise DslError(f"Duplicate function attribute '{key}' in pl.func_attr({{...}})", k)
+            if where is not None:       # IRBuilder::AddFunctionAttrs (builder.cpp:80-83), at the call
+                raise DslError(f"Duplicate function attribute '{key}' in function '{fname}'. Each attribute "
+                               "may be declared only once.", where)
+        seen[key] = where
         if key == "split" and type(v) is ir.Dotted and v.parts[-1] == "NONE":
             continue                    # SplitMode.NONE is "no split": not stored
         if type(v) in (ir.ListExpr, ir.TupleExpr):
             _check_attr_list(r, key, v, fname)
-        items.append((ir.StrConst(key, '"'), _attr_value(r, v)))
+        item = (ir.StrConst(key, '"'), _attr_value(r, v))
+        if key in place:                # twice in the decorator's dict literal: Python keeps
+            items[place[key]] = item    # the key's place and the last value
+        else:
+            place[key] = len(items)
+            items.append(item)
     if items:
         r.blocks[-1].append(ir.EvalStmt(ir.Call("pl.func_attr", (ir.DictExpr(tuple(items)),))))
     rest = [x for x in body if not _str_stmt(x)]
@@ -2558,8 +2899,10 @@ def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: di
                      decorator="pl.function", line=rf.name.line, col=rf.name.column)
     effective = rts if rts else (r.first_return or [])
     n_in = sum(1 for p in plist if p.direction == "In")
-    ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in)
+    ctx.signatures[fname] = (len(plist), list(effective), list(rts), n_in,
+                             [p.type for p in plist], [p.direction for p in plist])
     ctx.roles[fname] = role
+    _declare_dynamics(ctx, fn)
     keep = frozenset(ctx.dynamics)
     fn = assign_names(fn, r.hints, keep)
     _as_printed(fn.body)
@@ -2630,11 +2973,16 @@ def printed_order(functions: list) -> list:
 
 
 def _type_names(t, acc: set):
+    """The names a type's dims, views and strides read, as PyPTO's printer collects the
+    dynamic dims of a program (python_printer.cpp:2795-2863): a Tensor's and a Tile's, a
+    tuple's items; not a DistributedTensor's (its own type kind, which that walk skips)."""
     if t is None:
         return
     if isinstance(t, ir.TupleType):
         for i in t.items:
             _type_names(i, acc)
+        return
+    if isinstance(t, ir.TensorType) and t.kind != "pl.Tensor":
         return
     if isinstance(t, (ir.TileType, ir.TensorType)):
         exprs = list(t.shape)
@@ -2649,25 +2997,46 @@ def _type_names(t, acc: set):
                     acc.add(x.id)
 
 
-def _used_dynamics(functions, dyn_names: set) -> list[str]:
+def _tensor_type_names(t) -> set:
+    """The names a tensor parameter's shape, valid shape and strides read (a
+    DistributedTensor's too: _collect_type_symbol_ids, AP:308-334)."""
+    from tilemem.frontend.dsl.types import view_parts
+    valid, stride, _, _ = view_parts(t.view)
+    out = set()
+    for e in (*t.shape, *valid, *stride):
+        for x in ir.subexpressions(e):
+            if type(x) is ir.Name:
+                out.add(x.id)
+    return out
+
+
+def _declare_dynamics(ctx: ProgramContext, fn: ir.Function) -> None:
+    """Record the symbols of one function (read before its vars are named) that PyPTO's
+    printer declares with a ``pl.dynamic`` line (python_printer.cpp:2866-2953): those its
+    types read that are no parameter -- a symbol a scalar parameter has become by now is
+    that parameter -- and, of those, the ones a tensor parameter's valid shape reads."""
+    from tilemem.frontend.dsl.types import view_parts
     used: set = set()
-    for f in functions:
-        for p in f.params:
-            _type_names(p.type, used)
-        for t in f.return_types:
-            _type_names(t, used)
-        stack = [f.body]
-        while stack:
-            for s in stack.pop():
-                if type(s) is ir.Assign:
-                    _type_names(s.type, used)
-                elif type(s) is ir.Yield:
-                    for t in s.target_types:
-                        _type_names(t, used)
-                for b in _bodies(s):
-                    stack.append(b)
-    params = set()
-    return sorted(n for n in used if n in dyn_names and n not in params)
+    for p in fn.params:
+        _type_names(p.type, used)
+    for t in fn.return_types:
+        _type_names(t, used)
+    stack = [fn.body]
+    while stack:
+        for s in stack.pop():
+            if type(s) is ir.Assign:
+                _type_names(s.type, used)
+            elif type(s) is ir.Yield:
+                for t in s.target_types:
+                    _type_names(t, used)
+            for b in _bodies(s):
+                stack.append(b)
+    ctx.declared.update(n for n in used if n in ctx.dynamics and n not in ctx.rebound)
+    for p in fn.params:
+        if isinstance(p.type, ir.TensorType) and p.type.view is not None:
+            for e in view_parts(p.type.view)[0]:
+                ctx.declared.update(x.id for x in ir.subexpressions(e)
+                                    if type(x) is ir.Name and x.id in ctx.rebound)
 
 
 def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
@@ -2689,8 +3058,11 @@ def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
             out.append(read_function(ctx, rf, queue, layout.line_ends))
         except DslError as e:
             line, col = (e.line, e.col) if e.line is not None else (rf.name.line, rf.name.column)
-            raise TilememError(ctx.path, line, col, e.message, source=ctx.text) from None
-    dyn = _used_dynamics(out, set(ctx.dynamics))
+            message = e.message
+            if isinstance(e, CoreError):         # parse_function's wrapper (AP: parse_function)
+                message = f"Failed to parse function '{rf.name.value}': {message}"
+            raise TilememError(ctx.path, line, col, message, source=ctx.text) from None
+    dyn = sorted(ctx.declared)
     dynamic = [(n, ir.Call("pl.dynamic", (ir.StrConst(n, '"'),))) for n in dyn]
     prog = ir.Program(name_tok.value, printed_order(out), dynamic, "pl", None, name_tok.value,
                       reading="dsl", line=name_tok.line, col=name_tok.column)

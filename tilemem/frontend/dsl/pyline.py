@@ -125,6 +125,11 @@ class _Conv:
         raise DslError(f"Unsupported expression type: {t.__name__}", line=line, col=col)
 
 
+def comprehension_ir(node: ast.ListComp) -> ir.Expr:
+    """A list comprehension of the file (positions the file's) as tilemem's IR."""
+    return _Conv(1, 1).expr(node)
+
+
 def statement_of(s: ir.OpaqueStmt):
     """The IR of an opaque statement line (an ``ir.Assign`` / ``ir.EvalStmt``, or a
     ``("subscript_assign", target, value)`` / ``("submit_unpack", target shapes, call)`` /

@@ -8,6 +8,8 @@ implicit view are dropped), a TensorType the TensorView it keeps.
 """
 from __future__ import annotations
 
+import re
+
 import weakref
 from typing import Optional
 
@@ -25,8 +27,12 @@ _TENSOR_LAYOUTS = ("ND", "DN", "NZ", "MX_A_ZZ", "MX_B_NN")
 
 
 def print_type_text(t) -> str:
+    """A type as a message shows it: a var in it by its own name, not the reader's key."""
     from tilemem.ir.printer import print_type
-    return print_type(t)
+    return _KEY.sub(r"\1", print_type(t))
+
+
+_KEY = re.compile(r"\b([A-Za-z_]\w*)#\d+\b")
 
 
 def tile_type(shape, dtype, space, view: Optional[views.EffectiveView], memref=None) -> ir.TileType:
@@ -67,7 +73,9 @@ class TypeReader:
         self.reader = weakref.proxy(reader)
 
     # -- dtypes ---------------------------------------------------------------
-    def dtype(self, e) -> str:
+    def dtype(self, e, param: bool = False) -> str:
+        """A dtype; ``param``: in a signature, which Python evaluates itself (a name it
+        does not know is its NameError)."""
         if type(e) is ir.Dotted:
             name = e.parts[-1]
             if name in DTYPES:
@@ -81,6 +89,8 @@ class TypeReader:
             c = self.reader.closure(e.id)
             if isinstance(c, DataTypeRef):           # DT = pl.FP32 around the program
                 return c.name
+            if param and c is None:
+                raise DslError(f"NameError: name '{e.id}' is not defined", e)
             raise DslError(f"Unknown dtype: {e.id}", e)
         raise DslError(f"Cannot resolve dtype: {self.reader.source_of(e)}", e)
 
@@ -124,7 +134,7 @@ class TypeReader:
         if kind == "Scalar":
             if len(items) != 1:
                 raise DslError(f"Cannot resolve dtype: {', '.join(self.reader.source_of(i) for i in items)}", e)
-            return ir.ScalarType(self.dtype(items[0]))
+            return ir.ScalarType(self.dtype(items[0], param))
         if kind == "Tuple":
             if len(items) == 1 and type(items[0]) is ir.TupleExpr and not items[0].items:
                 return ir.TupleType(())
@@ -134,7 +144,7 @@ class TypeReader:
                 raise DslError(f"Array subscript requires [extent, dtype], got: "
                                f"{', '.join(self.reader.source_of(i) for i in items)}", e)
             from tilemem.frontend.dsl.ops import array_type
-            return array_type(ir.IntConst(items[0].value), self.dtype(items[1]))
+            return array_type(ir.IntConst(items[0].value), self.dtype(items[1], param))
         is_tensor = kind in ("Tensor", "DistributedTensor")
         # TR:448-: a DistributedTensor reads as a Tensor, only the IR kind differs; an
         # EXPLICIT pass dump's trailing "window_buffer=NAME" marker is dropped
@@ -152,7 +162,12 @@ class TypeReader:
                            "[shape, dtype, memref, memory_space], or [shape, dtype, memref, memory_space, "
                            f"tileview], got: {src}", e)
         shape = self.shape(items[0], param)
-        dtype = self.dtype(items[1])
+        dtype = self.dtype(items[1], param)
+        if dtype == "FP4" and shape and type(shape[-1]) is ir.IntConst and \
+                not (shape[-1].value > 0 and shape[-1].value % 2 == 0):
+            # the type's own constructor (type.cpp:53-61 ValidatePackedFp4Shape)
+            raise DslError(f"Failed to parse function '{self.reader.fname}': Packed FP4 shaped types require a "
+                           f"positive even logical last dimension, but got {shape[-1].value}", items[0])
         if not is_tensor:
             return self._tile(shape, dtype, items[2:], param)
         if len(items) == 2:
@@ -198,6 +213,12 @@ class TypeReader:
                 continue
             if self._layout_name(node) is not None:
                 raise DslError(f"Tile does not accept layouts like {self.reader.source_of(node)}", node)
+            declared = self.reader.declared_memref(node)
+            if declared is not None:
+                if memref_node is not None:
+                    raise DslError("Tile annotation can contain at most one memref argument", node)
+                memref_node = declared
+                continue
             raise DslError(f"Unsupported Tile annotation argument: {self.reader.source_of(node)}", node)
         if memref_node is not None and space_node is None:
             raise DslError("Tile annotation with a memref argument must also specify explicit memory space",
@@ -275,6 +296,13 @@ class TypeReader:
         if type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "TensorView":
             valid = stride = ()
             layout, pad = "ND", "null"
+            given = dict(e.kwargs)
+            if param and "layout" not in given and not e.args and (
+                    "stride" in given or "valid_shape" in given or
+                    "pad" in given and _enum(given["pad"], "PadValue") != "null"):
+                # Python builds a signature's pl.TensorView itself when it defines the
+                # function: the factory's own refusal (ir/type.py:141-153)
+                raise DslError("ValueError: layout is required when stride, valid_shape, or pad is provided", e)
             for key, val in e.kwargs:
                 if key in ("valid_shape", "stride"):
                     if type(val) not in (ir.ListExpr, ir.TupleExpr):

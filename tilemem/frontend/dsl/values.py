@@ -48,6 +48,11 @@ class DslError(Exception):
         self.col = col
 
 
+class CoreError(DslError):
+    """An error PyPTO's C++ raises while the parser itself builds the IR (no pl wrapper in
+    between): it leaves parse_function as ``Failed to parse function 'f': <message>``."""
+
+
 def pos_of(node) -> tuple[Optional[int], Optional[int]]:
     if node is None:
         return None, None

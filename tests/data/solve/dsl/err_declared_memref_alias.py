@@ -1,0 +1,13 @@
+import pypto.language as pl
+
+a0 = pl.MemRef(slots=2)
+b0 = a0
+
+
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t0: pl.Tile[[64, 64], pl.FP32, a0[0], pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+        t1: pl.Tile[[64, 64], pl.FP32, b0[1], pl.Mem.Vec] = pl.exp(t0)
+        return pl.store(t1, [0, 0], out)

@@ -1,0 +1,12 @@
+import pypto.language as pl
+
+one = pl.MemRef()
+
+
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        t0: pl.Tile[[64, 64], pl.FP32, one, pl.Mem.Vec] = pl.load(a, [0, 0], [64, 64])
+        t1: pl.Tile[[64, 64], pl.FP32, one[0], pl.Mem.Vec] = pl.exp(t0)
+        return pl.store(t1, [0, 0], out)

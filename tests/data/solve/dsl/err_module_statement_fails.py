@@ -1,0 +1,11 @@
+import pypto.language as pl
+
+N = 64
+ROWS = N // 0
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        return a
