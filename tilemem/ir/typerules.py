@@ -622,8 +622,11 @@ def _finish(op, args, kwargs, r: _Res, lhs_space, lhs_memref) -> ir.TileType:
 def _fin_view(v: Optional[EffectiveView]) -> Optional[EffectiveView]:
     if v is None:
         return None
-    return replace(v, valid_shape=_fin(v.valid_shape), stride=_fin(v.stride),
-                   start_offset=finalize_expr(v.start_offset) if v.start_offset is not None else None)
+    valid, stride = _fin(v.valid_shape), _fin(v.stride)
+    offset = finalize_expr(v.start_offset) if v.start_offset is not None else None
+    if valid is v.valid_shape and stride is v.stride and offset is v.start_offset:
+        return v                    # already in printed form
+    return replace(v, valid_shape=valid, stride=stride, start_offset=offset)
 
 
 def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None,
