@@ -193,26 +193,46 @@ class _FunctionRewriter:
     def hinted(self, t: ir.TileType) -> ir.TileType:
         """PyPTO prints a var inside a type by its name hint, not its de-duplicated name;
         a derived type copies var names from the arguments, so map them back."""
+        # (an expression, list or type in which no name changes is returned as it is)
         def expr(e):
+            cls = e.__class__
+            if cls is ir.IntConst:
+                return e
+            if cls is ir.Name:
+                h = self.name_hint(e.id)
+                return e if h == e.id else replace(e, id=h)
             if isinstance(e, ir.Name):
                 h = self.name_hint(e.id)
                 return e if h == e.id else replace(e, id=h)
             if isinstance(e, ir.BinOp):
-                return replace(e, left=expr(e.left), right=expr(e.right))
+                left, right = expr(e.left), expr(e.right)
+                return e if left is e.left and right is e.right else replace(e, left=left, right=right)
             if isinstance(e, ir.UnaryOp):
-                return replace(e, operand=expr(e.operand))
+                operand = expr(e.operand)
+                return e if operand is e.operand else replace(e, operand=operand)
             if isinstance(e, ir.Call):
-                return replace(e, args=tuple(expr(a) for a in e.args))
+                args = exprs(e.args)
+                return e if args is e.args else replace(e, args=args)
             return e
 
         def exprs(xs):
-            return None if xs is None else tuple(expr(x) for x in xs)
+            if xs is None:
+                return None
+            new = tuple([expr(x) for x in xs])
+            if xs.__class__ is tuple and all(a is b for a, b in zip(new, xs)):
+                return xs
+            return new
 
         view = t.view
         if view is not None:
-            view = replace(view, valid_shape=exprs(view.valid_shape), stride=exprs(view.stride),
-                           start_offset=None if view.start_offset is None else expr(view.start_offset))
-        return replace(t, shape=exprs(t.shape), view=view)
+            valid, stride = exprs(view.valid_shape), exprs(view.stride)
+            offset = None if view.start_offset is None else expr(view.start_offset)
+            if valid is not view.valid_shape or stride is not view.stride or offset is not view.start_offset:
+                view = replace(view, valid_shape=valid, stride=stride, start_offset=offset)
+        shape = exprs(t.shape)
+        if shape is t.shape and view is t.view:
+            return t
+        return replace(t, shape=shape, view=view)
 
     def fresh_name(self, base: str) -> str:
         name, k = base, 0
@@ -305,8 +325,11 @@ class _FunctionRewriter:
                 if space is not None:
                     typ, value = self.retype_definition(p, typ, value, space)
                     self.env[name] = typ
-            comments = [] if self.rebuilt(s.targets, s.value) else s.comments
-            if value is s.value and typ is s.type and (comments is s.comments or not s.comments):
+            # (whether PyPTO rebuilt it matters only to a statement with comments)
+            comments = s.comments
+            if comments and self.rebuilt(s.targets, s.value):
+                comments = []
+            if value is s.value and typ is s.type and comments is s.comments:
                 return s                # unchanged statements are shared, not copied
             return replace(s, value=value, type=typ, comments=comments)
         if isinstance(s, ir.EvalStmt):
@@ -450,8 +473,7 @@ class _FunctionRewriter:
         """Name every var as PyPTO's printer does, from the name hints (printer.md §6):
         a move defined before a user var sharing its hint takes the bare name."""
         order = names.definitions(fn)
-        printed = names.printed_names(order, {n: self.name_hint(n) for n in order})
-        mapping = {old: new for old, new in printed.items() if old != new}
+        mapping = names.renamed(order, [self.name_hint(n) for n in order])
         if not mapping:
             return fn
         for m in self.moves:
