@@ -74,8 +74,11 @@ class MoveRecord(Record):
 
 class _FunctionRewriter:
     def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int],
-                 used_at: Optional[set] = None, replaced: Optional[dict] = None):
+                 used_at: Optional[set] = None, replaced: Optional[dict] = None,
+                 derived: Optional[typerules.CallTypes] = None):
         self.fn = fn
+        # the call types derived so far in this solve (typerules.derive_call_type's memo)
+        self.derived = typerules.CallTypes() if derived is None else derived
         self.sol = sol
         self.pos_of = pos_of
         # the statements where a move is read, and the function's vars the pass replaces
@@ -266,7 +269,7 @@ class _FunctionRewriter:
         if (p, v, t) in self.sol.slayout:
             kwargs.append(("slayout", ir.Dotted(("pl", "TileLayout", self.sol.slayout[(p, v, t)]))))
         call = ir.Call("pl." + op_table().inserted_move, (ir.Name(src),), tuple(kwargs))
-        mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t)
+        mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t, memo=self.derived)
         self.env[name] = mtype
         local[(v, t)] = name
         self.moves.append(MoveRecord(self.fn.name, getattr(consumer, "line", None), src, t, name))
@@ -388,7 +391,8 @@ class _FunctionRewriter:
             try:
                 derived = typerules.derive_call_type(
                     value, self.new_type, lhs_space=space, lhs_memref=typ.memref,
-                    scope_split=self.split_modes[-1] if self.split_modes else None)
+                    scope_split=self.split_modes[-1] if self.split_modes else None,
+                    memo=self.derived)
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
             if isinstance(derived, ir.TileType):
@@ -553,11 +557,12 @@ def emit(program: ir.Program, facts: Facts, sol: Solution3):
     """Phase 3: the rewritten program and the list of inserted moves."""
     pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
     used_at, replaced = _indexed(sol)
+    derived = typerules.CallTypes()     # call types, shared by the functions (derive_call_type)
     functions = []
     moves: list[MoveRecord] = []
     for fn in program.functions:
         if fn.is_incore and fn.name in sol.resolved:
-            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced)
+            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced, derived)
             fn = rw.run()
             moves.extend(rw.moves)
         functions.append(fn)
