@@ -75,10 +75,12 @@ class MoveRecord(Record):
 class _FunctionRewriter:
     def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int],
                  used_at: Optional[set] = None, replaced: Optional[dict] = None,
-                 derived: Optional[typerules.CallTypes] = None):
+                 derived: Optional[typerules.CallTypes] = None, nameless: Optional[dict] = None):
         self.fn = fn
         # the call types derived so far in this solve (typerules.derive_call_type's memo)
         self.derived = typerules.CallTypes() if derived is None else derived
+        # id(type) -> (type, whether no Name is inside it), for hinted (shared as derived)
+        self.nameless: dict = {} if nameless is None else nameless
         self.sol = sol
         self.pos_of = pos_of
         # the statements where a move is read, and the function's vars the pass replaces
@@ -93,6 +95,8 @@ class _FunctionRewriter:
         self.moves: list[MoveRecord] = []
         self.split_modes: list[Optional[ir.Expr]] = []
         self.move_hints: dict[str, str] = {}       # inserted move -> its name hint
+        self._hinted: dict = {}    # (id(type), len(move_hints)) -> (type, hinted(type))
+        self._spaces: dict[str, Optional[str]] = {}     # plain name -> space_of(name)
         self._collect(fn)
 
     # -- names and types ----------------------------------------------------
@@ -171,7 +175,11 @@ class _FunctionRewriter:
                 break
 
     def space_of(self, name: str) -> Optional[str]:
-        return self.sol.space.get(self.vid(name))
+        try:
+            return self._spaces[name]
+        except KeyError:
+            s = self._spaces[name] = self.sol.space.get(self.vid(name))
+            return s
 
     def new_type(self, name: str) -> Optional[ir.Type]:
         """The var's type after the pass: as rewritten at its definition, else retyped."""
@@ -196,6 +204,21 @@ class _FunctionRewriter:
     def hinted(self, t: ir.TileType) -> ir.TileType:
         """PyPTO prints a var inside a type by its name hint, not its de-duplicated name;
         a derived type copies var names from the arguments, so map them back."""
+        # (derived types are shared: one without a Name is kept as it is, and one with is
+        # mapped once while the hints stay the same; move_hints only grows, so its size
+        # tells them)
+        got = self.nameless.get(id(t))
+        if got is None:
+            got = self.nameless[id(t)] = (t, not _holds_name(t))
+        if got[1]:
+            return t
+        key = (id(t), len(self.move_hints))
+        got = self._hinted.get(key)
+        if got is None:
+            got = self._hinted[key] = (t, self._hinted_type(t))
+        return got[1]
+
+    def _hinted_type(self, t: ir.TileType) -> ir.TileType:
         # (an expression, list or type in which no name changes is returned as it is)
         def expr(e):
             cls = e.__class__
@@ -477,12 +500,34 @@ class _FunctionRewriter:
         """Name every var as PyPTO's printer does, from the name hints (printer.md §6):
         a move defined before a user var sharing its hint takes the bare name."""
         order = names.definitions(fn)
-        mapping = names.renamed(order, [self.name_hint(n) for n in order])
+        # (name_hint of each)
+        moved, given, prefix = self.move_hints, self.sol.name_hint, fn.name + ":"
+        mapping = names.renamed(order, [h if (h := moved.get(n)) is not None else given.get(prefix + n, n)
+                                        for n in order])
         if not mapping:
             return fn
         for m in self.moves:
             m.name = mapping.get(m.name, m.name)
         return names.rename(fn, mapping)
+
+
+def _holds_name(t: ir.TileType) -> bool:
+    """Whether a Name is inside the dims, view or start offset of ``t`` (what
+    ``_FunctionRewriter.hinted`` maps), or ``t`` holds a list where it makes a tuple:
+    False says hinted(t) is t."""
+    v = t.view
+    seqs = (t.shape,) if v is None else (t.shape, v.valid_shape, v.stride)
+    if any(x is not None and x.__class__ is not tuple for x in seqs):
+        return True                 # (hinted makes them tuples)
+    exprs = list(t.shape)
+    if v is not None:
+        exprs += [*(v.valid_shape or ()), *(v.stride or ()), v.start_offset]
+    for e in exprs:
+        if e is None or e.__class__ is ir.IntConst:
+            continue
+        if any(isinstance(x, ir.Name) for x in ir.subexpressions(e)):
+            return True
+    return False
 
 
 def _with_bodies(s: ir.Stmt, **bodies) -> ir.Stmt:
@@ -558,11 +603,12 @@ def emit(program: ir.Program, facts: Facts, sol: Solution3):
     pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
     used_at, replaced = _indexed(sol)
     derived = typerules.CallTypes()     # call types, shared by the functions (derive_call_type)
+    nameless: dict = {}                 # (see _FunctionRewriter.hinted)
     functions = []
     moves: list[MoveRecord] = []
     for fn in program.functions:
         if fn.is_incore and fn.name in sol.resolved:
-            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced, derived)
+            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced, derived, nameless)
             fn = rw.run()
             moves.extend(rw.moves)
         functions.append(fn)

@@ -94,13 +94,29 @@ def renamed(order: list[str], hints: list[str]) -> dict[str, str]:
     :func:`printed_names` that rename."""
     if hints == order:
         return {}                   # each var's hint is its own name, and names are distinct
-    return {v: p for v, p in _printed(order, hints).items() if v != p}
+    return _printed(order, hints, renames_only=True)
 
 
-def _printed(order: list[str], hints: list[str]) -> dict[str, str]:
+def _printed(order: list[str], hints: list[str], renames_only: bool = False) -> dict[str, str]:
     counts = Counter(hints)
     used = {h for h in hints if counts[h] == 1}
     out: dict[str, str] = {}
+    if renames_only:
+        # a var whose hint is its own prints as it; the others in order (the names they
+        # take are the only ones added to ``used``)
+        for v, h in zip(order, hints):
+            if counts[h] == 1:
+                if h != v:
+                    out[v] = h
+                continue
+            name, k = h, 0
+            while name in used:
+                k += 1
+                name = f"{h}_{k}"
+            used.add(name)
+            if name != v:
+                out[v] = name
+        return out
     for v, h in zip(order, hints):
         if counts[h] == 1:
             out[v] = h
