@@ -126,3 +126,48 @@ def test_extracted_facts_have_the_declared_types():
                         assert (type(v) is int) == (t == "number"), (path.name, pred, row)
                         checked += 1
     assert checked > 1000
+
+
+_TWO_OF_A_NAME = """\
+# pypto.program: P
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, a: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        return a
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, a: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        return a
+"""
+
+
+def test_relations_made_distinct_have_no_duplicate(monkeypatch):
+    """The extractors make the rows of ``_DISTINCT`` distinct by construction (they skip
+    the de-duplication the other relations get): check it before that step, on corpus
+    programs and on two functions of one name."""
+    from tilemem.facts import extract as X
+    made = []
+    real = X._distinct_rows
+
+    def check(facts):
+        made.append({pred: list(rows) for pred, rows in facts.rows.items()})
+        real(facts)
+
+    monkeypatch.setattr(X, "_distinct_rows", check)
+    programs = [parse(_TWO_OF_A_NAME, "two.pto")]
+    programs += [parse(p.read_text(), str(p)) for p in sorted((REPO / "examples").glob("*.pto"))]
+    if (SHARED / "corpus").is_dir():
+        programs += [parse(p.read_text(), str(p)) for p in _corpus_programs(40)]
+    for prog in programs:
+        extract(prog, "Ascend910B")
+        extract_program(prog, "Ascend910B")
+    assert len(made) == 2 * len(programs)
+    for rows in made:
+        for pred in X._DISTINCT:
+            got = rows.get(pred, [])
+            assert len(set(got)) == len(got), pred

@@ -706,6 +706,31 @@ def test_derive_call_type():
     assert R.derive_call_type(call, types.get, lhs_space="Vec") == T([16, 128], "BF16", "Vec", **COLROW)
 
 
+def test_derive_call_type_memo():
+    """A memo (CallTypes) gives a call the type of one that differs only in the names of
+    its var arguments, and only then."""
+    memo = R.CallTypes()
+    types = {"a": m_Vec, "b": t, "c": m_Vec, "d": t, "r": ir.ScalarType("INDEX"),
+             "s": ir.ScalarType("INDEX"), "n": T([16, "n"]), "m": T([16, "n"])}
+
+    def derive_call(func, *args, memo=memo, **kw):
+        call = ir.Call(func, tuple(a if isinstance(a, ir.Expr) else ir.Name(a) for a in args))
+        return R.derive_call_type(call, types.get, lhs_space="Vec", memo=memo, **kw)
+
+    first = derive_call("pl.tile.add", "a", "b")
+    assert first == m_Vec and derive_call("pl.tile.add", "c", "d") is first
+    assert derive_call("pl.tile.add", "b", "b") == derive_call("pl.tile.add", "b", "b", memo=None)
+    # a name the result holds (a valid shape from scalar vars) is not shared
+    for rows in ("r", "s"):
+        want = derive_call("pl.tile.set_validshape", "a", rows, ir.IntConst(64), memo=None)
+        assert ir.Name(rows) in want.view.valid_shape
+        assert derive_call("pl.tile.set_validshape", "a", rows, ir.IntConst(64)) == want
+    # a var named like a dim of an argument's type keeps its name in the key
+    key, renamed = memo.key("tile.add", ir.Call("pl.tile.add", (ir.Name("n"), ir.Name("m"))),
+                            [types["n"], types["m"]], "Vec", None, None)
+    assert renamed == {"m": 0} and key[1] == (ir.Name("n"), 0)
+
+
 def test_lhs_space_resync_and_memref():
     # call stamped Vec but the LHS resolved elsewhere: canonicalised against the LHS space
     assert derive("tile.add", [m_Vec, t], {}, lhs_space="Mat") == T([16, 128], "FP32", "Mat")

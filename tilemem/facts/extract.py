@@ -33,6 +33,8 @@ from tilemem.records import DICT, Fresh, Record, record
 # The printer counts from 1 and writes plain decimals: ``x_0`` or ``x_01`` is never one.
 _SUFFIXED = re.compile(r"^(.+)_([1-9][0-9]*)$")
 
+_DIGITS = frozenset("0123456789")
+
 BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
 
 # Enum namespaces whose last component is a memory space.
@@ -63,9 +65,35 @@ def pypto_statement_count(body: list[ir.Stmt], owner: Optional[ir.Stmt]) -> int:
     return n
 
 
+# The statements that hold bodies (ir.walk.child_bodies).
+_NESTING = (ir.For, ir.If, ir.While, ir.With)
+
 # Loop kinds that PyPTO models as ForStmt (iter-args seeded and promoted); pl.while_
 # is a WhileStmt, pl.spmd / pl.split_aiv are scopes.
 FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
+
+
+# The relations whose rows the extractors make distinct: each row holds a number given
+# once (a statement's, a statement list's, a use's, a call site's; with an argument's
+# or a return var's place), or is made once per var id (var, name_suffix, given_hint),
+# op (called_op) or function name and place (alloc_seq).  The others are made distinct
+# after extraction (a branch's return var is declared by both arms, ...).
+_DISTINCT = frozenset((
+    "var", "name_suffix", "given_hint", "called_op",
+    "stmt", "assign", "alias", "call", "arg", "arg_other", "stmt_end", "loop", "loop_bounds",
+    "bridge", "while_init", "while_return", "loop_iter", "loop_init", "loop_return",
+    "loop_yield", "branch", "branch_yield", "list_in_stmt", "body_len",
+    "use", "callsite", "callsite_arg", "call_result", "alloc_seq",
+))
+
+
+def _distinct_rows(facts: "Facts") -> None:
+    """Keep each row once, in first-seen order (the relations of ``_DISTINCT`` have no
+    duplicate)."""
+    rows = facts.rows
+    for pred, got in rows.items():
+        if pred not in _DISTINCT:
+            rows[pred] = list(dict.fromkeys(got))
 
 
 # A new rows table per Facts: a list per relation, made on first use.
@@ -118,6 +146,11 @@ class _Extractor:
         self.pos = 0
         self.list_id = 0
         self._called: set[str] = set()      # the op names a called_op row was made for
+        # whether any relation of a var's name (var, name_suffix, given_hint, def_rank) is kept
+        self._names_wanted = any(facts.wants(r) for r in ("var", "name_suffix", "given_hint",
+                                                          "def_rank"))
+        self._sizes: dict = {}      # id(tile type) -> (the type, _alloc_size of it)
+        self._arg_other = facts.wants("arg_other")
 
     def _next(self) -> int:
         p = self.pos
@@ -142,14 +175,16 @@ class _Extractor:
         v = self.vid(func, name)
         if v not in self.f.vars:
             self.f.vars[v] = (func, name)
-            self.f.add("var", v, func, name, kind, line=line)
-            m = _SUFFIXED.match(name)
-            if m:
-                self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
-                self._suffixed.append(name)
-            hint = self.fn.name_hints.get(name)
-            if hint is not None:
-                self.f.add("given_hint", v, hint, line=line)
+            if self._names_wanted:      # (what phase 4 reads of a var is its id)
+                self.f.add("var", v, func, name, kind, line=line)
+                # (only a name ending in a digit, or a digit and a newline, can match)
+                m = _SUFFIXED.match(name) if name[-1:] in _DIGITS or name[-1:] == "\n" else None
+                if m:
+                    self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
+                    self._suffixed.append(name)
+                hint = self.fn.name_hints.get(name)
+                if hint is not None:
+                    self.f.add("given_hint", v, hint, line=line)
         tk = ir.type_kind(typ)
         if tk is not None and (v, tk) not in self._declared:
             self._declared.add((v, tk))
@@ -209,10 +244,21 @@ class _Extractor:
         self.f.add("body_len", lid, pypto_statement_count(stmts, owner_stmt),
                    line=getattr(owner_stmt, "line", None))
         for s in stmts:
-            yield self.stmt(s, lid)
+            # (a statement without a body is done at once, not as a walk of its own)
+            if isinstance(s, _NESTING):
+                yield self.nested(s, lid)
+            else:
+                self.leaf(s, lid)
         return lid
 
     def stmt(self, s: ir.Stmt, lid: int):
+        """The facts of any statement (a walk, as ``body``'s)."""
+        if isinstance(s, _NESTING):
+            return (yield from self.nested(s, lid))
+        return self.leaf(s, lid)
+
+    def leaf(self, s: ir.Stmt, lid: int) -> int:
+        """The facts of a statement that holds no body; its number."""
         fname = self.fn.name
         p = self._next()
         line = getattr(s, "line", None)
@@ -231,22 +277,30 @@ class _Extractor:
         elif isinstance(s, ir.EvalStmt):
             self.f.add("stmt", p, fname, "eval", lid, line=line)
             self.value(p, s.expr, line)
-        elif isinstance(s, ir.For):
-            yield self.loop(p, s, lid, line)
-        elif isinstance(s, ir.If):
-            yield self.branch(p, s, lid, line)
-        elif isinstance(s, (ir.While, ir.With)):
-            self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", lid, line=line)
-            if isinstance(s, ir.With) and s.as_name:
-                self.declare(fname, s.as_name, "plain", None, line=line)
-            yield self.body(s.body, p)
-            self.f.add("stmt_end", p, self._next(), line=line)
         elif isinstance(s, ir.Yield):
             self.f.add("stmt", p, fname, "yield", lid, line=line)
         elif isinstance(s, ir.Return):
             self.f.add("stmt", p, fname, "return", lid, line=line)
         else:
             self.f.add("stmt", p, fname, type(s).__name__.lower(), lid, line=line)
+        return p
+
+    def nested(self, s: ir.Stmt, lid: int):
+        """The facts of a statement that holds bodies (``_NESTING``), a walk; its number."""
+        fname = self.fn.name
+        p = self._next()
+        line = getattr(s, "line", None)
+        self.f.stmts[p] = (fname, s)
+        if isinstance(s, ir.For):
+            yield self.loop(p, s, lid, line)
+        elif isinstance(s, ir.If):
+            yield self.branch(p, s, lid, line)
+        else:
+            self.f.add("stmt", p, fname, "while" if isinstance(s, ir.While) else "with", lid, line=line)
+            if isinstance(s, ir.With) and s.as_name:
+                self.declare(fname, s.as_name, "plain", None, line=line)
+            yield self.body(s.body, p)
+            self.f.add("stmt_end", p, self._next(), line=line)
         return p
 
     def value(self, p: int, e: ir.Expr, line):
@@ -259,11 +313,12 @@ class _Extractor:
         if op not in self._called:
             self._called.add(op)
             self.f.add("called_op", op, op.partition(".")[0] if "." in op else "", line=line)
+        add = self.f.add
         for i, a in enumerate(e.args):
             if isinstance(a, ir.Name):
-                self.f.add("arg", p, i, self.vid(fname, a.id), line=line)
-            else:
-                self.f.add("arg_other", p, i, line=line)
+                add("arg", p, i, self.vid(fname, a.id), line=line)
+            elif self._arg_other:
+                add("arg_other", p, i, line=line)
         if not self.f.wants("has_kwarg"):
             return
         for k, val in e.kwargs:
@@ -341,8 +396,7 @@ def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = 
         facts.add("backend", backend)
     # duplicates (e.g. a return var declared by both arms of a branch) are harmless
     # to the rules but noisy to read: keep each row once, in first-seen order
-    for pred, rows in facts.rows.items():
-        facts.rows[pred] = list(dict.fromkeys(rows))
+    _distinct_rows(facts)
     return facts
 
 
@@ -360,6 +414,72 @@ def _use_names(e):
     """Syntactic uses of vars in e: positional operands of calls (kwargs are attributes,
     not operands, in PyPTO's IR) and every operand of other expressions."""
     return (x for x in ir.subexpressions(e, operands_only=True) if isinstance(x, ir.Name))
+
+
+# The roles of a Name in _names_and_calls: read as an operand of the walked expression,
+# as an operand of its init_values, or neither (an attribute: a kwarg, a dict's item);
+# and the role of a Call.
+_OPERAND, _INIT_OPERAND, _ATTRIBUTE, _CALL = 0, 1, 2, 3
+
+
+def _names_and_calls(e) -> list:
+    """Every Name and Call inside ``e`` in pre-order, as (node, held, role): one walk for
+    what ``ir.subexpressions(e)`` and the operand walks
+    (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e`` is a
+    ``pl.X(...)`` call) visit.  ``held``: the Name is an item of a held list
+    (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of the
+    whole walk (it skips a call's kwargs, which come after its args, and a dict's
+    items), so one pre-order gives both orders."""
+    init = -1                       # the place of e's init_values among its kwargs
+    if isinstance(e, ir.Call):
+        func = e.func
+        if func.startswith("pl.") and func.count(".") == 1:
+            for i, (k, _) in enumerate(e.kwargs):
+                if k == "init_values":
+                    init = i        # (the first, as Call.kwarg finds it)
+                    break
+    names: list = []
+    Name, Call, ListExpr, TupleExpr, DictExpr = ir.Name, ir.Call, ir.ListExpr, ir.TupleExpr, ir.DictExpr
+    held_types = ir.HELD_ITEMS
+    stack = [(e, _OPERAND)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, role = pop()
+        if x is None:
+            continue
+        if isinstance(x, Name):
+            names.append((x, False, role))
+        elif isinstance(x, Call):
+            names.append((x, False, _CALL))
+            kwargs = x.kwargs
+            if kwargs:
+                for i in range(len(kwargs) - 1, -1, -1):
+                    push((kwargs[i][1], _INIT_OPERAND if i == init and x is e else _ATTRIBUTE))
+            for a in reversed(x.args):
+                push((a, role))
+        elif isinstance(x, (ListExpr, TupleExpr)):
+            items = x.items
+            if type(items) in held_types:
+                for n in items:             # leaves, made one at a time
+                    if isinstance(n, Name):
+                        names.append((n, True, role))
+            else:
+                for a in reversed(items):
+                    push((a, role))
+        elif isinstance(x, DictExpr):
+            for k, v in reversed(x.items):
+                push((v, _ATTRIBUTE))
+                push((k, _ATTRIBUTE))
+        elif isinstance(x, ir.Subscript):
+            for a in reversed(x.index):
+                push((a, role))
+            push((x.value, role))
+        elif isinstance(x, ir.BinOp):
+            push((x.right, role))
+            push((x.left, role))
+        elif isinstance(x, ir.UnaryOp):
+            push((x.operand, role))
+    return names
 
 
 def _has_bridge(call: ir.Call) -> bool:
@@ -403,8 +523,18 @@ class _ProgramExtractor(_Extractor):
         self._top = None
         self._result_of = None
 
-    def stmt(self, s: ir.Stmt, lid: int):
-        p = yield from super().stmt(s, lid)
+    def leaf(self, s: ir.Stmt, lid: int) -> int:
+        p = super().leaf(s, lid)
+        self._own_facts(s, p)
+        return p
+
+    def nested(self, s: ir.Stmt, lid: int):
+        p = yield from super().nested(s, lid)
+        self._own_facts(s, p)       # (after its bodies')
+        return p
+
+    def _own_facts(self, s: ir.Stmt, p: int) -> None:
+        """The residency relations of statement ``p`` itself (not of its bodies)."""
         fname = self.fn.name
         line = getattr(s, "line", None)
         own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
@@ -420,7 +550,10 @@ class _ProgramExtractor(_Extractor):
                 self.f.add("tuple_get", self.vid(fname, s.targets[0]),
                            self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
             if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
-                self.allocs.append((fname, p, self.vid(fname, s.targets[0]), _alloc_size(s.type), line))
+                got = self._sizes.get(id(s.type))
+                if got is None:         # (a type is often shared: the rewrite shares equal ones)
+                    got = self._sizes[id(s.type)] = (s.type, _alloc_size(s.type))
+                self.allocs.append((fname, p, self.vid(fname, s.targets[0]), got[1], line))
         elif isinstance(s, ir.EvalStmt):
             own.append(s.expr)
             top = s.expr if isinstance(s.expr, ir.Call) else None
@@ -466,28 +599,33 @@ class _ProgramExtractor(_Extractor):
         self._top = top
         for e in own:
             self._expr_facts(p, e, top, line)
-        return p
 
     def _expr_facts(self, p: int, e: ir.Expr, top: Optional[ir.Call], line):
+        """``use`` rows for the Names ``e`` reads as operands (``_use_names``: in pre-order,
+        then those of a ``pl.X(...)`` call's ``init_values``), ``attr_read`` rows for the
+        others, and the facts of every call inside ``e``, all from one walk
+        (:func:`_names_and_calls`)."""
+        if e is None:
+            return
         fname = self.fn.name
-        top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
+        nodes = _names_and_calls(e)
         operands = set()            # the Name nodes read as operands (use rows)
-        uses = list(_use_names(e))
-        if isinstance(e, ir.Call) and e is not None:
-            init = e.kwarg("init_values")
-            if init is not None and e.func.startswith("pl.") and e.func.count(".") == 1:
-                uses.extend(_use_names(init))
-        for n in uses:
-            operands.add(id(n))
-            u = self.use_id
-            self.use_id += 1
-            self.f.add("use", self.vid(fname, n.id), u, p, top_args.get(id(n), -1), line=line)
-        for x in ir.subexpressions(e):
-            if isinstance(x, ir.Name):
-                if id(x) not in operands:
-                    self.f.add("attr_read", p, self.vid(fname, x.id), line=line)
-            elif isinstance(x, ir.Call):
+        uses = [n for n, _, role in nodes if role == _OPERAND]
+        uses += [n for n, _, role in nodes if role == _INIT_OPERAND]
+        if uses:
+            top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
+            for n in uses:
+                operands.add(id(n))
+                u = self.use_id
+                self.use_id += 1
+                self.f.add("use", self.vid(fname, n.id), u, p, top_args.get(id(n), -1), line=line)
+        for x, held, role in nodes:
+            if role == _CALL:
                 self._call_facts(p, x, line)
+            # (a Name of a held list is made anew each time the list is read: the operand
+            # walk's were never the whole walk's, whose are all attr_read rows)
+            elif held or id(x) not in operands:
+                self.f.add("attr_read", p, self.vid(fname, x.id), line=line)
 
     def _call_facts(self, p: int, c: ir.Call, line):
         fname = self.fn.name
@@ -549,6 +687,5 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     ex.finish()
     if backend:
         facts.add("backend", backend)
-    for pred, rows in facts.rows.items():
-        facts.rows[pred] = list(dict.fromkeys(rows))
+    _distinct_rows(facts)
     return facts

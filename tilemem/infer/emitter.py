@@ -74,8 +74,13 @@ class MoveRecord(Record):
 
 class _FunctionRewriter:
     def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int],
-                 used_at: Optional[set] = None, replaced: Optional[dict] = None):
+                 used_at: Optional[set] = None, replaced: Optional[dict] = None,
+                 derived: Optional[typerules.CallTypes] = None, nameless: Optional[dict] = None):
         self.fn = fn
+        # the call types derived so far in this solve (typerules.derive_call_type's memo)
+        self.derived = typerules.CallTypes() if derived is None else derived
+        # id(type) -> (type, whether no Name is inside it), for hinted (shared as derived)
+        self.nameless: dict = {} if nameless is None else nameless
         self.sol = sol
         self.pos_of = pos_of
         # the statements where a move is read, and the function's vars the pass replaces
@@ -90,6 +95,8 @@ class _FunctionRewriter:
         self.moves: list[MoveRecord] = []
         self.split_modes: list[Optional[ir.Expr]] = []
         self.move_hints: dict[str, str] = {}       # inserted move -> its name hint
+        self._hinted: dict = {}    # (id(type), len(move_hints)) -> (type, hinted(type))
+        self._spaces: dict[str, Optional[str]] = {}     # plain name -> space_of(name)
         self._collect(fn)
 
     # -- names and types ----------------------------------------------------
@@ -168,7 +175,11 @@ class _FunctionRewriter:
                 break
 
     def space_of(self, name: str) -> Optional[str]:
-        return self.sol.space.get(self.vid(name))
+        try:
+            return self._spaces[name]
+        except KeyError:
+            s = self._spaces[name] = self.sol.space.get(self.vid(name))
+            return s
 
     def new_type(self, name: str) -> Optional[ir.Type]:
         """The var's type after the pass: as rewritten at its definition, else retyped."""
@@ -193,26 +204,61 @@ class _FunctionRewriter:
     def hinted(self, t: ir.TileType) -> ir.TileType:
         """PyPTO prints a var inside a type by its name hint, not its de-duplicated name;
         a derived type copies var names from the arguments, so map them back."""
+        # (derived types are shared: one without a Name is kept as it is, and one with is
+        # mapped once while the hints stay the same; move_hints only grows, so its size
+        # tells them)
+        got = self.nameless.get(id(t))
+        if got is None:
+            got = self.nameless[id(t)] = (t, not _holds_name(t))
+        if got[1]:
+            return t
+        key = (id(t), len(self.move_hints))
+        got = self._hinted.get(key)
+        if got is None:
+            got = self._hinted[key] = (t, self._hinted_type(t))
+        return got[1]
+
+    def _hinted_type(self, t: ir.TileType) -> ir.TileType:
+        # (an expression, list or type in which no name changes is returned as it is)
         def expr(e):
+            cls = e.__class__
+            if cls is ir.IntConst:
+                return e
+            if cls is ir.Name:
+                h = self.name_hint(e.id)
+                return e if h == e.id else replace(e, id=h)
             if isinstance(e, ir.Name):
                 h = self.name_hint(e.id)
                 return e if h == e.id else replace(e, id=h)
             if isinstance(e, ir.BinOp):
-                return replace(e, left=expr(e.left), right=expr(e.right))
+                left, right = expr(e.left), expr(e.right)
+                return e if left is e.left and right is e.right else replace(e, left=left, right=right)
             if isinstance(e, ir.UnaryOp):
-                return replace(e, operand=expr(e.operand))
+                operand = expr(e.operand)
+                return e if operand is e.operand else replace(e, operand=operand)
             if isinstance(e, ir.Call):
-                return replace(e, args=tuple(expr(a) for a in e.args))
+                args = exprs(e.args)
+                return e if args is e.args else replace(e, args=args)
             return e
 
         def exprs(xs):
-            return None if xs is None else tuple(expr(x) for x in xs)
+            if xs is None:
+                return None
+            new = tuple([expr(x) for x in xs])
+            if xs.__class__ is tuple and all(a is b for a, b in zip(new, xs)):
+                return xs
+            return new
 
         view = t.view
         if view is not None:
-            view = replace(view, valid_shape=exprs(view.valid_shape), stride=exprs(view.stride),
-                           start_offset=None if view.start_offset is None else expr(view.start_offset))
-        return replace(t, shape=exprs(t.shape), view=view)
+            valid, stride = exprs(view.valid_shape), exprs(view.stride)
+            offset = None if view.start_offset is None else expr(view.start_offset)
+            if valid is not view.valid_shape or stride is not view.stride or offset is not view.start_offset:
+                view = replace(view, valid_shape=valid, stride=stride, start_offset=offset)
+        shape = exprs(t.shape)
+        if shape is t.shape and view is t.view:
+            return t
+        return replace(t, shape=shape, view=view)
 
     def fresh_name(self, base: str) -> str:
         name, k = base, 0
@@ -246,7 +292,7 @@ class _FunctionRewriter:
         if (p, v, t) in self.sol.slayout:
             kwargs.append(("slayout", ir.Dotted(("pl", "TileLayout", self.sol.slayout[(p, v, t)]))))
         call = ir.Call("pl." + op_table().inserted_move, (ir.Name(src),), tuple(kwargs))
-        mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t)
+        mtype = typerules.derive_call_type(call, self.new_type, lhs_space=t, memo=self.derived)
         self.env[name] = mtype
         local[(v, t)] = name
         self.moves.append(MoveRecord(self.fn.name, getattr(consumer, "line", None), src, t, name))
@@ -305,8 +351,11 @@ class _FunctionRewriter:
                 if space is not None:
                     typ, value = self.retype_definition(p, typ, value, space)
                     self.env[name] = typ
-            comments = [] if self.rebuilt(s.targets, s.value) else s.comments
-            if value is s.value and typ is s.type and (comments is s.comments or not s.comments):
+            # (whether PyPTO rebuilt it matters only to a statement with comments)
+            comments = s.comments
+            if comments and self.rebuilt(s.targets, s.value):
+                comments = []
+            if value is s.value and typ is s.type and comments is s.comments:
                 return s                # unchanged statements are shared, not copied
             return replace(s, value=value, type=typ, comments=comments)
         if isinstance(s, ir.EvalStmt):
@@ -365,7 +414,8 @@ class _FunctionRewriter:
             try:
                 derived = typerules.derive_call_type(
                     value, self.new_type, lhs_space=space, lhs_memref=typ.memref,
-                    scope_split=self.split_modes[-1] if self.split_modes else None)
+                    scope_split=self.split_modes[-1] if self.split_modes else None,
+                    memo=self.derived)
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
             if isinstance(derived, ir.TileType):
@@ -459,13 +509,34 @@ class _FunctionRewriter:
         """Name every var as PyPTO's printer does, from the name hints (printer.md §6):
         a move defined before a user var sharing its hint takes the bare name."""
         order = names.definitions(fn)
-        printed = names.printed_names(order, {n: self.name_hint(n) for n in order})
-        mapping = {old: new for old, new in printed.items() if old != new}
+        # (name_hint of each)
+        moved, given, prefix = self.move_hints, self.sol.name_hint, fn.name + ":"
+        mapping = names.renamed(order, [h if (h := moved.get(n)) is not None else given.get(prefix + n, n)
+                                        for n in order])
         if not mapping:
             return fn
         for m in self.moves:
             m.name = mapping.get(m.name, m.name)
         return names.rename(fn, mapping)
+
+
+def _holds_name(t: ir.TileType) -> bool:
+    """Whether a Name is inside the dims, view or start offset of ``t`` (what
+    ``_FunctionRewriter.hinted`` maps), or ``t`` holds a list where it makes a tuple:
+    False says hinted(t) is t."""
+    v = t.view
+    seqs = (t.shape,) if v is None else (t.shape, v.valid_shape, v.stride)
+    if any(x is not None and x.__class__ is not tuple for x in seqs):
+        return True                 # (hinted makes them tuples)
+    exprs = list(t.shape)
+    if v is not None:
+        exprs += [*(v.valid_shape or ()), *(v.stride or ()), v.start_offset]
+    for e in exprs:
+        if e is None or e.__class__ is ir.IntConst:
+            continue
+        if any(isinstance(x, ir.Name) for x in ir.subexpressions(e)):
+            return True
+    return False
 
 
 def _with_bodies(s: ir.Stmt, **bodies) -> ir.Stmt:
@@ -540,11 +611,13 @@ def emit(program: ir.Program, facts: Facts, sol: Solution3):
     """Phase 3: the rewritten program and the list of inserted moves."""
     pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
     used_at, replaced = _indexed(sol)
+    derived = typerules.CallTypes()     # call types, shared by the functions (derive_call_type)
+    nameless: dict = {}                 # (see _FunctionRewriter.hinted)
     functions = []
     moves: list[MoveRecord] = []
     for fn in program.functions:
         if fn.is_incore and fn.name in sol.resolved:
-            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced)
+            rw = _FunctionRewriter(fn, sol, pos_of, used_at, replaced, derived, nameless)
             fn = rw.run()
             moves.extend(rw.moves)
         functions.append(fn)

@@ -30,7 +30,7 @@ from tilemem.ir.walk import last_yield
 from tilemem.records import is_record, replace
 from tilemem.recursion import deep_recursion
 
-__all__ = ["definitions", "printed_names", "rename", "rename_expr"]
+__all__ = ["definitions", "printed_names", "renamed", "rename", "rename_expr"]
 
 
 def definitions(fn: ir.Function) -> list[str]:
@@ -85,9 +85,38 @@ def printed_names(order: Iterable[str], hint_of: Mapping[str, str]) -> dict[str,
     its name hint (``hint_of``, default: the name itself)."""
     order = list(order)
     hints = [hint_of.get(v, v) for v in order]
+    return _printed(order, hints)
+
+
+def renamed(order: list[str], hints: list[str]) -> dict[str, str]:
+    """The vars of ``order`` (tilemem's current names, distinct) whose printed name is not
+    their current one, with it, by the name hints ``hints`` (one a var): the items of
+    :func:`printed_names` that rename."""
+    if hints == order:
+        return {}                   # each var's hint is its own name, and names are distinct
+    return _printed(order, hints, renames_only=True)
+
+
+def _printed(order: list[str], hints: list[str], renames_only: bool = False) -> dict[str, str]:
     counts = Counter(hints)
     used = {h for h in hints if counts[h] == 1}
     out: dict[str, str] = {}
+    if renames_only:
+        # a var whose hint is its own prints as it; the others in order (the names they
+        # take are the only ones added to ``used``)
+        for v, h in zip(order, hints):
+            if counts[h] == 1:
+                if h != v:
+                    out[v] = h
+                continue
+            name, k = h, 0
+            while name in used:
+                k += 1
+                name = f"{h}_{k}"
+            used.add(name)
+            if name != v:
+                out[v] = name
+        return out
     for v, h in zip(order, hints):
         if counts[h] == 1:
             out[v] = h

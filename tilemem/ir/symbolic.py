@@ -266,6 +266,8 @@ def prove_zero(e) -> bool:
 def finalize_expr(e):
     """Printed form: a constant -> IntConst; in a composite expr every IntConst leaf becomes
     ``pl.const(v, pl.INDEX)`` (printer.md §3 dims)."""
+    if e.__class__ is ir.IntConst and e.value.__class__ is int:
+        return e                    # already in printed form (nodes are immutable: shared)
     c = const_value(e)
     if c is not None:
         return int_const(c)
@@ -285,4 +287,9 @@ def _leafify(e):
 
 
 def finalize_dims(dims) -> tuple:
-    return tuple(finalize_expr(d) for d in dims)
+    """``finalize_expr`` of each dim, as a tuple (``dims`` itself when it is a tuple that
+    is already in printed form)."""
+    out = tuple([finalize_expr(d) for d in dims])
+    if dims.__class__ is tuple and all(a is b for a, b in zip(out, dims)):
+        return dims
+    return out

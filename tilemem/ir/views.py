@@ -46,6 +46,7 @@ PAD_VALUES = ("null", "zero", "max", "min")
 COMPACT_MODES = ("null", "normal")
 
 _NULLS = (None, "null")
+_SPACE_NAMES = frozenset(SPACES)
 
 
 def _last(x) -> Optional[str]:
@@ -69,6 +70,8 @@ def _last(x) -> Optional[str]:
 
 def norm_space(s) -> Optional[str]:
     """``"pl.Mem.Vec"`` / ``Dotted(pl.MemorySpace.Vec)`` / ``"Vec"`` -> ``"Vec"``; None stays None."""
+    if s.__class__ is str and s in _SPACE_NAMES:      # a bare name (the commonest)
+        return s
     v = _last(s)
     if v is not None and v not in SPACES:
         raise ValueError(f"unknown memory space {s!r}")
@@ -120,6 +123,8 @@ _UNSIGNED = {"UINT4", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "TASK_ID"}
 
 def norm_dtype(d) -> str:
     """``"pl.FP32"`` / ``Dotted(pl.FP32)`` / ``"FP32"`` -> ``"FP32"``."""
+    if d.__class__ is str and d in _BITS:       # a bare name (the commonest)
+        return d
     v = _last(d)
     if v is None:
         raise ValueError("missing dtype")
@@ -273,19 +278,29 @@ def implicit_fractal(space) -> int:
 def implicit_layout(shape: Sequence, space) -> ImplicitLayout:
     """``GetImplicitTileLayout(shape, space)`` (tileview.md §4 table)."""
     space = norm_space(space)
-    if space in (None, "DDR", "Vec", "Bias", "ScalarLocal"):
-        return ImplicitLayout(shape_layout(shape), "none_box", 512)
-    if space in ("Mat", "Left"):
-        return ImplicitLayout("col_major", "row_major", 512)
-    if space == "Right":
-        return ImplicitLayout(shape_layout(shape), "col_major", 512)
-    if space == "Acc":
-        return ImplicitLayout("col_major", "row_major", 1024)
-    if space == "LeftScale":
-        return ImplicitLayout("row_major", "row_major", 32)
-    if space == "RightScale":
-        return ImplicitLayout("col_major", "col_major", 32)
-    raise ValueError(space)
+    lay = _FIXED_LAYOUT.get(space)
+    if lay is not None:
+        return lay
+    by_shape = _SHAPE_LAYOUT.get(space)
+    if by_shape is None:
+        raise ValueError(space)
+    return by_shape[shape_layout(shape)]
+
+
+# The implicit layouts (frozen records, shared): the spaces whose layout is fixed, and
+# those whose block layout follows the shape (shape_layout's row_major / col_major).
+_FIXED_LAYOUT = {
+    "Mat": ImplicitLayout("col_major", "row_major", 512),
+    "Left": ImplicitLayout("col_major", "row_major", 512),
+    "Acc": ImplicitLayout("col_major", "row_major", 1024),
+    "LeftScale": ImplicitLayout("row_major", "row_major", 32),
+    "RightScale": ImplicitLayout("col_major", "col_major", 32),
+}
+_NONE_BOX = {b: ImplicitLayout(b, "none_box", 512) for b in ("row_major", "col_major")}
+_SHAPE_LAYOUT = {
+    None: _NONE_BOX, "DDR": _NONE_BOX, "Vec": _NONE_BOX, "Bias": _NONE_BOX, "ScalarLocal": _NONE_BOX,
+    "Right": {b: ImplicitLayout(b, "col_major", 512) for b in ("row_major", "col_major")},
+}
 
 
 # ----------------------------------------------------------------------------- full views
@@ -323,7 +338,8 @@ def fresh_view(valid_shape: Sequence = (), **kw) -> EffectiveView:
 
 def implicit_view(shape: Sequence, space) -> EffectiveView:
     """``GetImplicitTileView(shape, space)`` (valid_shape = full shape)."""
-    return EffectiveView(valid_shape=tuple(shape)).with_layout(implicit_layout(shape, space))
+    lay = implicit_layout(shape, space)
+    return EffectiveView(tuple(shape), (), None, lay.blayout, lay.slayout, lay.fractal)
 
 
 def is_implicit_view(view: EffectiveView, shape: Sequence, space) -> bool:
@@ -340,11 +356,29 @@ def canonicalize_view(view: Optional[EffectiveView], shape: Sequence, space) -> 
     shape, then drop the view if it is implicit for (shape, space)."""
     if view is None:
         return None
-    if view.valid_shape and expr_lists_equal(view.valid_shape, shape):
-        view = replace(view, valid_shape=())
-    if is_implicit_view(view, shape, space):
+    view = _cleared(view, shape)
+    if _implicit_cleared(view, shape, space):
         return None
     return view
+
+
+def _cleared(view: EffectiveView, shape: Sequence) -> EffectiveView:
+    """The view with a valid_shape structurally equal to the shape cleared (the first step
+    of the canonicalisation; a cleared view's valid_shape is empty or differs from the
+    shape, so clearing again changes nothing)."""
+    if view.valid_shape and expr_lists_equal(view.valid_shape, shape):
+        return replace(view, valid_shape=())
+    return view
+
+
+def _implicit_cleared(view: EffectiveView, shape: Sequence, space) -> bool:
+    """``is_implicit_view`` of a cleared view (see :func:`_cleared`): its valid_shape is
+    implicit only when empty."""
+    if (view.valid_shape or view.stride or view.start_offset is not None
+            or view.pad not in _NULLS or view.compact not in _NULLS):
+        return False
+    lay = implicit_layout(shape, space)
+    return view.blayout == lay.blayout and view.slayout == lay.slayout and view.fractal == lay.fractal
 
 
 def view_from_printed(pv: Optional[ir.TileView], shape: Sequence, space) -> Optional[EffectiveView]:
@@ -365,15 +399,17 @@ def view_from_printed(pv: Optional[ir.TileView], shape: Sequence, space) -> Opti
     )
 
 
-def printed_view(view: Optional[EffectiveView], shape: Sequence, space) -> Optional[ir.TileView]:
+def printed_view(view: Optional[EffectiveView], shape: Sequence, space,
+                 cleared: bool = False) -> Optional[ir.TileView]:
     """The ``pl.TileView(...)`` the printer emits for a stored view (fields differing from the
-    implicit view of (shape, space)); None when no view is stored."""
+    implicit view of (shape, space)); None when no view is stored.  ``cleared``: the view's
+    valid_shape is known to be empty or other than the shape (see :func:`_cleared`)."""
     if view is None:
         return None
     lay = implicit_layout(shape, space)
     vs = view.valid_shape
     return ir.TileView(
-        valid_shape=tuple(vs) if vs and not expr_lists_equal(vs, shape) else None,
+        valid_shape=tuple(vs) if vs and (cleared or not expr_lists_equal(vs, shape)) else None,
         stride=tuple(view.stride) if view.stride else None,
         start_offset=view.start_offset,
         blayout=view.blayout if view.blayout != lay.blayout else None,
@@ -429,7 +465,7 @@ def make_tile_type(shape: Sequence, dtype, memref, space, view: Optional[Effecti
     space = norm_space(space)
     shape = tuple(shape)
     sv = canonicalize_view(view, shape, space)
-    return ir.TileType(shape, norm_dtype(dtype), memref, space, printed_view(sv, shape, space))
+    return ir.TileType(shape, norm_dtype(dtype), memref, space, printed_view(sv, shape, space, True))
 
 
 def implicit_type(shape: Sequence, dtype, memref, space) -> ir.TileType:
@@ -449,9 +485,9 @@ def retype(t: ir.TileType, new_space) -> ir.TileType:
     new_space = norm_space(new_space)
     old_space = norm_space(t.space)
     if old_space == new_space and new_space is not None:
-        sv = stored_view(t)
+        sv = stored_view(t)           # (canonical: its valid_shape cleared)
         return ir.TileType(tuple(t.shape), norm_dtype(t.dtype), t.memref, new_space,
-                           printed_view(sv, t.shape, new_space))
+                           printed_view(sv, t.shape, new_space, True))
     ev = effective_view(t).with_layout(implicit_layout(t.shape, new_space))
     return make_tile_type(t.shape, t.dtype, t.memref, new_space, ev)
 
@@ -483,13 +519,21 @@ def build_result_type(shape: Sequence, dtype, raw_view: Optional[EffectiveView],
     """
     shape = tuple(shape)
     space = norm_space(deducer_space)
-    stored = canonicalize_view(raw_view, shape, space)
+    # each canonicalisation clears the valid_shape (once is enough: see _cleared) and drops
+    # an implicit view
+    stored = raw_view
+    if stored is not None:
+        stored = _cleared(stored, shape)
+        if _implicit_cleared(stored, shape, space):
+            stored = None
     if space is None:
         space = norm_space(stamped_space)
-        stored = canonicalize_view(stored, shape, space)
+        if stored is not None and _implicit_cleared(stored, shape, space):
+            stored = None
     lhs_space = norm_space(lhs_space)
     if lhs_space is not None and lhs_space != space:
         space = lhs_space
-        stored = canonicalize_view(stored, shape, space)
+        if stored is not None and _implicit_cleared(stored, shape, space):
+            stored = None
     mr = memref if memref is not None else lhs_memref
-    return ir.TileType(shape, norm_dtype(dtype), mr, space, printed_view(stored, shape, space))
+    return ir.TileType(shape, norm_dtype(dtype), mr, space, printed_view(stored, shape, space, True))
