@@ -1499,6 +1499,22 @@ def _opt_valid(args, kwargs, idx):
     return None
 
 
+def ci_shape_error(shape) -> Optional[str]:
+    """What pto.tci's ISA refuses in a constant ci shape (tile_ops/memory.cpp
+    DeduceTileCiType, tensor_ops/memory.cpp DeduceTensorCiType): one row, not one column.
+    The message's tail; each deducer words its head."""
+    if not shape:
+        return None
+    last = shape[-1]
+    if type(last) is ir.IntConst and last.value == 1:
+        return "requires the innermost dimension (Cols) to be != 1, got 1"
+    for i, d in enumerate(shape[:-1]):
+        if type(d) is ir.IntConst and d.value != 1:
+            return ("only populates the first row because pto.tci ignores valid rows; "
+                    f"leading dimensions must be 1, but got {d.value} at index {i}")
+    return None
+
+
 @_rule("full", "ci", "tri", "random")
 def _r_full(op, args, kwargs):
     name = op[5:]
@@ -1508,14 +1524,10 @@ def _r_full(op, args, kwargs):
         for i, d in enumerate(shape):
             if type(d) is ir.IntConst and d.value <= 0:
                 raise DeductionError(f"The operator {op} shape element {i} must be positive, got {d.value}")
-    if name == "ci" and shape:
-        last = shape[-1]
-        if type(last) is ir.IntConst and last.value == 1:
-            raise DeductionError(f"The operator {op} requires the innermost dimension (Cols) to be != 1, got 1")
-        for i, d in enumerate(shape[:-1]):
-            if type(d) is ir.IntConst and d.value != 1:
-                raise DeductionError(f"The operator {op} only populates the first row because pto.tci ignores valid "
-                                     f"rows; leading dimensions must be 1, but got {d.value} at index {i}")
+    if name == "ci":
+        bad = ci_shape_error(shape)
+        if bad:
+            raise DeductionError(f"The operator {op} {bad}")
     dt = kwargs.get("dtype")
     if dt is None:
         raise _Unknown("missing dtype")

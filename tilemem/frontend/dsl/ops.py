@@ -2020,13 +2020,9 @@ class OpCaller:
         dims = next(a for a in call.args if type(a) is ir.ListExpr).items
         if dims and len(call.args) == 2 and type(call.args[0]) is not ir.ListExpr:
             # (start, shape): tensor_ops/memory.cpp DeduceTensorCiType's ISA checks on constant dims
-            last = dims[-1]
-            if type(last) is ir.IntConst and last.value == 1:
-                raise DslError(f"{call.op} requires the innermost dimension (Cols) to be != 1, got 1")
-            for i, d in enumerate(dims[:-1]):
-                if type(d) is ir.IntConst and d.value != 1:
-                    raise DslError(f"{call.op} only populates the first row because pto.tci ignores valid rows; "
-                                   f"leading dimensions must be 1, but got {d.value} at index {i}")
+            bad = typerules.ci_shape_error(dims)
+            if bad:
+                raise DslError(f"{call.op} {bad}")
         dt = self._dtype_arg(b["dtype"])
         layout = b.get("layout")
         lay = layout.name if isinstance(layout, Enum) else "ND"
