@@ -101,32 +101,17 @@ def _printed(order: list[str], hints: list[str], renames_only: bool = False) -> 
     counts = Counter(hints)
     used = {h for h in hints if counts[h] == 1}
     out: dict[str, str] = {}
-    if renames_only:
-        # a var whose hint is its own prints as it; the others in order (the names they
-        # take are the only ones added to ``used``)
-        for v, h in zip(order, hints):
-            if counts[h] == 1:
-                if h != v:
-                    out[v] = h
-                continue
+    for v, h in zip(order, hints):
+        if counts[h] == 1:
+            name = h
+        else:                       # the printer's de-dup: the first free h_k, in order
             name, k = h, 0
             while name in used:
                 k += 1
                 name = f"{h}_{k}"
             used.add(name)
-            if name != v:
-                out[v] = name
-        return out
-    for v, h in zip(order, hints):
-        if counts[h] == 1:
-            out[v] = h
-            continue
-        name, k = h, 0
-        while name in used:
-            k += 1
-            name = f"{h}_{k}"
-        used.add(name)
-        out[v] = name
+        if not renames_only or name != v:
+            out[v] = name
     return out
 
 
