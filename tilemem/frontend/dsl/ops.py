@@ -1466,20 +1466,32 @@ class OpCaller:
         return t
 
     def _rt_tensor_assemble(self, call, arg, spec, b):
-        """A tensor assembled from a source at an offset (tensor_ops/memory.cpp): the target's
-        type; the source's valid region must fit at the offset (CheckWriteDimBounds, a
-        valid-region transfer)."""
-        from tilemem.frontend.dsl.types import view_parts
+        """A tensor assembled from a source at an offset (tensor_ops/memory.cpp
+        DeduceTensorAssembleType): the source's valid region must fit at the offset
+        (CheckWriteDimBounds, a valid-region transfer), and the result is a fresh tensor of
+        the target's shape and dtype holding the union of the target's valid region and the
+        region written (InferWriteValidShapeUnion; the whole shape when the ranks differ).
+        A DistributedTensor target keeps its own type (its window binding is not modelled
+        here)."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
         t, src = self._arg_type(call, 0), self._arg_type(call, 1)
         if isinstance(t, ir.TensorType) and isinstance(src, ir.TensorType) and type(call.args[2]) is ir.ListExpr:
             valid = view_parts(src.view)[0] or src.shape
+            offsets = call.args[2].items
             try:
                 typerules.check_write_bounds(
-                    call.op, t.shape, call.args[2].items, valid,
+                    call.op, t.shape, offsets, valid,
                     f"{call.op} transfers only the source's effective valid region, so it is that "
                     "extent -- not the whole source allocation -- that has to fit at this offset")
+                union = tuple(t.shape)
+                if len(src.shape) == len(t.shape) == len(offsets):
+                    union = typerules.write_union(t.shape, view_parts(t.view)[0] or tuple(t.shape), valid,
+                                                  offsets, call.op)
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
+            if t.kind == "pl.Tensor":
+                return ir.TensorType(tuple(t.shape), t.dtype,
+                                     tensor_view_expr(tuple(union), (), "ND", None, tuple(t.shape)))
         return self._rt_like(call, arg, spec, b)
 
     def _rt_dest(self, call, arg, spec, b):
@@ -1501,9 +1513,29 @@ class OpCaller:
                                              "from the destination's -- a DN view transposes it -- take the "
                                              "matching view of the destination, pl.view(out, layout=...), and "
                                              "store into that")     # tile_ops/memory.cpp:382-386
+                stored = self._stored_union(call, t, tile)
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
+            if stored is not None:
+                return stored
         return self._rt_like(call, arg, spec, b)
+
+    @staticmethod
+    def _stored_union(call, t, tile):
+        """A store returns its destination holding what it held plus the region written
+        (tile_ops/memory.cpp DeduceTileStoreType, InferWriteValidShapeUnion): a new type with
+        that valid shape, or None where it is the destination's own (the common case: a
+        fully valid destination) or underivable (ranks differ)."""
+        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        offsets = call.args[1].items
+        if not (len(tile.shape) == len(t.shape) == len(offsets)):
+            return None
+        valid, stride, layout, pad = view_parts(t.view)
+        dest_valid = valid or tuple(t.shape)
+        union = typerules.write_union(t.shape, dest_valid, views.valid_shape_of(tile), offsets, call.op)
+        if views.expr_lists_equal(union, dest_valid):
+            return None
+        return ir.replace(t, view=tensor_view_expr(union, stride, layout, pad, t.shape))
 
     def _rt_scalar(self, call, arg, spec, b):
         return scalar(arg)

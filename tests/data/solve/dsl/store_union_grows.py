@@ -1,0 +1,12 @@
+import pypto.language as pl
+
+
+@pl.program
+class StoreGrows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32],
+          out: pl.Out[pl.Tensor[[16, 256], pl.FP32, pl.TensorView(valid_shape=[16, 64], stride=[], layout=pl.TensorLayout.ND)]]):
+        t = pl.load(a, [0, 0], [16, 64])
+        res = pl.store(pl.exp(t), [0, 64], out)
+        res2 = pl.store(t, [0, 0], res)
+        return res2
