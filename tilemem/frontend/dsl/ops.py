@@ -527,6 +527,18 @@ def _is_scalar_like(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
+def _literal_kind(e) -> Optional[str]:
+    """The IR class PyPTO's parser hands a wrapper for a numeric literal (``1.0``, ``-2``,
+    ``pl.const(1, pl.INT32)``: ConstFloat / ConstInt), as its dispatch error names
+    ``type(a).__name__``; None for anything else (a bool literal or a scalar expression
+    reaches the wrapper as a DSL Scalar)."""
+    if type(e) is ir.Call and e.func == "pl.const" and e.args:
+        e = e.args[0]
+    if type(e) is ir.UnaryOp and e.op == "-":
+        e = e.operand
+    return {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat"}.get(type(e))
+
+
 def _printed_dims(t):
     """A deduced tensor type with its dims in printed form: constants folded, the integer
     leaves of a composite dim ``pl.const(v, pl.INDEX)`` (printer.md §3, as typerules does
@@ -895,7 +907,7 @@ class OpCaller:
             elif _is_tile(v):
                 kinds.append("Tile")
             elif isinstance(v, Val) and isinstance(v.type, ir.ScalarType):
-                kinds.append("Scalar")
+                kinds.append(_literal_kind(v.expr) or "Scalar")
             elif isinstance(v, Val):
                 kinds.append(type(v.expr).__name__)
             else:
