@@ -527,16 +527,24 @@ def _is_scalar_like(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
 
 
-def _literal_kind(e) -> Optional[str]:
-    """The IR class PyPTO's parser hands a wrapper for a numeric literal (``1.0``, ``-2``,
-    ``pl.const(1, pl.INT32)``: ConstFloat / ConstInt), as its dispatch error names
-    ``type(a).__name__``; None for anything else (a bool literal or a scalar expression
-    reaches the wrapper as a DSL Scalar)."""
+def _wrapper_kind(v) -> str:
+    """What a wrapper's dispatch error calls an operand that is no Tensor or Tile: the
+    ``type(a).__name__`` of what PyPTO's parser hands it (unified_ops.py).  A numeric
+    literal is the IR constant (``1.0``, ``-2``, ``pl.const(1, pl.INT32)``: ConstFloat /
+    ConstInt), a list literal a Python list, a bool literal or a scalar expression a DSL
+    Scalar."""
+    if isinstance(v, Py):
+        return type(v.value).__name__
+    e = v.expr
+    if type(e) is ir.ListExpr:
+        return "list"
+    if not isinstance(v.type, ir.ScalarType):
+        return type(e).__name__
     if type(e) is ir.Call and e.func == "pl.const" and e.args:
         e = e.args[0]
     if type(e) is ir.UnaryOp and e.op == "-":
         e = e.operand
-    return {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat"}.get(type(e))
+    return {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat"}.get(type(e), "Scalar")
 
 
 def _printed_dims(t):
@@ -890,10 +898,11 @@ class OpCaller:
                 dt = self._dtype_arg(b["target_type"])
                 return Val(ir.Call("pl.cast", (first.expr, dotted("pl", dt)), (), *self._pos(node)), scalar(dt))
             if ("named" in ra or "named_dst" in ra) and (isinstance(first, Py) or (
-                    isinstance(first, Val) and isinstance(first.type, ir.ScalarType))):
+                    isinstance(first, Val) and (isinstance(first.type, ir.ScalarType)
+                                                or type(first.expr) is ir.ListExpr))):
                 # the wrapper's own refusal (unified_ops.py: pl.exp, pl.reshape, ...), naming the
-                # argument's Python type (a DSL Scalar, a literal's int / float)
-                kind = "Scalar" if isinstance(first, Val) else type(first.value).__name__
+                # argument's Python type (a DSL Scalar, a literal's IR constant, a list)
+                kind = _wrapper_kind(first)
                 where = " destination" if "named_dst" in ra else ""
                 raise DslError(f"pl.{spec.name}: expected Tensor or Tile{where}, got {kind}")
             self._dispatch_error(spec.name, [first])
@@ -906,12 +915,8 @@ class OpCaller:
                 kinds.append("Tensor")
             elif _is_tile(v):
                 kinds.append("Tile")
-            elif isinstance(v, Val) and isinstance(v.type, ir.ScalarType):
-                kinds.append(_literal_kind(v.expr) or "Scalar")
-            elif isinstance(v, Val):
-                kinds.append(type(v.expr).__name__)
             else:
-                kinds.append(type(getattr(v, "value", v)).__name__)
+                kinds.append(_wrapper_kind(v))
         types = ", ".join(kinds)
         if "Tensor" in kinds and "Tile" in kinds:
             raise DslError(f"pl.{name}: cannot mix Tensor and Tile arguments ({types}). All operands must be the "
