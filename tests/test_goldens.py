@@ -36,7 +36,7 @@ import pytest
 from cli_helpers import run_in_process
 
 SOLVE = Path(__file__).resolve().parent / "data" / "solve"
-REPO_PARENT = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]       # a .ref names its input from here (../shared/...)
 INPUTS = sorted(p for p in SOLVE.rglob("*") if p.suffix in (".pto", ".py", ".ref")
                 and not p.name.endswith((".expected.pto", ".fmt.pto")))
 
@@ -44,7 +44,7 @@ INPUTS = sorted(p for p in SOLVE.rglob("*") if p.suffix in (".pto", ".py", ".ref
 def _input_of(src: Path) -> tuple[str, Path]:
     """(the input as the command is given it, the folder the command runs in)."""
     if src.suffix == ".ref":
-        return src.read_text().strip(), REPO_PARENT
+        return src.read_text().strip(), REPO
     return src.name, src.parent
 
 # expected-file suffix -> (command arguments before ARGS, which stream is compared)
