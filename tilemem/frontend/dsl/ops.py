@@ -533,8 +533,10 @@ def _wrapper_kind(v) -> str:
     literal is the IR constant (``1.0``, ``-2``, ``pl.const(1, pl.INT32)``: ConstFloat /
     ConstInt), a list literal a Python list, a bool literal or a scalar expression a DSL
     Scalar."""
-    if isinstance(v, Py):
-        return type(v.value).__name__
+    if isinstance(v, Enum):
+        return v.kind                   # the enum's class: MemorySpace, DataType, PadValue, ...
+    if not isinstance(v, Val):
+        return type(getattr(v, "value", v)).__name__
     e = v.expr
     if type(e) is ir.ListExpr:
         return "list"
@@ -897,11 +899,11 @@ class OpCaller:
                     raise DslError(f"pl.cast: Scalar inputs do not support non-default mode, got mode={shown!r}")
                 dt = self._dtype_arg(b["target_type"])
                 return Val(ir.Call("pl.cast", (first.expr, dotted("pl", dt)), (), *self._pos(node)), scalar(dt))
-            if ("named" in ra or "named_dst" in ra) and (isinstance(first, Py) or (
+            if ("named" in ra or "named_dst" in ra) and (isinstance(first, (Py, Enum)) or (
                     isinstance(first, Val) and (isinstance(first.type, ir.ScalarType)
                                                 or type(first.expr) is ir.ListExpr))):
                 # the wrapper's own refusal (unified_ops.py: pl.exp, pl.reshape, ...), naming the
-                # argument's Python type (a DSL Scalar, a literal's IR constant, a list)
+                # argument's Python type (a DSL Scalar, a literal's IR constant, a list, an enum)
                 kind = _wrapper_kind(first)
                 where = " destination" if "named_dst" in ra else ""
                 raise DslError(f"pl.{spec.name}: expected Tensor or Tile{where}, got {kind}")
