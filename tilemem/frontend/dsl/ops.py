@@ -52,6 +52,7 @@ class OpSpec:
     result: str = "tile"
     rule: Optional[str] = None          # a store rule (binary_or_scalar, slice) or a dispatch rule
     rule_args: list = field(default_factory=list)
+    construct: bool = False             # a parser construct: its call checked by its syntax first
 
     @property
     def qualified(self) -> str:
@@ -135,6 +136,9 @@ class OpTable:
         ns, name, sig, store, result = m.groups()
         params, varargs = _parse_signature(sig)
         spec = OpSpec(ns, name, params, varargs, result=result or "tile")
+        if store.startswith("construct "):
+            spec.construct = True
+            store = store[len("construct "):].strip()
         if store.startswith("dispatch "):
             rm = re.match(r"dispatch (\w+)\((.*)\)$", store)
             spec.rule = "dispatch:" + rm.group(1)
@@ -460,6 +464,23 @@ def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str)
     return out
 
 
+def _construct_checks(spec: OpSpec, call: ir.Call) -> None:
+    """The checks PyPTO's parser makes on the call of a parser construct (``construct`` in
+    ops.txt) before it reads any argument, in its words and order, at the call
+    (ast_parser.py:8528-8550, ``_parse_task_dummy``)."""
+    what = spec.qualified
+    if call.args:
+        raise DslError(f"{what} must not use positional arguments", call)
+    names = {p.name for p in spec.params}
+    for k, _ in call.kwargs:
+        if k not in names and k != "attrs":
+            raise DslError(f"{what} does not accept keyword argument '{k}'", call)
+    given = {k for k, _ in call.kwargs}
+    for p in spec.params:
+        if p.default is _NO and p.name not in given:
+            raise DslError(f"{what} requires keyword argument '{p.name}'", call)
+
+
 # ----------------------------------------------------------------------------- conversions
 
 _ENUM_KINDS = {"space": "MemorySpace", "tile_layout": "TileLayout", "tensor_layout": "TensorLayout",
@@ -736,6 +757,8 @@ class OpCaller:
             if module.split(".")[0] == "pld":
                 raise DslError(f"Unknown distributed operation '{module}.{name}'", call)
             raise DslError(f"Unknown {module} operation: {name}", call)
+        if spec.construct:
+            _construct_checks(spec, call)
         args = [self.op_positional(a) for a in call.args]
         kwargs = []
         attrs = None
