@@ -494,6 +494,21 @@ def test_dsl_skeleton_keeps_what_the_scan_reads():
         assert (e.value.line, e.value.col) == (line, col), e.value
 
 
+def test_dsl_skeleton_ends_a_statement_at_a_semicolon():
+    """A long value in a `;` line is elided as its own statement's (not the statement
+    after it), and the constants of the line fold as on separate lines."""
+    from tilemem.frontend.pysource import _elided_spans, scan_module
+    pad = "# " + "x" * 5000 + "\n"
+    long = "[" + ", ".join(["16"] * 600) + "]"
+    text = pad + "import pypto.language as pl; A = " + long + "; B = 4\nC = 5; D = " + long + "\n" \
+        "@pl.program\nclass P:\n    pass\n"
+    a = len("import pypto.language as pl; A = ")
+    assert _elided_spans(text) == [((2, a - 1), (2, a + len(long))), ((3, 10), (3, 11 + len(long)))]
+    scope, _ = scan_module(text, "k.py")
+    assert scope.constants["A"] == scope.constants["D"] == [16] * 600
+    assert (scope.constants["B"], scope.constants["C"]) == (4, 5)
+
+
 def test_input_size_cap(tmp_path):
     import subprocess
     from cli_helpers import run, tilemem_command

@@ -289,6 +289,68 @@ def test_statement_starting_with_a_keyword_the_grammar_lacks_is_kept_verbatim():
         body_of(program("import\nw = 1"))     # not Python: still a syntax error
 
 
+def test_semicolons_separate_simple_statements():
+    # as Python reads them: each its own statement at its own position, a trailing `;` too
+    text = program("a = x; b = a  ;c = b;\nif x: d = c; return d\nelse: return c;")
+    body = body_of(text)
+    assert body[:3] == [ir.Assign(["a"], None, X), ir.Assign(["b"], None, ir.Name("a")),
+                        ir.Assign(["c"], None, ir.Name("b"))]
+    assert [(s.line, s.col) for s in body] == [(7, 9), (7, 16), (7, 24), (8, 9)]
+    s = body[3]
+    assert s.then_body == [ir.Assign(["d"], None, ir.Name("c")), ir.Return([ir.Name("d")])]
+    assert [(t.line, t.col) for t in s.then_body] == [(8, 15), (8, 22)]
+    assert s.else_body == [ir.Return([ir.Name("c")])]
+    assert roundtrip(text).endswith("        a = x\n        b = a\n        c = b\n        if x:\n            d = c\n"
+                                    "            return d\n        else:\n            return c")
+
+
+def test_semicolon_lines_at_module_level_of_printed_ir():
+    text = ("# pypto.program: P\nimport pypto.language as pl; N = pl.dynamic(\"N\");\n\n@pl.program\nclass P:\n"
+            "    @pl.function\n    def f(self, x: pl.Scalar[pl.INT32]):\n        y = x; return y\n")
+    prog = parse(text)
+    assert [n for n, _ in prog.dynamic] == ["N"]
+    assert [type(s) for s in prog.functions[0].body] == [ir.Assign, ir.Return]
+
+
+def test_semicolon_is_no_separator_inside_strings_or_brackets_and_not_twice():
+    body = body_of(program("s = 'a;b'; t = \"c;\"  # d; e"))
+    assert [(s.targets, s.value.value) for s in body] == [(["s"], "a;b"), (["t"], "c;")]
+    with pytest.raises(TilememError, match="unexpected ';'") as e:
+        body_of(program("y = f(x; x)"))
+    assert (e.value.line, e.value.col) == (7, 16)
+    with pytest.raises(TilememError, match="unexpected ';'") as e:
+        body_of(program("y = x;; z = x"))
+    assert (e.value.line, e.value.col) == (7, 15)
+    with pytest.raises(TilememError, match="unexpected ';'"):
+        body_of(program("; y = x"))
+
+
+def test_unmodelled_statements_between_semicolons():
+    # the one statement up to its `;` is kept verbatim, the others are read; an inline body's
+    # first statement starts after its header's `:`
+    body = body_of(program("x += 1; y = a[1:2]; w = 1\nif x: z = a[1:2]; v = 2"))
+    assert [type(s) for s in body] == [ir.OpaqueStmt, ir.OpaqueStmt, ir.Assign, ir.If]
+    assert [s.text for s in body[:2]] == ["x += 1", "y = a[1:2]"]
+    assert [(s.line, s.col) for s in body[:3]] == [(7, 9), (7, 17), (7, 29)]
+    then = body[3].then_body
+    assert [type(s) for s in then] == [ir.OpaqueStmt, ir.Assign] and then[0].text == "z = a[1:2]"
+    assert (then[0].line, then[0].col) == (8, 15)
+    # a one-line compound statement the grammar does not read keeps its whole line, `;`s included
+    body = body_of(program("while x: x += 1; y = 2\nw = 1"))
+    assert body[0] == ir.While(X, [ir.OpaqueStmt("x += 1"), ir.Assign(["y"], None, ir.IntConst(2))])
+    # one the grammar stops reading at its `;`
+    body = body_of(program("x: int; w = 1"))
+    assert [type(s) for s in body] == [ir.OpaqueStmt, ir.Assign] and body[0].text == "x: int"
+
+
+def test_semicolon_statements_record_their_own_last_lines():
+    from tilemem.frontend.parser import parse_syntax
+    text = program("a = x; b = f(  # c\n    x)  # d\ne = f(\n    x); g = 1;")
+    _, layout = parse_syntax(text)
+    assert layout.stmt_ends == {7: [(9, 7), (16, 8)], 9: [(9, 10)], 10: [(17, 10)]}
+    assert layout.line_ends[7] == 8 and layout.line_ends[9] == 10
+
+
 def test_unknown_expression_shapes_become_opaque():
     e = expr_of("f(x).shape")
     assert isinstance(e, ir.Opaque) and print_expr(e) == "f(x).shape"

@@ -143,15 +143,24 @@ class Extents:
     """The lines PyPTO reads off Python's ast for a statement (lineno, end_lineno, the
     header's last line), from the grammar's logical-line extents and the source lines."""
 
-    def __init__(self, line_ends: dict, lines: list[str]):
+    def __init__(self, line_ends: dict, lines: list[str], stmt_ends: Optional[dict] = None):
         self.line_ends = line_ends
         self.lines = lines
+        self.stmt_ends = stmt_ends or {}    # the statements of `;` lines (SourceLayout)
 
     def end(self, s) -> int:
         b = bodies(s)
         if b and b[-1]:
             return self.end(b[-1][-1])
         line = s.line or 1
+        if self.stmt_ends:
+            # one of several simple statements on a line: its own last line (the one
+            # starting last at or before it: an inline body's first statement is
+            # recorded at its header's first token)
+            col = s.col or 1
+            for c, end in reversed(self.stmt_ends.get(line, ())):
+                if c <= col:
+                    return end
         return self.line_ends.get(line, line)
 
     def header_end(self, s) -> int:
@@ -196,7 +205,7 @@ def attach_comments(program, layout, text: str) -> None:
         return
     from bisect import bisect_right
     from tilemem.ir.walk import statements
-    ext = Extents(layout.line_ends, text.splitlines())
+    ext = Extents(layout.line_ends, text.splitlines(), layout.stmt_ends)
     starts = sorted(f.line for f in program.functions if f.line)
     for fn in program.functions:
         fn.comments = []            # above a def or on its decorators: never printed

@@ -128,9 +128,14 @@ _OPERATOR_TYPES = {"OP": "BINOP", "AND": "BINOP", "OR": "BINOP", "XOR": "BINOP",
 # What the postlexer does to a token of each type other than the plain ones: one lookup a token.
 _OPERATOR, _OPENING, _CLOSING, _COMMENT, _NEWLINE = "operator", "opening", "closing", "comment", "newline"
 _BRACKETED = "bracketed"    # a token that opens and closes a bracket (INTLIST)
+_SEMI = "semicolon"         # `;`: ends a simple statement (outside brackets)
+_COLON = "colon"            # `:`: may end a compound statement's header
 _SPECIAL = {**dict.fromkeys(_OPERATOR_TYPES, _OPERATOR), **dict.fromkeys(_OPEN, _OPENING),
             **dict.fromkeys(_CLOSE, _CLOSING), "COMMENT": _COMMENT, "_NL": _NEWLINE,
-            "INTLIST": _BRACKETED}
+            "INTLIST": _BRACKETED, "SEMICOLON": _SEMI, "COLON": _COLON}
+# Tokens that start a compound statement's header: its first `:` outside brackets ends the
+# header, and a statement written after it on the line (`if c: x = f(a); y = g(x)`) starts there.
+_HEADS = frozenset(("IF", "ELIF", "ELSE", "FOR", "WHILE", "WITH", "DEF"))
 # Tokens that end an operand: a `-`/`+` after one of these is binary, otherwise unary.
 _OPERAND_END = frozenset(("NAME", "DOTTED", "INTLIST", "INT", "FLOAT", "STRING", "RPAR", "RSQB", "RBRACE",
                           "TRUE", "FALSE", "NONE", "ELLIPSIS"))
@@ -159,6 +164,9 @@ class PtoIndenter:
         self.indented = indented     # the text may start indented (a nested class)
         self.comments: list = []     # every comment: (line, 0-based column, text)
         self.line_ends: dict = {}    # first line of a logical line -> its last line
+        # the simple statements of logical lines with a `;`: their first token's line ->
+        # [(its column, the statement's last line)], in column order (see SourceLayout)
+        self.stmt_ends: dict = {}
 
     @property
     def always_accept(self):
@@ -171,8 +179,12 @@ class PtoIndenter:
         self.last_token = None
         self.brackets = []
         self.line_first = None      # first code token of the current logical line
+        self.stmt_first = None      # first code token of the current simple statement: the
+        #                             line's, or the one after a `;` (the parser's recovery
+        #                             point for a statement it does not model)
         self.comments = []
         self.line_ends = {}
+        self.stmt_ends = {}
         return self._process(stream)
 
     def passed_on(self, parts) -> Iterator[Token]:
@@ -188,6 +200,11 @@ class PtoIndenter:
                 brackets.pop()
             self.last_token = tok
             yield tok
+
+    def _stmt_end(self, first: Token, end: int) -> None:
+        """Record that the simple statement starting at ``first`` (on a `;` line) ends on
+        line ``end``."""
+        self.stmt_ends.setdefault(first.line, []).append((first.column, end))
 
     def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
         """``_NL`` then INDENT/DEDENT tokens for the line that starts with ``nxt``."""
@@ -213,6 +230,9 @@ class PtoIndenter:
         pending_nl = None          # newline waiting for the next real token
         comments: list = []        # whole-line comment tokens waiting for their statement
         line_start = True          # no code token yet on the current line
+        fresh = True               # no code token yet in the current simple statement
+        semis = False              # the current logical line has a `;` (outside brackets)
+        header = False             # in a compound statement's header (no `:` outside brackets yet)
         started = False            # any code token seen yet
         brackets: list = self.brackets   # open bracket tokens (read by error reporting)
         last = None
@@ -220,7 +240,7 @@ class PtoIndenter:
             t = tok.type
             special = _SPECIAL.get(t)
             if special is None:
-                if not line_start:          # most tokens: passed on as they are
+                if not fresh:               # most tokens: passed on as they are
                     last = tok
                     self.last_token = tok
                     yield tok
@@ -241,27 +261,57 @@ class PtoIndenter:
                         if last.type == "STRING":
                             end += last.value.count("\n")
                         self.line_ends[first.line] = end
-                line_start = True
+                        if semis:
+                            if not fresh:       # the line's last statement (none after a trailing `;`)
+                                self._stmt_end(self.stmt_first, end)
+                            semis = False
+                line_start = fresh = True
+                continue
+            elif special is _SEMI and not line_start:
+                if not brackets:            # the end of a simple statement
+                    if not fresh:
+                        end = last.line
+                        if last.type == "STRING":
+                            end += last.value.count("\n")
+                        self._stmt_end(self.stmt_first, end)
+                    else:                   # none (`;;`): no statement to recover either
+                        self.stmt_first = None
+                    semis = fresh = True
+                last = tok
+                self.last_token = tok
+                yield tok
+                continue
+            elif special is _COLON and not line_start:
+                if header and not brackets:     # the header's end: a body statement may follow
+                    header = False
+                    fresh = True
+                last = tok
+                self.last_token = tok
+                yield tok
                 continue
             # a real token
-            if line_start:
-                # (a pending newline and waiting comments both come after a line start)
-                if pending_nl is not None:
-                    yield from self._indent_tokens(pending_nl, tok)
-                    pending_nl = None
-                elif not started and tok.column != 1:
-                    if not self.indented:
-                        raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
-                    self.indent_level = [tok.column - 1]
-                if comments:
-                    if t not in _NO_COMMENT_BEFORE:
-                        first = comments[0]
-                        yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
-                                    first.line, first.column)
-                    comments = []
-                self.line_first = tok
-                line_start = False
-                started = True
+            if fresh:
+                if line_start:
+                    # (a pending newline and waiting comments both come after a line start)
+                    if pending_nl is not None:
+                        yield from self._indent_tokens(pending_nl, tok)
+                        pending_nl = None
+                    elif not started and tok.column != 1:
+                        if not self.indented:
+                            raise _SyntaxProblem("unexpected indent", tok.line, tok.column)
+                        self.indent_level = [tok.column - 1]
+                    if comments:
+                        if t not in _NO_COMMENT_BEFORE:
+                            first = comments[0]
+                            yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
+                                        first.line, first.column)
+                        comments = []
+                    self.line_first = tok
+                    header = t in _HEADS
+                    line_start = False
+                    started = True
+                self.stmt_first = tok
+                fresh = False
             if special is not None:
                 if special is _OPERATOR:
                     if t == "XOR" and last is not None and last.type == "DOT":
@@ -281,7 +331,7 @@ class PtoIndenter:
                     if len(brackets) >= MAX_NESTING:      # its `[` one level deeper
                         raise _SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
                                              tok.line, tok.column)
-                else:
+                elif special is _CLOSING:
                     if not brackets:
                         raise _SyntaxProblem(f"unmatched closing bracket '{tok.value}'", tok.line, tok.column)
                     opener = brackets.pop()
@@ -301,6 +351,8 @@ class PtoIndenter:
             if pending_nl is None and self.line_first is not None:
                 e = last.line + (last.value.count("\n") if last.type == "STRING" else 0)
                 self.line_ends[self.line_first.line] = e
+                if semis and not fresh:
+                    self._stmt_end(self.stmt_first, e)
             yield Token.new_borrow_pos(self.NL_type, "\n", end)
             while len(self.indent_level) > 1:
                 self.indent_level.pop()
@@ -789,6 +841,37 @@ class _Builder:
     def inline_suite(self, c):
         return [c[0]]
 
+    # `a = 1; b = 2`: each simple statement of a `;` line is a statement of the block
+    def semi_new(self, c):
+        return [c[0]]
+
+    def semi_add(self, c):
+        c[0].append(c[1])
+        return c[0]
+
+    def semi_done(self, c):
+        return c[0]
+
+    def semi_last(self, c):
+        c[0].append(c[1])
+        return c[0]
+
+    def semi_line(self, c):
+        if len(c) == 2:         # COMMENTS: the first statement's, as a `stmt`'s
+            c[1][0].comments = c[0].value.split("\n")
+            return c[1]
+        return c[0]
+
+    def semi_suite(self, c):
+        return c[0]
+
+    def semi_block(self, c):
+        return c[0]
+
+    def semi_block_add(self, c):
+        c[0].extend(c[1])
+        return c[0]
+
     def elif_clause(self, c):
         return c
 
@@ -885,7 +968,15 @@ class _Builder:
         item = c[1]
         return ("commented", c[0].value, item)
 
+    def top_semi(self, c):
+        # top-level statements of one `;` line (COMMENTS: the first one's)
+        if type(c[0]) is Token:
+            c = [("commented", c[0].value, c[1])] + c[2:]
+        return ("semis", c)
+
     def start(self, c):
+        if any(item[0] == "semis" for item in c):
+            c = [x for item in c for x in (item[1] if item[0] == "semis" else (item,))]
         return c
 
 
@@ -1355,7 +1446,7 @@ class _Driver:
         states = [self.start_state]
         values: list = []
         tok = None
-        checkpoint = None       # (len(states), len(values), token) at the start of the current line
+        checkpoint = None       # (len(states), len(values), token) at the start of the current statement
         stream = tokens = postlexer.process(self.tokens(text))
         push_state, push_value = states.append, values.append
         pop_state, pop_value = states.pop, values.pop
@@ -1372,14 +1463,16 @@ class _Driver:
                                 parts = self.parts(ttype, tok.value, tok.start_pos, tok.line, tok.column)
                                 if tok is postlexer.line_first:
                                     postlexer.line_first = parts[0]
+                                if tok is postlexer.stmt_first:
+                                    postlexer.stmt_first = parts[0]
                                 raise _Reread(parts) from None
-                            if tok is postlexer.line_first:     # the line's first token is already unexpected
+                            if tok is postlexer.stmt_first:     # the statement's first token is already unexpected
                                 checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
                             if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
                                 raise _UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
                             break
                         if shift:
-                            if tok is postlexer.line_first:
+                            if tok is postlexer.stmt_first:
                                 checkpoint = (len(states), len(values), tok)
                             push_state(arg)
                             push_value(tok)
@@ -1443,14 +1536,23 @@ class _Driver:
             return False
         depth, vdepth, first = checkpoint
         # states[depth - 1] is the state in which `first` was shifted: the statement start
-        if first is not postlexer.line_first or "OPAQUE_LINE" not in states[depth - 1]:
+        if first is not postlexer.stmt_first or "OPAQUE_LINE" not in states[depth - 1]:
             return False
         nl = bad
-        while nl.type != "_NL":
+        while True:
+            # the statement ends at the end of the line or at a `;` (`x += 1; y = 2`) -- but
+            # not at a `;` after a compound statement's header: `if c: x += 1; y = 2` is one
+            # `if` whose body holds both
+            while nl.type != "_NL" and nl.type != "SEMICOLON":
+                nl = next(stream, None)
+                if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+                    return False
+            src = text[first.start_pos:nl.start_pos].rstrip()
+            if nl.type == "_NL" or _python_statement_kind(src) != "compound":
+                break
             nl = next(stream, None)
-            if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+            if nl is None:
                 return False
-        src = text[first.start_pos:nl.start_pos].rstrip()
         if not _python_simple_statement(src):
             return False
         del states[depth:]
@@ -1463,8 +1565,14 @@ class _Driver:
 
 def _python_simple_statement(src: str) -> bool:
     """Whether ``src`` is one complete Python statement (a construct tilemem does not model)."""
+    return _python_statement_kind(src) is not None
+
+
+def _python_statement_kind(src: str) -> Optional[str]:
+    """``"simple"`` or ``"compound"`` (one with a body: ``if c: x += 1``) when ``src`` is one
+    complete Python statement, else None."""
     if not src or src.endswith(":"):
-        return False
+        return None
     try:
         import ast          # only for a line the grammar does not model
         import warnings
@@ -1472,8 +1580,10 @@ def _python_simple_statement(src: str) -> bool:
             warnings.simplefilter("ignore")        # e.g. invalid escape sequences
             mod = ast.parse(src)
     except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
-        return False
-    return len(mod.body) == 1
+        return None
+    if len(mod.body) != 1:
+        return None
+    return "compound" if hasattr(mod.body[0], "body") else "simple"
 
 
 # ----------------------------------------------------------------------------- error messages
@@ -1654,18 +1764,22 @@ def _parse(text: str, path: str, finish, indented: bool = False, limits=None):
                            source=text) from None
     finally:
         deep.__exit__(None, None, None)
-    return result, SourceLayout(indenter.comments, indenter.line_ends)
+    return result, SourceLayout(indenter.comments, indenter.line_ends, indenter.stmt_ends)
 
 
 class SourceLayout:
     """What the statement tree does not keep: every ``#`` comment as
-    ``(line, column (0-based), text)`` and, for every logical line, its last physical
-    line (``line_ends[first line]``)."""
-    __slots__ = ("comments", "line_ends")
+    ``(line, column (0-based), text)``; for every logical line, its last physical
+    line (``line_ends[first line]``); and for the simple statements of a line with a
+    ``;`` (``a = f(x); b = g(  # c`` newline ``a)``), each one's last line, which is not
+    its line's (``stmt_ends[line] = [(column, last line), ...]``, keyed by where the
+    statement starts)."""
+    __slots__ = ("comments", "line_ends", "stmt_ends")
 
-    def __init__(self, comments, line_ends):
+    def __init__(self, comments, line_ends, stmt_ends=None):
         self.comments = comments
         self.line_ends = line_ends
+        self.stmt_ends = stmt_ends or {}
 
 
 def _unclosed_bracket(exc, indenter) -> Optional[Token]:

@@ -364,7 +364,9 @@ def _elided_spans(text: str) -> Optional[list[tuple[tuple[int, int], tuple[int, 
                 continue
             if kind == tokenize.ERRORTOKEN:          # not Python: its parser says where
                 return None
-            if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if kind in (tokenize.NEWLINE, tokenize.ENDMARKER) or \
+                    kind == tokenize.OP and tok.string == ";" and not opened:
+                # (`a = f(x); b = 2`: a `;` ends a statement as a newline does)
                 if stmt and not opened:
                     _statement_tail(stmt, n, add)
                 stmt = []

@@ -1338,6 +1338,10 @@ def _tensor_view_fields(t: ir.TensorType):
 @_rule("load")
 def _r_load(op, args, kwargs):
     if not args or not isinstance(args[0].type, ir.TensorType):
+        src = args[0].type if args else None
+        if isinstance(src, (ir.TileType, ir.ScalarType, ir.TupleType)):     # DeduceTileLoadType's first check
+            raise DeductionError(f"The operator {op} requires first argument to be a TensorType or "
+                                 f"DistributedTensorType, but got {type(src).__name__}")
         raise _Unknown("load source tensor type unknown")
     ten: ir.TensorType = args[0].type
     offs = _dims(args[1].expr, "offsets") if len(args) > 1 else ()

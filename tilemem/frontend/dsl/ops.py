@@ -52,6 +52,7 @@ class OpSpec:
     result: str = "tile"
     rule: Optional[str] = None          # a store rule (binary_or_scalar, slice) or a dispatch rule
     rule_args: list = field(default_factory=list)
+    construct: bool = False             # a parser construct: its call checked by its syntax first
 
     @property
     def qualified(self) -> str:
@@ -135,6 +136,9 @@ class OpTable:
         ns, name, sig, store, result = m.groups()
         params, varargs = _parse_signature(sig)
         spec = OpSpec(ns, name, params, varargs, result=result or "tile")
+        if store.startswith("construct "):
+            spec.construct = True
+            store = store[len("construct "):].strip()
         if store.startswith("dispatch "):
             rm = re.match(r"dispatch (\w+)\((.*)\)$", store)
             spec.rule = "dispatch:" + rm.group(1)
@@ -305,6 +309,28 @@ def _check_table_rows(name: str):
         yield f"{name}:{lineno}", raw, head, allowed, message
 
 
+@dataclass(frozen=True)
+class FormRow:
+    """A row of ``forms.txt``: a form of a multi-form wrapper, or a check on its forms."""
+    form: str               # the form's name (`*`: the wrapper's, for `mixed`)
+    kind: str               # form, mixed, requires, forbids, none
+    params: tuple
+    text: str               # the wrapper a `form` calls; else the message
+
+
+@functools.lru_cache(maxsize=1)
+def form_rules() -> dict:
+    """wrapper (``tensor.gather``: its ops.txt row) -> its :class:`FormRow` rows, in order."""
+    rules: dict = {}
+    for where, raw, head, params, text in _check_table_rows("forms.txt"):
+        words = head.split()
+        if len(words) != 3 or words[2] not in ("form", "mixed", "requires", "forbids", "none"):
+            raise RuntimeError(f"{where}: cannot read {raw!r}")   # pragma: no cover
+        rules.setdefault(words[0], []).append(FormRow(words[1], words[2],
+                                                      tuple(p for p in params.split() if p != "-"), text))
+    return rules
+
+
 @functools.lru_cache(maxsize=1)
 def dtype_rules() -> dict:
     """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
@@ -458,6 +484,23 @@ def bind(spec: OpSpec, args: list, kwargs: list[tuple[str, object]], fname: str)
             d = p.default
             out[p.name] = None if d is _NO or d is None else (d if isinstance(d, Enum) else Py(d))
     return out
+
+
+def _construct_checks(spec: OpSpec, call: ir.Call) -> None:
+    """The checks PyPTO's parser makes on the call of a parser construct (``construct`` in
+    ops.txt) before it reads any argument, in its words and order, at the call
+    (ast_parser.py:8528-8550, ``_parse_task_dummy``)."""
+    what = spec.qualified
+    if call.args:
+        raise DslError(f"{what} must not use positional arguments", call)
+    names = {p.name for p in spec.params}
+    for k, _ in call.kwargs:
+        if k not in names and k != "attrs":
+            raise DslError(f"{what} does not accept keyword argument '{k}'", call)
+    given = {k for k, _ in call.kwargs}
+    for p in spec.params:
+        if p.default is _NO and p.name not in given:
+            raise DslError(f"{what} requires keyword argument '{p.name}'", call)
 
 
 # ----------------------------------------------------------------------------- conversions
@@ -758,6 +801,8 @@ class OpCaller:
             if module.split(".")[0] == "pld":
                 raise DslError(f"Unknown distributed operation '{module}.{name}'", call)
             raise DslError(f"Unknown {module} operation: {name}", call)
+        if spec.construct:
+            _construct_checks(spec, call)
         args = [self.op_positional(a) for a in call.args]
         kwargs = []
         attrs = None
@@ -790,6 +835,32 @@ class OpCaller:
             val = Val(ir.replace(val.expr, kwargs=val.expr.kwargs + (("attrs", self.attrs_dict(attrs)),)),
                       val.type, val.var)
         return val
+
+    def _forms(self, spec: OpSpec, b: dict, args, kwargs, call_wrapper) -> Val:
+        """A multi-form wrapper (``dispatch forms()``): the form its given keywords pick and
+        the wrapper's checks on them, in its words (forms.txt); the form's own wrapper is
+        called with the arguments it takes (PyPTO passes each form only its own)."""
+        rows = form_rules()[f"{spec.ns}.{spec.name}"]
+        forms = [r for r in rows if r.kind == "form"]
+
+        def given(p: str) -> bool:
+            v = b.get(p)
+            return v is not None and not (isinstance(v, Py) and v.value is None)
+
+        chosen = [f for f in forms if any(given(p) for p in f.params)]
+        if len(chosen) > 1:
+            raise DslError(next(r.text for r in rows if r.kind == "mixed"))
+        form = chosen[0] if chosen else forms[-1]
+        for r in rows:
+            if r.form != form.form or r.kind == "form":
+                continue
+            if r.kind == "requires" and not all(given(p) for p in r.params) \
+                    or r.kind == "forbids" and any(given(p) for p in r.params) \
+                    or r.kind == "none" and not chosen:
+                raise DslError(r.text)
+        tns, tname = form.text.rsplit(".", 1)
+        takes = {p.name for p in op_table().get(tns, tname).params}
+        return call_wrapper(form.text, args, [(k, v) for k, v in kwargs if k in takes])
 
     def extra_op(self, ns: str, name: str) -> Optional[OpSpec]:
         """An op declared by a ``--rules`` file (no wrapper: stored as written)."""
@@ -850,6 +921,8 @@ class OpCaller:
             listed = isinstance(v, Py) and isinstance(v.value, (list, tuple)) or \
                 isinstance(v, Val) and type(v.expr) is ir.ListExpr
             return call_wrapper(ra[1] if listed else ra[2])
+        if rule == "forms":
+            return self._forms(spec, b, args, kwargs, call_wrapper)
         if rule == "form":
             # one wrapper with two stored forms: the first when parameter ra[0] is given
             # (mrgsort's block_len, scatter's mask_pattern), else the second

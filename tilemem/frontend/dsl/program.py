@@ -117,12 +117,13 @@ def _str_stmt(s) -> bool:
 class FunctionReader(ExprReader, OpCaller):
     """Reads one ``@pl.function`` method."""
 
-    def __init__(self, ctx: ProgramContext, raw, comments: CommentQueue, line_ends: dict):
+    def __init__(self, ctx: ProgramContext, raw, comments: CommentQueue, line_ends: dict,
+                 stmt_ends: Optional[dict] = None):
         self.ctx = ctx
         self.raw = raw
         self.comments = comments
         self.line_ends = line_ends
-        self.extent = Extents(line_ends, ctx.lines)
+        self.extent = Extents(line_ends, ctx.lines, stmt_ends)
         self.types = TypeReader(self)
         self.scopes: list[dict] = [{}]
         self.key_types: dict[str, ir.Type] = {}
@@ -2776,12 +2777,13 @@ def _direction(ann):
     return "In", ann
 
 
-def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: dict) -> ir.Function:
+def read_function(ctx: ProgramContext, rf, comments: CommentQueue, line_ends: dict,
+                  stmt_ends: Optional[dict] = None) -> ir.Function:
     fname = rf.name.value
     dec = next(d for d in rf.decorators if _is_function_decorator(d))
     _decorator_names(dec, ctx)
     func_type, level, role, extra = _decorator(dec, fname)
-    r = FunctionReader(ctx, rf, comments, line_ends)
+    r = FunctionReader(ctx, rf, comments, line_ends, stmt_ends)
     r.func_type = func_type
     r.fname = fname
     # the decorator's own level= (PyPTO's _func_level; None when only derived from type=)
@@ -3055,7 +3057,7 @@ def read_class(ctx: ProgramContext, cls_item, layout) -> ir.Program:
         end = later[0] - 1 if later else None
         queue = CommentQueue.for_lines(layout.comments, start, end)
         try:
-            out.append(read_function(ctx, rf, queue, layout.line_ends))
+            out.append(read_function(ctx, rf, queue, layout.line_ends, layout.stmt_ends))
         except DslError as e:
             line, col = (e.line, e.col) if e.line is not None else (rf.name.line, rf.name.column)
             message = e.message

@@ -1,0 +1,11 @@
+import pypto.language as pl
+
+# tilemem test: pl.tensor.gather's compare form without kvalue
+
+
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, src: pl.Tensor[[16, 64], pl.FP32], idx: pl.Tensor[[16, 8], pl.INT32], kv: pl.Scalar[pl.FP32], dst: pl.Tensor[[16, 128], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        r = pl.tensor.gather(src, cmp_mode="eq", out_cols=8)
+        return src

@@ -1,0 +1,12 @@
+import pypto.language as pl
+
+# tilemem test: a ';' inside brackets separates nothing: a Python syntax error
+
+
+@pl.program
+class SemiBracket:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[16, 128], pl.FP32], out: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
+        x = pl.load(a, [0, 0]; [16, 128])
+        out = pl.store(x, [0, 0], out)
+        return out
