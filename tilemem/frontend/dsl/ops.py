@@ -21,7 +21,7 @@ from tilemem.frontend.pysource import DataTypeRef, EnumRef
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value, make_binop
 from tilemem.frontend.dsl.types import tile_type
 from tilemem.frontend.dsl.values import (
-    DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT64_RANGE, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, const_float,
+    DTYPE_BITS, DTYPES, FLOAT_DTYPES, INT64_RANGE, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, WrapperCrash, const_float,
     const_int, dotted, scalar,
 )
 from tilemem.ir import typerules, views
@@ -827,6 +827,8 @@ class OpCaller:
                     # the parser's own op (a subscript's slice / assemble, AP:2224-2450, 9171-9240)
                     # goes to ir_op directly; parse_function wraps the deducer's error
                     msg = f"Failed to parse function '{self.fname}': {msg}"
+                elif isinstance(err, WrapperCrash):
+                    msg = f"Error in {module} operation '{name}': {msg}"
                 elif not msg.startswith(f"pl.{name}") and not msg.startswith(f"{module}.{name}"):
                     msg = f"{module} operation '{name}': {msg}"
                 raise DslError(msg, call) from None
@@ -1628,6 +1630,18 @@ class OpCaller:
         if views.expr_lists_equal(union, dest_valid):
             return None
         return ir.replace(t, view=tensor_view_expr(union, stride, layout, pad, t.shape))
+
+    def _rt_tensor_dim(self, call, arg, spec, b):
+        """DeduceTensorDimType (tensor_ops/memory.cpp:798-820): an INDEX scalar of a tensor's
+        extent; the wrapper unwraps its first argument (a literal has no unwrap), the deducer
+        wants a TensorType there."""
+        t = self._arg_type(call, 0)
+        literal = _wrapper_kind(Val(call.args[0], scalar("INDEX"))) if t is None else None
+        if literal in ("ConstInt", "ConstFloat"):
+            raise WrapperCrash(f"'{literal}' object has no attribute 'unwrap'")
+        if t is not None and not isinstance(t, ir.TensorType):
+            raise DslError(f"tensor.dim requires first argument to be a TensorType, but got {_type_name(t)}")
+        return scalar("INDEX")
 
     def _rt_scalar(self, call, arg, spec, b):
         return scalar(arg)

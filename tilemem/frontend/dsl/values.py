@@ -48,6 +48,12 @@ class DslError(Exception):
         self.col = col
 
 
+class WrapperCrash(DslError):
+    """A Python exception other than ValueError / TypeError inside an op wrapper (the
+    AttributeError of an operand it unwraps): PyPTO's parser reports it as
+    ``Error in MODULE operation 'NAME': ...`` (ast_parser.py:8312-8320)."""
+
+
 class CoreError(DslError):
     """An error PyPTO's C++ raises while the parser itself builds the IR (no pl wrapper in
     between): it leaves parse_function as ``Failed to parse function 'f': <message>``."""
