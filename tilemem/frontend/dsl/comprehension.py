@@ -86,8 +86,12 @@ def _value(e, env: dict, closure):
         if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
             raise _Unknown("range")
         r = range(*bounds)
-        if len(r) > MAX_ITEMS:
-            raise _Unknown(f"a range of {len(r)} values")
+        try:
+            n = len(r)
+        except OverflowError:           # more values than a C ssize_t counts
+            n = MAX_ITEMS + 1
+        if n > MAX_ITEMS:
+            raise _Unknown(f"a range of more than {MAX_ITEMS} values")
         return list(r)
     raise _Unknown(type(e).__name__)
 
