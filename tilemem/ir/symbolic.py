@@ -193,7 +193,11 @@ def _bounds(e):
         if e.op == "-":
             return (l[0] - r[1], l[1] - r[0])
         if e.op == "*":
-            cands = [x * y for x in l for y in r if not ((x in (_INF, -_INF) and y == 0) or (y in (_INF, -_INF) and x == 0))]
+            try:
+                cands = [x * y for x in l for y in r
+                         if not ((x in (_INF, -_INF) and y == 0) or (y in (_INF, -_INF) and x == 0))]
+            except OverflowError:       # an integer past a float's range against an infinite bound
+                return (-_INF, _INF)
             return (min(cands), max(cands)) if cands else (-_INF, _INF)
         if e.op == "//":
             k = const_value(e.right)

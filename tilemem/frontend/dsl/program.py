@@ -467,7 +467,7 @@ class FunctionReader(ExprReader, OpCaller):
     def _composite_dim(self, e, param: bool, top: bool = True):
         t = type(e)
         if t is ir.IntConst:
-            return e
+            return int64_const(e.value, e)
         if t is ir.Name:
             return self._shape_name(e, param)
         if t is ir.Call and e.func.endswith(".const"):
