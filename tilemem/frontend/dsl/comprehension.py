@@ -32,6 +32,10 @@ class _Unknown(Exception):
     """The value needs Python to run."""
 
 
+class _Fails(Exception):
+    """Python itself fails evaluating the value (its message)."""
+
+
 _CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -85,6 +89,8 @@ def _value(e, env: dict, closure):
         bounds = [_value(a, env, closure) for a in e.args]
         if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
             raise _Unknown("range")
+        if len(bounds) == 3 and bounds[2] == 0:
+            raise _Fails("range() arg 3 must not be zero")
         r = range(*bounds)
         try:
             n = len(r)
@@ -143,6 +149,8 @@ def unroll_deps(reader, comp: ir.Call, method: str, at) -> list:
                        "`pl.pipeline`); cannot unroll at parse time", at)
     try:
         values = _value(iterable, {}, reader.closure)
+    except _Fails as x:             # PyPTO evaluates the iterable with Python (AP:6740-6830)
+        raise DslError(f"Failed to evaluate expression '{reader.source_of(iterable)}': {x}", iterable) from None
     except _Unknown:
         raise DslError(f"'{method}' deps= comprehension iterable: tilemem unrolls only what it can read "
                        "without running Python (literals, module constants, range(...))", at) from None
