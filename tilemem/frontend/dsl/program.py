@@ -1692,6 +1692,8 @@ class FunctionReader(ExprReader, OpCaller):
                     raise DslError(f"Unknown keyword argument '{k}' in pl.split_aiv()", it)
                 if type(v) is not ir.Dotted or v.parts[-2:-1] != ("SplitMode",):
                     raise DslError("pl.split_aiv() mode must be a pl.SplitMode value", v)
+                if v.parts[-1] not in _SPLIT_MODES:     # parser/enum_utils.py:95
+                    raise DslError(f"Unknown SplitMode value: {v.parts[-1]}", v)
                 kws.append(("mode", dotted("pl", "SplitMode", v.parts[-1])))
             if not kws:
                 raise DslError("pl.split_aiv() requires mode=pl.SplitMode.<...>", it)
