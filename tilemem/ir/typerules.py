@@ -67,7 +67,7 @@ __all__ = [
     "move_result_type", "normalize_op",
     # sub-rules shared by several ops
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
-    "check_gather_row_operands", "shape_text", "gather_compare_extents", "reinterpret_extents",
+    "check_gather_row_operands", "shape_text", "gather_compare_extents", "reinterpret_extents", "static_size",
 ]
 
 
@@ -1644,7 +1644,7 @@ def _r_slice(op, args, kwargs):
     return _Res(shape, norm_dtype(x.dtype), view)
 
 
-def _static_size(dims) -> Optional[int]:
+def static_size(dims) -> Optional[int]:
     """ComputeShapeProduct: the element count of a static shape (None when a dim is not)."""
     n = 1
     for d in dims:
@@ -1658,7 +1658,7 @@ def _static_size(dims) -> Optional[int]:
 def _r_reshape(op, args, kwargs):
     x = _need_tile(args, 0, op)
     new_shape = _value_shape(args, kwargs, 1)
-    old_n, new_n = _static_size(x.shape), _static_size(new_shape)
+    old_n, new_n = static_size(x.shape), static_size(new_shape)
     if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:    # tile_ops/transform.cpp:313-319
         raise DeductionError(f"{op}: cannot reshape tile of size {old_n} into shape with size {new_n}")
     e = effective_view(x)

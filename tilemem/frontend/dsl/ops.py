@@ -609,15 +609,6 @@ def _printed_dims(t):
     return t
 
 
-def _static_product(dims):
-    p = 1
-    for d in dims:
-        if type(d) is not ir.IntConst:
-            return None
-        p *= d.value
-    return p
-
-
 def _registered(ns: str, name: str) -> bool:
     """Whether PyPTO registers the op (the shipped op table): ``pl.NAME`` may be its tile or
     tensor op."""
@@ -2497,15 +2488,7 @@ class OpCaller:
     def _rt_tensor_reshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
         new = tuple(call.args[1].items)
-
-        def size(dims):                 # ComputeShapeProduct: static shapes only
-            n = 1
-            for d in dims:
-                if type(d) is not ir.IntConst:
-                    return None
-                n *= d.value
-            return n
-        old_n, new_n = size(a.shape), size(new)
+        old_n, new_n = typerules.static_size(a.shape), typerules.static_size(new)
         if old_n and new_n and old_n > 0 and new_n > 0 and old_n != new_n:     # tensor_ops/transform.cpp:187-193
             raise DslError(f"tensor.reshape: cannot reshape tensor of size {old_n} into shape with size {new_n}")
         return ir.TensorType(new, a.dtype)
@@ -2571,7 +2554,7 @@ class OpCaller:
             for i, d in enumerate(dims):
                 if type(d) is ir.IntConst and d.value <= 0:
                     raise DslError(f"tensor.view shape dimension {i} must be positive, got {d.value}")
-            old, new = _static_product(a.shape), _static_product(dims)
+            old, new = typerules.static_size(a.shape), typerules.static_size(dims)
             if old is not None and new is not None and old != new:
                 raise DslError(f"tensor.view: cannot reinterpret tensor of size {old} as shape with "
                                f"size {new}")
