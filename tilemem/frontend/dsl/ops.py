@@ -585,11 +585,25 @@ def _wrapper_kind(v) -> str:
         return "list"
     if not isinstance(v.type, ir.ScalarType):
         return type(e).__name__
+    return _constant_kind(e) or "Scalar"
+
+
+def _constant_kind(e) -> Optional[str]:
+    """The IR constant PyPTO's parser builds for a numeric literal (``1.0``, ``-2``,
+    ``pl.const(1, pl.INT32)``): ConstFloat / ConstInt; None for any other expression."""
     if type(e) is ir.Call and e.func == "pl.const" and e.args:
         e = e.args[0]
     if type(e) is ir.UnaryOp and e.op == "-":
         e = e.operand
-    return {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat"}.get(type(e), "Scalar")
+    return {ir.IntConst: "ConstInt", ir.FloatConst: "ConstFloat"}.get(type(e))
+
+
+def _fresh_tensor_type(shape, dtype: str, valid) -> ir.TensorType:
+    """MakeFreshTensorType (type_inference.h:750): a computed tensor's own metadata only --
+    shape, dtype and its valid shape (no stride, layout, pad or memref; no view at all
+    when fully valid)."""
+    from tilemem.frontend.dsl.types import tensor_view_expr
+    return ir.TensorType(tuple(shape), dtype, tensor_view_expr(tuple(valid), (), "ND", None, tuple(shape)))
 
 
 def _printed_dims(t):
@@ -1558,7 +1572,7 @@ class OpCaller:
         region written (InferWriteValidShapeUnion; the whole shape when the ranks differ).
         A DistributedTensor target keeps its own type (its window binding is not modelled
         here)."""
-        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.frontend.dsl.types import view_parts
         t, src = self._arg_type(call, 0), self._arg_type(call, 1)
         if isinstance(t, ir.TensorType) and isinstance(src, ir.TensorType) and type(call.args[2]) is ir.ListExpr:
             valid = view_parts(src.view)[0] or src.shape
@@ -1575,8 +1589,7 @@ class OpCaller:
             except typerules.DeductionError as e:
                 raise DslError(str(e)) from None
             if t.kind == "pl.Tensor":
-                return ir.TensorType(tuple(t.shape), t.dtype,
-                                     tensor_view_expr(tuple(union), (), "ND", None, tuple(t.shape)))
+                return _fresh_tensor_type(t.shape, t.dtype, union)
         return self._rt_like(call, arg, spec, b)
 
     def _rt_dest(self, call, arg, spec, b):
@@ -1627,8 +1640,8 @@ class OpCaller:
         extent; the wrapper unwraps its first argument (a literal has no unwrap), the deducer
         wants a TensorType there."""
         t = self._arg_type(call, 0)
-        literal = _wrapper_kind(Val(call.args[0], scalar("INDEX"))) if t is None else None
-        if literal in ("ConstInt", "ConstFloat"):
+        literal = _constant_kind(call.args[0]) if t is None else None
+        if literal is not None:
             raise WrapperCrash(f"'{literal}' object has no attribute 'unwrap'")
         if t is not None and not isinstance(t, ir.TensorType):
             raise DslError(f"tensor.dim requires first argument to be a TensorType, but got {_type_name(t)}")
@@ -2422,7 +2435,7 @@ class OpCaller:
         says `fresh`): against a scalar the tensor's valid shape, against a tensor of the same
         shape their valid shape when provably equal (GetMatchingElementwiseValidShape); a
         DistributedTensor operand carries none."""
-        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.frontend.dsl.types import view_parts
         from tilemem.ir.symbolic import prove_eq
         words = (arg or "").split()
         a = self._tensor_of(call, 0, spec)
@@ -2456,8 +2469,7 @@ class OpCaller:
                 dt = views.promote_dtype(a.dtype, sdt)      # DeduceTensorOpElementwiseScalarType
             if keep_valid:
                 valid = view_parts(a.view)[0] or a.shape
-        view = tensor_view_expr(tuple(valid), (), "ND", None, tuple(shape)) if valid else None
-        return ir.TensorType(tuple(shape), dt, view)
+        return _fresh_tensor_type(shape, dt, valid or shape)
 
     def _rt_tensor_cast(self, call, arg, spec, b):
         """DeduceTensorCastType (tensor_ops/unary.cpp:196-244): a same-dtype cast is refused;
@@ -2480,10 +2492,10 @@ class OpCaller:
 
     @staticmethod
     def _fresh_tensor(a: ir.TensorType, dtype: str) -> ir.TensorType:
-        """MakeFreshTensorType (type_inference.h:750): shape, dtype and the effective valid shape."""
-        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        """A fresh tensor of ``a``'s shape and effective valid shape, of ``dtype``."""
+        from tilemem.frontend.dsl.types import view_parts
         valid = (view_parts(a.view)[0] if a.kind == "pl.Tensor" else ()) or a.shape
-        return ir.TensorType(tuple(a.shape), dtype, tensor_view_expr(tuple(valid), (), "ND", None, tuple(a.shape)))
+        return _fresh_tensor_type(a.shape, dtype, valid)
 
     def _rt_tensor_reshape(self, call, arg, spec, b):
         a = self._tensor_of(call, 0, spec)
@@ -2863,7 +2875,7 @@ class OpCaller:
         """MakeReductionResultType (tensor_ops/reduction.cpp:67-100, keep_dim): a fresh tensor
         whose reduced axis is 1 and fully valid, the other axes valid where the input is; an
         input valid extent that is provably 0 is CheckReductionInputNonEmpty's refusal."""
-        from tilemem.frontend.dsl.types import tensor_view_expr, view_parts
+        from tilemem.frontend.dsl.types import view_parts
         valid = tuple(view_parts(a.view)[0] or a.shape)
         try:
             typerules.check_reduction_non_empty(call.op, valid)
@@ -2871,7 +2883,7 @@ class OpCaller:
             raise DslError(str(e)) from None
         shape = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(a.shape))
         out_valid = tuple(ir.IntConst(1) if i == axis else d for i, d in enumerate(valid))
-        return ir.TensorType(shape, dtype, tensor_view_expr(out_valid, (), "ND", None, shape))
+        return _fresh_tensor_type(shape, dtype, out_valid)
 
 
 def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
