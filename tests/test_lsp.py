@@ -125,6 +125,13 @@ def _copy(src: Path, tmp_path: Path) -> tuple[Path, str]:
     return dst, dst.read_text()
 
 
+async def _opened(client: LanguageClient, src: Path, tmp_path: Path, language: str = "pto"):
+    """A copy of ``src`` opened in the client and analysed: (path, text, uri, status)."""
+    path, text = _copy(src, tmp_path)
+    uri = _open(client, path, text, language)
+    return path, text, uri, await analysed(uri, 1)
+
+
 # ----------------------------------------------------------------------------- the golden
 
 
@@ -134,9 +141,7 @@ needs_corpus = pytest.mark.skipif(not GOLDEN.exists(), reason="needs ../shared/c
 @needs_corpus
 @pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_z_tile_says_acc_and_why(client: LanguageClient, tmp_path):
-    path, text = _copy(GOLDEN, tmp_path)
-    uri = _open(client, path, text)
-    status = await analysed(uri, 1)
+    path, text, uri, status = await _opened(client, GOLDEN, tmp_path)
     assert _field(status, "reading") == "printed IR"
     md = await _hover(client, uri, _at(text, "z_tile", "z_tile:"))
     assert "**Acc**" in md
@@ -149,9 +154,7 @@ async def test_hover_on_z_tile_says_acc_and_why(client: LanguageClient, tmp_path
 @pytest.mark.asyncio(loop_scope="module")
 async def test_inlay_hints_show_every_tile_space_and_the_moves(client: LanguageClient, tmp_path):
     import tilemem
-    path, text = _copy(GOLDEN, tmp_path)
-    uri = _open(client, path, text)
-    await analysed(uri, 1)
+    path, text, uri, _ = await _opened(client, GOLDEN, tmp_path)
     hints = await _hints(client, uri, text)
     labels = {_label(h) for h in hints}
     sol = tilemem.solve(text, path=str(path))
@@ -170,9 +173,7 @@ async def test_inlay_hints_show_every_tile_space_and_the_moves(client: LanguageC
 @needs_corpus
 @pytest.mark.asyncio(loop_scope="module")
 async def test_code_action_applies_the_pass_as_tilemem_solve_does(client: LanguageClient, tmp_path):
-    path, text = _copy(GOLDEN, tmp_path)
-    uri = _open(client, path, text)
-    await analysed(uri, 1)
+    path, text, uri, _ = await _opened(client, GOLDEN, tmp_path)
     diags = client.diagnostics[uri]
     assert [d.code for d in diags] == ["operand-space", "operand-space"]   # before the pass
     acts = await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
@@ -193,9 +194,7 @@ async def test_code_action_applies_the_pass_as_tilemem_solve_does(client: Langua
 @needs_corpus
 @pytest.mark.asyncio(loop_scope="module")
 async def test_explain_and_why_not_answer_as_tilemem_why(client: LanguageClient, tmp_path):
-    path, text = _copy(GOLDEN, tmp_path)
-    uri = _open(client, path, text)
-    await analysed(uri, 1)
+    path, text, uri, _ = await _opened(client, GOLDEN, tmp_path)
     pos = _at(text, "z_tile", "z_tile:")
     acts = await asyncio.wait_for(client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(start=pos, end=pos),
@@ -224,9 +223,7 @@ async def test_explain_and_why_not_answer_as_tilemem_why(client: LanguageClient,
 @pytest.mark.asyncio(loop_scope="module")
 async def test_edit_then_syntax_error_mid_edit_keeps_the_last_good_hints(client: LanguageClient,
                                                                          tmp_path):
-    path, text = _copy(EXAMPLE_PTO, tmp_path)
-    uri = _open(client, path, text)
-    await analysed(uri, 1)
+    path, text, uri, _ = await _opened(client, EXAMPLE_PTO, tmp_path)
     good = await _hints(client, uri, text)
     assert any(_label(h) == ": Acc" for h in good)
     # half-typed: a call left open on the matmul's line
@@ -290,9 +287,7 @@ async def test_an_edit_changes_the_answer(client: LanguageClient, tmp_path):
 
 @pytest.mark.asyncio(loop_scope="module")
 async def test_dsl_module_programs_symbols_definition_references(client: LanguageClient, tmp_path):
-    path, text = _copy(EXAMPLE_PY, tmp_path)
-    uri = _open(client, path, text, "python")
-    status = await analysed(uri, 1)
+    path, text, uri, status = await _opened(client, EXAMPLE_PY, tmp_path, "python")
     assert _field(status, "reading") == "DSL"
     assert [_field(p, "name") for p in _field(status, "programs")] == ["MatmulBiasRelu", "KLoopMatmul"]
     syms = await asyncio.wait_for(client.text_document_document_symbol_async(
@@ -322,9 +317,7 @@ async def test_dsl_module_programs_symbols_definition_references(client: Languag
 @pytest.mark.asyncio(loop_scope="module")
 async def test_contract_warnings_and_backend_from_pyproject(client: LanguageClient, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tilemem]\nbackend = "910B"\n')
-    path, text = _copy(EXAMPLE_PY, tmp_path)
-    uri = _open(client, path, text, "python")
-    status = await analysed(uri, 1)
+    path, text, uri, status = await _opened(client, EXAMPLE_PY, tmp_path, "python")
     assert _field(status, "backend") == "910B"
     assert "pyproject.toml" in _field(status, "backendFrom")
 
