@@ -156,7 +156,7 @@ class TensorResultTypes:
         t, v = self._broadcast_operands(call, spec, "col")
         if not (type(v.shape[-2]) is ir.IntConst and v.shape[-2].value == 1):
             raise DslError(f"The operator {op} requires second argument's second-to-last dimension (row) to be 1, "
-                           f"but got {typerules._shown(v.shape[-2])}")
+                           f"but got {typerules.extent_text(v.shape[-2])}")
         a, c = t.shape[-1], v.shape[-1]
         if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
             raise DslError(f"The operator {op} requires matching column dimensions, but got tensor cols={a.value} "
@@ -271,8 +271,8 @@ class TensorResultTypes:
             cv = const_value(a)
             if cv is None or cv[1] != 1:
                 raise DslError(f"{op} only allows broadcasting from dimension 1, but input shape {shown(old)} "
-                               f"cannot be expanded to {shown(new)} at dim {i} (got {typerules._shown(a)} -> "
-                               f"{typerules._shown(c)})")
+                               f"cannot be expanded to {shown(new)} at dim {i} (got {typerules.extent_text(a)} -> "
+                               f"{typerules.extent_text(c)})")
             broadcast += 1
         if broadcast > 1:
             raise DslError(f"{op} allows broadcasting in at most one dimension, but got {broadcast} (input shape "
