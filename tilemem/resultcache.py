@@ -97,7 +97,7 @@ def _rules_fingerprint(rules: Sequence[str]) -> list[str]:
     cannot be read is named as such (the solve then reports it)."""
     if not rules:
         return []
-    from tilemem.datalog.program import _fact_file_key    # as the rule program's cache
+    from tilemem.datalog.fact_files import fact_file_versions    # as the rule program's cache
     out = []
     for r in rules:
         try:
@@ -107,7 +107,7 @@ def _rules_fingerprint(rules: Sequence[str]) -> list[str]:
             continue
         out.append(f"{os.path.abspath(r)}:{sha256(data).hexdigest()}")
         out.extend(f"{ref}:{version}" for ref, version in
-                   _fact_file_key(data.decode("utf-8", "replace"), Path(r).parent))
+                   fact_file_versions(data.decode("utf-8", "replace"), Path(r).parent))
     return out
 
 

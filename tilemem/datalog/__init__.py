@@ -22,7 +22,8 @@ _MODULES = {
     "engine": ("Engine",),
     "errors": ("DatalogError", "Diagnostic", "EngineUnavailable", "EvaluationError", "FactError",
                "QueryError", "RuleError"),
-    "program": ("PredicateInfo", "RuleSet", "plan_body"),
+    "planning": ("plan_body",),
+    "program": ("PredicateInfo", "RuleSet"),
     "location": ("Loc",),
     # the rule language's AST and parser (a solve reads its rule program as JSON and never
     # needs them)
