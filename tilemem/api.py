@@ -215,6 +215,11 @@ def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
     check_program(program, path)
     pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
                     limits=limits)
+    return solution_of(pipe, text, path, limits)
+
+
+def solution_of(pipe: Pipeline, text: str, path: str, limits: Optional[Limits]) -> Solution:
+    """The Solution of a checked program's pipeline (its warnings, phase 4, the text)."""
     warnings = []
     bridges = bridge_marks(pipe.program) if pipe.backend is None else []
     if bridges:
