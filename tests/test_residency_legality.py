@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tilemem.backends import normalize_backend
-from tilemem.errors import read_source
+from tilemem.input_text import read_source
 from tilemem.frontend.parser import parse
 from tilemem.infer.emitter import Solution3, emit
 from tilemem.infer.solver import derive, derive_residency

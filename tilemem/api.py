@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
-from tilemem.errors import read_source
+from tilemem.input_text import read_source
 from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.reading import declared_ops, read_program, read_programs
 from tilemem.frontend.wellformed import check_program

@@ -198,7 +198,7 @@ current_input: list = [None, None]
 def read_input(path: str, stdin_name: Optional[str] = None) -> tuple[str, str]:
     """(text, display path) of a program file, or of standard input for ``-`` (shown as
     ``stdin_name``, default ``<stdin>``)."""
-    from tilemem.errors import decode_source, read_source, read_stream
+    from tilemem.input_text import decode_source, read_source, read_stream
     if path == "-":
         name = stdin_name or "<stdin>"
         text, shown = decode_source(read_stream(sys.stdin.buffer, name), name), name
