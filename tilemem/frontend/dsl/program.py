@@ -44,12 +44,8 @@ from tilemem.frontend.dsl.naming import assign_names
 
 __all__ = ["read_class", "ProgramContext"]
 
-# FunctionType -> (level, role) derived by PyPTO's Function constructor (function.h:547-569)
-DERIVED_LEVEL_ROLE = {
-    "InCore": ("CHIP_DIE", "SubWorker"), "AIC": ("AIC", "SubWorker"), "AIV": ("AIV", "SubWorker"),
-    "Group": ("CORE_GROUP", "SubWorker"), "Orchestration": ("CHIP", "Orchestrator"),
-    "Graph": ("CHIP", "Orchestrator"),
-}
+# the FunctionType and Level members (the (level, role) PyPTO's Function constructor derives,
+# function.h:547-569, is ir.DERIVED_LEVEL_ROLE)
 FUNCTION_TYPES = ("Opaque", "Orchestration", "InCore", "AIC", "AIV", "Group", "Spmd", "Inline", "Graph")
 LEVELS = ("AIV", "AIC", "CORE_GROUP", "CHIP_DIE", "CHIP", "HOST", "CLUSTER_0", "CLUSTER_1", "CLUSTER_2", "GLOBAL")
 # the readability aliases of pl.Level (include/pypto/ir/function.h): the same enum values,
@@ -2693,7 +2689,7 @@ def _decorator(dec, fname: str):
                 pass
             else:
                 raise DslError(f"@pl.function({k}=...) is not supported by tilemem's DSL reader", v)
-    derived = DERIVED_LEVEL_ROLE.get(func_type)
+    derived = ir.DERIVED_LEVEL_ROLE.get(func_type)
     if derived is not None:
         if level is not None and level != derived[0]:
             raise DslError(f"Failed to parse function '{fname}': Function '{fname}' has func_type={func_type} which "
