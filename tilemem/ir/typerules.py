@@ -55,10 +55,10 @@ from tilemem.ir.symbolic import (
     s_ceildiv, s_floordiv, s_max, s_min, s_mul, s_sub,
 )
 from tilemem.ir.views import (
-    EffectiveView, build_result_type, const_value, dtype_bits, dtype_bytes, effective_view,
-    expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type, is_float,
-    norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout, stored_view,
-    valid_shape_of,
+    DeductionError, EffectiveView, build_result_type, const_value, dtype_bits, dtype_bytes,
+    effective_view, expr_lists_equal, exprs_equal, fresh_view, implicit_layout, implicit_type,
+    is_float, norm_dtype, norm_layout, norm_pad, norm_space, promote_dtype, shape_layout,
+    stored_view, valid_shape_of,
 )
 from tilemem.records import Record, record, replace
 
@@ -69,10 +69,6 @@ __all__ = [
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
     "check_gather_row_operands", "shape_text", "gather_compare_extents", "reinterpret_extents", "static_size",
 ]
-
-
-class DeductionError(ValueError):
-    """PyPTO's deducer would throw for these inputs (typerules.md §7)."""
 
 
 @record(frozen=True)
