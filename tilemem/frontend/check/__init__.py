@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Optional
 
 from tilemem import ir
-from tilemem.frontend.check.calls import check_calls
+from tilemem.frontend.check.calls import CallCheck, call_table
 from tilemem.frontend.check.problems import MAX_PROBLEMS, Problems, ProgramErrors
-from tilemem.frontend.check.structure import check_structure
+from tilemem.frontend.check.structure import StructureCheck
+from tilemem.ir.walk import own_exprs, statements
 
 __all__ = ["check_printed", "ProgramErrors", "MAX_PROBLEMS"]
 
@@ -19,6 +20,16 @@ def check_printed(program: ir.Program, path: str, text: Optional[str], declared_
     """Raise a TilememError (a :class:`ProgramErrors` for several) naming every problem
     of the program; return when there is none."""
     problems = Problems(path, text)
-    check_structure(program, problems)
-    check_calls(program, problems, declared_ops)
+    table = call_table(declared_ops)
+    functions = {fn.name: fn for fn in program.functions}
+    subexpressions = ir.subexpressions
+    for fn in program.functions:
+        structure = StructureCheck(program, fn, functions, problems)
+        calls = CallCheck(fn, table, problems)
+        for s, depth in statements(fn.body):
+            # one walk of the statement's own expressions serves both checks (they read
+            # names and calls: not the constants of shapes and offsets)
+            nodes = [x for e in own_exprs(s) for x in subexpressions(e, constants=False)]
+            structure.statement(s, nodes)
+            calls.statement(s, depth, nodes)
     problems.raise_any()

@@ -17,9 +17,8 @@ from difflib import get_close_matches
 from tilemem import ir
 from tilemem.frontend.check.problems import Problems
 from tilemem.ir import typerules
-from tilemem.ir.walk import own_exprs, statements
 
-__all__ = ["check_calls"]
+__all__ = ["CallCheck", "call_table"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,26 +47,36 @@ def _shipped() -> tuple:
             retargetable)
 
 
-def check_calls(program: ir.Program, problems: Problems, declared_ops=frozenset()) -> None:
+class CallCheck:
+    """The op-call checks of one function, fed its statements in program order with the
+    expression nodes each holds itself; keeps the types the text gives its names."""
+
+    def __init__(self, fn: ir.Function, table: "_Table", problems: Problems):
+        self.table, self.problems = table, problems
+        self.types = {p.name: p.type for p in fn.params}
+        self.splits: list = []      # (depth, mode) of the enclosing pl.split_aiv loops
+
+    def statement(self, s: ir.Stmt, depth: int, nodes: list) -> None:
+        splits = self.splits
+        while splits and splits[-1][0] >= depth:
+            splits.pop()
+        split = splits[-1][1] if splits else None
+        value = s.value if type(s) is ir.Assign and len(s.targets) == 1 else None
+        for x in nodes:
+            if type(x) is ir.Call and x.op is not None:
+                result = _check_call(x, self.types, self.table, split, self.problems)
+                if x is value and result is not None:
+                    _check_annotation(s, result, self.types, self.problems)
+        _bind(s, self.types)
+        if type(s) is ir.For and s.kind == "split_aiv":
+            # inside, the printer leaves out the shard ops' split=: their rule reads the scope's
+            splits.append((depth, s.iter.kwarg("mode")))
+
+
+def call_table(declared_ops=frozenset()) -> "_Table":
+    """The op table as the checks read it, with the ops of ``--rules`` files."""
     ops, arg_names, keywords, retargetable = _shipped()
-    table = _Table(ops | frozenset(declared_ops), arg_names, keywords, frozenset(declared_ops), retargetable)
-    for fn in program.functions:
-        types = {p.name: p.type for p in fn.params}
-        splits: list = []       # (depth, mode) of the enclosing pl.split_aiv loops
-        for s, depth in statements(fn.body):
-            while splits and splits[-1][0] >= depth:
-                splits.pop()
-            split = splits[-1][1] if splits else None
-            for e in own_exprs(s):
-                for x in ir.subexpressions(e):
-                    if type(x) is ir.Call and x.op is not None:
-                        result = _check_call(x, types, table, split, problems)
-                        if x is e and type(s) is ir.Assign and len(s.targets) == 1 and result is not None:
-                            _check_annotation(s, result, types, problems)
-            _bind(s, types)
-            if type(s) is ir.For and s.kind == "split_aiv":
-                # inside, the printer leaves out the shard ops' split=: their rule reads the scope's
-                splits.append((depth, s.iter.kwarg("mode")))
+    return _Table(ops | frozenset(declared_ops), arg_names, keywords, frozenset(declared_ops), retargetable)
 
 
 class _Table:
@@ -216,15 +225,15 @@ def _retargeted(call: ir.Call, types: dict, split, table: _Table) -> bool:
 
 def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -> None:
     """The annotation against the type the op's rule deduced (kind, dtype, rank, constant
-    extents: what PyPTO's reader compares, the DSL's merge_annotation)."""
+    extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
     if not isinstance(s.type, ir.TileType):
         return
     from tilemem.frontend.dsl.ops import op_table
-    from tilemem.frontend.dsl.types import merge_annotation
-    from tilemem.frontend.dsl.values import DslError, Val
+    from tilemem.frontend.dsl.types import checked_annotation
+    from tilemem.frontend.dsl.values import DslError
     call = s.value
     try:
-        merge_annotation(s.type, Val(call, inferred), s.targets[0], s, call.func in op_table().region_ops)
+        checked_annotation(s.type, inferred, s.targets[0], s, call.func in op_table().region_ops)
     except DslError as e:
         where = s.type if s.type.line is not None else s
         problems.add_at(where, f"{e.message}{_describe(call, types)}")

@@ -21,107 +21,105 @@ from __future__ import annotations
 from tilemem import ir
 from tilemem.frontend.check.problems import Problems
 from tilemem.frontend.wellformed import FREE_SUFFIX, binds, unbound_message
-from tilemem.ir.walk import last_yield, own_exprs, statements
+from tilemem.ir.walk import last_yield, statements
 
-__all__ = ["check_structure"]
-
-
-def check_structure(program: ir.Program, problems: Problems) -> None:
-    functions = {fn.name: fn for fn in program.functions}
-    dynamic = {name for name, _ in program.dynamic}
-    for fn in program.functions:
-        if fn.is_incore:
-            _check_names(fn, dynamic, problems)
-        _check_tile_definitions(fn, problems)
-        for s, _ in statements(fn.body):
-            if type(s) is ir.For:
-                _check_loop(s, problems)
-            elif type(s) is ir.If:
-                _check_branches(s, problems)
-            elif type(s) is ir.Yield:
-                if s.targets and len(s.targets) != len(s.values):
-                    problems.add_at(s, f"pl.yield_ binds {len(s.targets)} return var(s) "
-                                       f"({', '.join(s.targets)}) but yields {len(s.values)} value(s)")
-            for e in own_exprs(s):
-                for x in ir.subexpressions(e):
-                    if type(x) is ir.Call and x.func.startswith("self."):
-                        _check_call(x, functions, problems)
+__all__ = ["StructureCheck"]
 
 
-def _check_names(fn: ir.Function, dynamic: set, problems: Problems) -> None:
-    bound = {p.name for p in fn.params} | dynamic
-    defined = None
-    reported = set()
-    for s, _ in statements(fn.body):
-        for e in own_exprs(s):
-            for x in ir.subexpressions(e):
-                if type(x) is ir.Name and x.id not in bound and x.id not in reported \
-                        and not x.id.endswith(FREE_SUFFIX):
-                    if defined is None:
-                        defined = {n for t, _ in statements(fn.body) for n in binds(t)}
-                    reported.add(x.id)      # one message per name: its first read
-                    problems.add_at(x, unbound_message(fn.name, x.id, defined))
-        bound.update(binds(s))
+class StructureCheck:
+    """The structure checks of one function, fed its statements in program order with
+    the expression nodes each holds itself (one walk serves every check)."""
 
+    def __init__(self, program: ir.Program, fn: ir.Function, functions: dict, problems: Problems):
+        self.fn, self.functions, self.problems = fn, functions, problems
+        # names (InCore functions only): those bound so far, those already reported
+        self.bound = ({p.name for p in fn.params} | {name for name, _ in program.dynamic}) \
+            if fn.is_incore else None
+        self.defined = None         # every name the function binds (asked for on a first unbound read)
+        self.reported: set = set()
+        self.where = {p.name: p for p in fn.params}     # the first definition of each name
 
-def _check_tile_definitions(fn: ir.Function, problems: Problems) -> None:
-    where = {p.name: p for p in fn.params}
-    for s, _ in statements(fn.body):
+    def statement(self, s: ir.Stmt, nodes: list) -> None:
+        t = type(s)
+        if t is ir.For:
+            self._loop(s)
+        elif t is ir.If:
+            self._branches(s)
+        elif t is ir.Yield and s.targets and len(s.targets) != len(s.values):
+            self.problems.add_at(s, f"pl.yield_ binds {len(s.targets)} return var(s) "
+                                    f"({', '.join(s.targets)}) but yields {len(s.values)} value(s)")
+        for x in nodes:
+            tx = type(x)
+            if tx is ir.Name:
+                if self.bound is not None and x.id not in self.bound:
+                    self._unbound(x)
+            elif tx is ir.Call and x.func.startswith("self."):
+                self._call(x)
+        self._definitions(s)
+        if self.bound is not None:
+            self.bound.update(binds(s))
+
+    def _unbound(self, x: ir.Name) -> None:
+        if x.id in self.reported or x.id.endswith(FREE_SUFFIX):
+            return
+        if self.defined is None:
+            self.defined = {n for t, _ in statements(self.fn.body) for n in binds(t)}
+        self.reported.add(x.id)         # one message per name: its first read
+        self.problems.add_at(x, unbound_message(self.fn.name, x.id, self.defined))
+
+    def _definitions(self, s: ir.Stmt) -> None:
         if type(s) is ir.Assign:
             if len(s.targets) == 1 and isinstance(s.type, ir.TileType):
                 name = s.targets[0]
-                first = where.get(name)
+                first = self.where.get(name)
                 if first is not None:
-                    problems.add_at(s, f"tile var '{name}' is defined twice in function '{fn.name}' "
-                                       f"(first at line {first.line}); printed IR names each var once "
-                                       f"(a second var of the same name prints as '{name}_1')")
+                    self.problems.add_at(s, f"tile var '{name}' is defined twice in function '{self.fn.name}' "
+                                            f"(first at line {first.line}); printed IR names each var once "
+                                            f"(a second var of the same name prints as '{name}_1')")
             for name in s.targets:
-                where.setdefault(name, s)
+                self.where.setdefault(name, s)
         elif type(s) is ir.For:
             for name in ([s.loop_var] if s.loop_var else []) + list(s.iter_args or []):
-                where.setdefault(name, s)
+                self.where.setdefault(name, s)
 
+    def _loop(self, s: ir.For) -> None:
+        if s.iter_args is None:
+            return
+        n = len(s.iter_args)
+        init = s.iter.kwarg("init_values")
+        if len(s.init_values) != n:
+            self.problems.add_at(init if init is not None else s.iter,
+                                 f"the loop has {n} iter-arg(s) ({', '.join(s.iter_args)}) but "
+                                 f"{len(s.init_values)} init_values")
+        y = last_yield(s.body)
+        if y is None:
+            self.problems.add_at(s, f"the loop has {n} iter-arg(s) ({', '.join(s.iter_args)}) but its body "
+                                    f"does not end with pl.yield_")
+        elif len(y.values) != n:
+            self.problems.add_at(y, f"pl.yield_ yields {len(y.values)} value(s) but the loop at line {s.line} "
+                                    f"has {n} iter-arg(s) ({', '.join(s.iter_args)})")
 
-def _check_loop(s: ir.For, problems: Problems) -> None:
-    if s.iter_args is None:
-        return
-    n = len(s.iter_args)
-    init = s.iter.kwarg("init_values")
-    if len(s.init_values) != n:
-        problems.add_at(init if init is not None else s.iter,
-                        f"the loop has {n} iter-arg(s) ({', '.join(s.iter_args)}) but "
-                        f"{len(s.init_values)} init_values")
-    y = last_yield(s.body)
-    if y is None:
-        problems.add_at(s, f"the loop has {n} iter-arg(s) ({', '.join(s.iter_args)}) but its body "
-                           f"does not end with pl.yield_")
-    elif len(y.values) != n:
-        problems.add_at(y, f"pl.yield_ yields {len(y.values)} value(s) but the loop at line {s.line} "
-                           f"has {n} iter-arg(s) ({', '.join(s.iter_args)})")
+    def _branches(self, s: ir.If) -> None:
+        then = last_yield(s.then_body)
+        other = last_yield(s.else_body) if s.else_body else None
+        if then is None or other is None:
+            return
+        if len(then.values) != len(other.values) or then.targets != other.targets:
+            self.problems.add_at(other, f"the else branch yields {len(other.values)} value(s) into "
+                                        f"({', '.join(other.targets)}) but the then branch (line {then.line}) "
+                                        f"yields {len(then.values)} into ({', '.join(then.targets)})")
 
-
-def _check_branches(s: ir.If, problems: Problems) -> None:
-    then = last_yield(s.then_body)
-    other = last_yield(s.else_body) if s.else_body else None
-    if then is None or other is None:
-        return
-    if len(then.values) != len(other.values) or then.targets != other.targets:
-        problems.add_at(other, f"the else branch yields {len(other.values)} value(s) into "
-                               f"({', '.join(other.targets)}) but the then branch (line {then.line}) "
-                               f"yields {len(then.values)} into ({', '.join(then.targets)})")
-
-
-def _check_call(call: ir.Call, functions: dict, problems: Problems) -> None:
-    name = call.func[len("self."):]
-    callee = functions.get(name)
-    if callee is None:
-        from difflib import get_close_matches
-        near = get_close_matches(name, list(functions), n=1)
-        hint = f" (did you mean 'self.{near[0]}'?)" if near else ""
-        problems.add_at(call, f"call to 'self.{name}': the program defines no function '{name}'{hint}")
-        return
-    params = {p.name for p in callee.params}
-    given = len(call.args) + sum(1 for k, _ in call.kwargs if k in params)
-    if given != len(callee.params):
-        problems.add_at(call, f"'self.{name}' takes {len(callee.params)} argument(s) "
-                              f"({', '.join(p.name for p in callee.params)}), got {given}")
+    def _call(self, call: ir.Call) -> None:
+        name = call.func[len("self."):]
+        callee = self.functions.get(name)
+        if callee is None:
+            from difflib import get_close_matches
+            near = get_close_matches(name, list(self.functions), n=1)
+            hint = f" (did you mean 'self.{near[0]}'?)" if near else ""
+            self.problems.add_at(call, f"call to 'self.{name}': the program defines no function '{name}'{hint}")
+            return
+        params = {p.name for p in callee.params}
+        given = len(call.args) + sum(1 for k, _ in call.kwargs if k in params)
+        if given != len(callee.params):
+            self.problems.add_at(call, f"'self.{name}' takes {len(callee.params)} argument(s) "
+                                       f"({', '.join(p.name for p in callee.params)}), got {given}")
