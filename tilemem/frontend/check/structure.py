@@ -4,11 +4,9 @@
   :mod:`tilemem.frontend.wellformed` requires, here reported for every name at once).
   Other functions are not checked: real dumps read names bound outside them, which
   PyPTO's own text reader refuses but its IR held (corpus-models README).
-* A tile var is defined once in its function: PyPTO's printer gives two vars of one name
-  hint distinct names (``x``, ``x_1``), so a second definition of a tile name in printed
-  text is an edit the facts could not tell apart.  A tensor name is defined again by
-  the ops that write it (``out_0 = pl.tile.store(t, [0, 0], out_0)``), and a branch's
-  return vars by the yield of each branch: neither is checked.
+* A name assigned again is not an error: PyPTO's reader binds it to a new var (its printer
+  would print ``x_1``), and so does tilemem's reading of a re-assigned tile (a tensor is
+  re-assigned by the ops that write it, ``out_0 = pl.tile.store(t, [0, 0], out_0)``).
 * A loop with iter-args has as many ``init_values`` as iter-args, and its body ends with
   a yield of as many values (bound to as many return vars); the yields ending the two
   branches of an ``if`` bind the same return vars.
@@ -37,7 +35,6 @@ class StructureCheck:
             if fn.is_incore else None
         self.defined = None         # every name the function binds (asked for on a first unbound read)
         self.reported: set = set()
-        self.where = {p.name: p for p in fn.params}     # the first definition of each name
 
     def statement(self, s: ir.Stmt, nodes: list) -> None:
         t = type(s)
@@ -55,7 +52,6 @@ class StructureCheck:
                     self._unbound(x)
             elif tx is ir.Call and x.func.startswith("self."):
                 self._call(x)
-        self._definitions(s)
         if self.bound is not None:
             self.bound.update(binds(s))
 
@@ -66,21 +62,6 @@ class StructureCheck:
             self.defined = {n for t, _ in statements(self.fn.body) for n in binds(t)}
         self.reported.add(x.id)         # one message per name: its first read
         self.problems.add_at(x, unbound_message(self.fn.name, x.id, self.defined))
-
-    def _definitions(self, s: ir.Stmt) -> None:
-        if type(s) is ir.Assign:
-            if len(s.targets) == 1 and isinstance(s.type, ir.TileType):
-                name = s.targets[0]
-                first = self.where.get(name)
-                if first is not None:
-                    self.problems.add_at(s, f"tile var '{name}' is defined twice in function '{self.fn.name}' "
-                                            f"(first at line {first.line}); printed IR names each var once "
-                                            f"(a second var of the same name prints as '{name}_1')")
-            for name in s.targets:
-                self.where.setdefault(name, s)
-        elif type(s) is ir.For:
-            for name in ([s.loop_var] if s.loop_var else []) + list(s.iter_args or []):
-                self.where.setdefault(name, s)
 
     def _loop(self, s: ir.For) -> None:
         if s.iter_args is None:
