@@ -26,7 +26,8 @@ def _shipped() -> tuple:
     """(known ops, op -> declared positional args, op -> keywords it takes) of the op
     table, with the keywords the DSL's wrappers store on each op (ops.txt)."""
     from tilemem.datalog import RuleSet
-    from tilemem.frontend.dsl.ops import kwarg_types, op_table
+    from tilemem.frontend.dsl.ops import kwarg_types
+    from tilemem.frontend.dsl.wrappers import op_table
     rows = RuleSet.from_package().fact_rows
     ops = frozenset(r[0] for r in rows.get("op", ()))
     args: dict = {}
@@ -180,7 +181,7 @@ def _describe(call: ir.Call, types: dict) -> str:
 
 
 def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: Problems):
-    from tilemem.frontend.dsl.ops import dtype_rules, range_rules
+    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
     from tilemem.frontend.dsl.values import DslError
     op = call.op
     result = None
@@ -228,7 +229,7 @@ def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -
     extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
     if not isinstance(s.type, ir.TileType):
         return
-    from tilemem.frontend.dsl.ops import op_table
+    from tilemem.frontend.dsl.wrappers import op_table
     from tilemem.frontend.dsl.types import checked_annotation
     from tilemem.frontend.dsl.values import DslError
     call = s.value
