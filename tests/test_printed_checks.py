@@ -249,3 +249,13 @@ def test_an_op_a_rules_file_declares_is_known(tmp_path):
     assert declared_ops([str(rules)]) == frozenset({"tile.my_relu"})
     fn = read_program(text, "k.pto", declared_ops=declared_ops([str(rules)])).functions[0]
     assert fn.body[2].value.func == "pl.tile.my_relu"      # read as written: its annotation is its type
+
+
+def test_verify_lists_every_problem(tmp_path, capsys):
+    src = tmp_path / "k.pto"
+    src.write_text(edited(("pl.tile.matmul(x_tile, y_tile)", "pl.tile.matmull(x_tile, y_tile)"),
+                          (LOAD_X, LOAD_X.replace("target_memory=", "target_memroy="))))
+    status, stdout, _ = run_in_process(capsys, "verify", src)
+    assert status == 2
+    assert [line.split(": error: ")[0] for line in stdout.splitlines() if ": error: " in line] == \
+        [f"{src}:8:105", f"{src}:10:59"]
