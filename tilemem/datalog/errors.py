@@ -2,29 +2,12 @@
 from __future__ import annotations
 
 from typing import Iterable, Optional
-from tilemem.records import Record, record
+
+from tilemem.errors import Diagnostic   # one message about a place in a rule file (or a query)
 
 __all__ = [
     "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
 ]
-
-
-@record(frozen=True)
-class Diagnostic(Record):
-    """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
-    def __init__(
-            self,
-            file: str,
-            line: int,
-            col: int,
-            message: str,
-            severity: str = "error",  # "error" or "warning"
-    ):
-        self.file, self.line, self.col = file, line, col
-        self.message, self.severity = message, severity
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
 
 
 class DatalogError(Exception):

@@ -229,7 +229,8 @@ class RuleSet:
         d["nodes"] = tuple(data["nodes"])
         d["edges"] = {(q, p): bool(neg) for q, p, neg in data["edges"]}
         d["strata"] = tuple(tuple(c) for c in data["strata"])
-        d["warnings"] = tuple(Diagnostic(*w) for w in data["warnings"])
+        d["warnings"] = tuple(Diagnostic(f, line, col, message, severity=severity)
+                              for f, line, col, message, severity in data["warnings"])
         d["fact_rows"] = {k: tuple(map(tuple, v)) for k, v in data["fact_rows"].items()}
         d["_compiled"] = dict(data["compiled"])
         d["_graph"] = None
