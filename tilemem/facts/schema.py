@@ -42,7 +42,8 @@ def _schema():
     found.sort(key=lambda t: t[:3])
     relations = {name: info.columns or tuple(f"c{i}" for i in range(info.arity))
                  for *_, name, info in found}
-    phase4 = frozenset(f.head.args[0].value for f in rules.predicates["residency_input"].facts)
+    # its rows (in the JSON program), not its facts (the syntax tree: not loaded by a solve)
+    phase4 = frozenset(row[0] for row in rules.fact_rows.get("residency_input", ()))
     return relations, phase4
 
 
