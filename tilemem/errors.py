@@ -12,7 +12,7 @@ import os
 import re
 from typing import Optional
 
-__all__ = ["TilememError", "UsageError", "read_source", "read_stream", "decode_source", "position_of",
+__all__ = ["TilememError", "UnlocatedError", "UsageError", "read_source", "read_stream", "decode_source", "position_of",
            "source_line_at", "printable"]
 
 
@@ -184,7 +184,28 @@ def _safe_line(data: bytes, line: int) -> Optional[str]:
     return source_line_at(text, line)
 
 
-class UsageError(Exception):
+class UnlocatedError(TilememError):
+    """A TilememError at no position of an input: ``str()`` is its message alone.
+
+    The base of the library's other errors (a bad option, a bad rule file, a question
+    that cannot be answered), so that ``except TilememError`` catches everything
+    tilemem raises on purpose; ``path``, ``line`` and ``col`` are None."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(None, None, None, str(message))
+        self.path = None
+
+    def format_first_line(self) -> str:
+        return self.message
+
+    def format(self) -> str:
+        return self.message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(UnlocatedError):
     """A problem with how tilemem was invoked (bad option value, unwritable output),
     as opposed to a problem at a position in the input program."""
 

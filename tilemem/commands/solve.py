@@ -139,7 +139,7 @@ def _run_one(args, path_arg: str) -> int:
     import json
     from tilemem.api import solve
     from tilemem.commands.common import read_arg, write_atomic
-    from tilemem.errors import TilememError
+    from tilemem.errors import TilememError, UnlocatedError
     from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solution_json, unified_diff, \
         with_newline
     if args.check and not args.json:
@@ -151,6 +151,8 @@ def _run_one(args, path_arg: str) -> int:
             sol = solve(text, backend=args.backend, rules=args.rules or (), path=res.path,
                         engine=args.engine, form=reading_form(args), program=args.program)
             res.text, res.warnings = with_newline(sol.text), list(sol.warnings)
+        except UnlocatedError:
+            raise                       # a bad option or rule file: the tool's own failure
         except TilememError as e:
             res.path = e.path
             res.status, res.error = INPUT_ERROR, e.format_first_line()

@@ -40,10 +40,10 @@ def verify_file(path_arg: str, args):
         for program in read_programs(args, text, path):     # a .py module: each program
             check_program(program, path)
             violations.extend(verify(program, path, args.rules or (), engine=args.engine))
-    except TilememError as e:
-        return e.path, [error_diagnostic(e, path)]
     except (UsageError, DatalogError):
         raise                           # a bad rule file or engine: the tool's own failure
+    except TilememError as e:
+        return e.path, [error_diagnostic(e, path)]
     except RecursionError:
         return path, [Diagnostic(path, None, None, "input nested too deeply to process",
                                  "input-error")]

@@ -5,7 +5,6 @@ import sys
 from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap, add_reading_options, \
     reading_form
 
-SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 WIDTH = 100              # tilemem.explain.answer.WIDTH (not imported: help stays fast)
 
 
@@ -47,15 +46,6 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _space_name(s: str) -> str:
-    from tilemem.errors import UsageError
-    name = s.split(".")[-1]
-    for sp in SPACES:
-        if sp.lower() == name.lower():
-            return sp
-    raise UsageError(f"unknown memory space '{s}' (one of: {', '.join(SPACES)})")
-
-
 def _ascii(args) -> bool:
     if args.ascii:
         return True
@@ -70,7 +60,7 @@ def _ascii(args) -> bool:
 def run(args) -> int:
     from tilemem.errors import UsageError
     from tilemem.explain import ExplainError, Session
-    from tilemem.explain.answer import answer_not, answer_pattern, answer_var
+    from tilemem.explain.answer import answer_not, answer_pattern, answer_var, space_name
     text, path = read_arg(args)
     ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
                             form=reading_form(args), program=args.program)
@@ -90,7 +80,7 @@ def run(args) -> int:
                     raise UsageError("--not takes a var, not a fact pattern")
                 ans = answer_pattern(ses, args.var)
             elif args.not_space:
-                ans = answer_not(ses, args.var, _space_name(args.not_space), args.function,
+                ans = answer_not(ses, args.var, space_name(args.not_space), args.function,
                                  depth=args.depth or 3)
             else:
                 ans = answer_var(ses, args.var, args.function)

@@ -348,7 +348,12 @@ class Answer:
             out.append(text)
         return out
 
+    def __str__(self) -> str:
+        return self.render()
+
     def to_dict(self) -> dict:
+        """The answer as JSON-able data (what ``tilemem why --json`` prints, without the
+        file's fields)."""
         d = {"question": self.question, "answer": self.summary,
              "steps": [s.to_dict() for s in self.steps], "notes": self.notes}
         d.update(self.data)
@@ -471,6 +476,17 @@ def _failed_words(c, names: Names) -> str:
     if hasattr(lit, "atom"):
         return f"`{ground(lit.atom)}`, which holds but must not"
     return f"`{c.failed_text}`, which is false"
+
+
+def space_name(space: str) -> str:
+    """A memory space as the rules spell it ("Left" for "left" or "pl.Mem.Left"), or an
+    ExplainError naming the spaces."""
+    from tilemem.ir.views import SPACES
+    name = str(space).split(".")[-1]
+    for s in SPACES:
+        if s.lower() == name.lower():
+            return s
+    raise ExplainError(f"unknown memory space '{space}' (one of: {', '.join(SPACES)})")
 
 
 def require_rows(rows, what: str):

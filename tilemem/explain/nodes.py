@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from tilemem.datalog import Const, Rule, Var, format_value
+from tilemem.errors import UsageError
 from tilemem.explain.sourcemap import Value, rule_file_name
 
 
-class ExplainError(Exception):
+class ExplainError(UsageError):
     """A question that cannot be answered (unknown var, fact that does not hold, ...)."""
 
 
