@@ -23,7 +23,7 @@ __all__ = [
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
-    "type_kind",
+    "type_kind", "DERIVED_LEVEL_ROLE",
 ]
 
 
@@ -702,6 +702,18 @@ class Param(_Node):
                  col: Pos = None):
         self.name, self.type, self.direction = name, type, direction
         self.line, self.col = line, col
+
+
+# FunctionType -> (level, role) that PyPTO's Function constructor derives when the
+# decorator gives none (printer.md section 2); both readings apply it
+DERIVED_LEVEL_ROLE = {
+    "InCore": ("CHIP_DIE", "SubWorker"),
+    "AIC": ("AIC", "SubWorker"),
+    "AIV": ("AIV", "SubWorker"),
+    "Group": ("CORE_GROUP", "SubWorker"),
+    "Orchestration": ("CHIP", "Orchestrator"),
+    "Graph": ("CHIP", "Orchestrator"),
+}
 
 
 @node(uncompared=('name_hints', 'line', 'col'), hidden=('name_hints', 'line', 'col'))
