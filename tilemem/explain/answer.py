@@ -710,7 +710,7 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
         last = _unresolved_site(x, vid)
         if last is not None:
             # the last write of V records "none": why, from the rule that wrote it
-            tree = x.explain("wval", last)
+            tree = x.explain("space_written", last)
             sen = value_sentence(shown, "", tree, 2, names, verb="has no memory space")
             ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
                          data={"var": vid, "space": None, "line": sen.line,
@@ -739,13 +739,13 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
 
 
 def _unresolved_site(x, vid: str) -> Optional[tuple]:
-    """The ``wval`` row of the last write site of ``vid`` when it records "none" (the
+    """The ``space_written`` row of the last write site of ``vid`` when it records "none" (the
     var is unresolved because of it), else None."""
     sites = [q for _, q in x.rel.match("site", (vid, None))]
     if not sites:
         return None
     row = (vid, max(sites), "none")
-    return row if x.holds("wval", row) else None
+    return row if x.holds("space_written", row) else None
 
 
 def _mark_fallback(ans: Answer, sen: "Sentence") -> None:

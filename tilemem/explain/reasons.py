@@ -5,7 +5,7 @@ comment, on a line of its own that starts ``because:``::
 
     // Rule table step 3: a fixed output space (matmul -> Acc, elementwise -> Vec).
     // because: `{Op}` always produces its result in {S}
-    wval(V, P, S) :- tile_def(P, Op, V), op_output_fixed(Op, S).
+    space_written(V, P, S) :- tile_def(P, Op, V), op_output_fixed(Op, S).
 
 The text is a template over the derivation that used the rule:
 
