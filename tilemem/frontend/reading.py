@@ -205,6 +205,9 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
     if input_form(text, form) == "ir":
         from tilemem.frontend.parser import parse
         prog = parse(text, path, limits)
+        # printed text is re-deduced, not believed (the op table, the type rules)
+        from tilemem.frontend.check import check_printed
+        check_printed(prog, path, text, frozenset(declared_ops))
         if program is not None and prog.name != program:
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
         return [prog]
