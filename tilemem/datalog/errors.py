@@ -3,15 +3,16 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from tilemem.errors import Diagnostic   # one message about a place in a rule file (or a query)
+from tilemem.errors import Diagnostic, UnlocatedError   # Diagnostic: a message in a rule file
 
 __all__ = [
     "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
 ]
 
 
-class DatalogError(Exception):
-    """Base class of every error raised by tilemem.datalog."""
+class DatalogError(UnlocatedError):
+    """Base class of every error raised by tilemem.datalog (a TilememError: rule files
+    and queries carry their positions in the message)."""
 
 
 class RuleError(DatalogError):
