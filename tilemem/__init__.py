@@ -2,18 +2,20 @@
 
 Library use::
 
-    import tilemem
-    sol = tilemem.solve(open("kernel.pto").read(), backend="910B")
+    import tilemem, pathlib
+    sol = tilemem.solve(pathlib.Path("kernel.pto"), backend="910B")   # a str is program text
     print(sol.text)          # the annotated program, as PyPTO prints it
     sol.spaces               # {function: {var: space}}
     sol.moves                # the inserted tile.move statements
+    print(sol.why("c_tile")) # why c_tile is in its space (tilemem why's answer)
 
     ws = tilemem.Workspace(text, backend="910B")     # kept solved under edits
     sol = ws.edit((12, 8), (12, 14), "b_tile")       # only the edited function is solved again
 
 Functions
-    solve(text, backend=None, rules=(), path=None, engine=None, limits=None, form=None,
-          program=None) -> Solution     infer the memory space of every tile
+    solve(source, backend=None, rules=(), path=None, engine=None, limits=None, form=None,
+          program=None) -> Solution     infer the memory space of every tile (source:
+                                        program text, a path-like or an open file)
     solve_all(...) -> list[Solution]    every program of a .py module, each on its own
     parse(text, path="<input>", ...) -> ir.Program    read program text into the IR
     print_program(program) -> str       print the IR as PyPTO prints it
@@ -30,8 +32,9 @@ Solution (what solve returns), its fields
     residency   phase 4 verdicts with a backend (ResidencyDecision), else None
     warnings    SolveWarning records (PyPTO's contract breaks, a bridge mark without a
                 backend, unread --rules relations)
-  and its questions: explain(var), why_not(var, space), why(pattern),
-  explain_residency(var), query(pattern), close().
+  and its questions: why(var, move or pattern) and why_not(var, space) (Answer
+  objects: the words of `tilemem why`), explain(var) and proofs(pattern) (proof
+  trees), explain_residency(var), query(pattern), close().
 
 Answer objects (tilemem.explain)
     ProofNode   a proof tree (str(): indented; to_dict(): JSON-able)
@@ -39,11 +42,12 @@ Answer objects (tilemem.explain)
                 premise it fails on
     Answer      the words of `tilemem why`: a paragraph, the deciding steps, notes
 
-Exceptions
+Exceptions: every error the library raises on purpose is a TilememError
     TilememError    an error about the input, located (path, line, col, message)
+    UnlocatedError  a TilememError at no position of an input (the base of those below)
     UsageError      a bad argument or setting (an unknown backend, ...)
     ExplainError    a question explanations cannot answer (an unknown var, ...)
-    DatalogError    a rule file that cannot be used (with its file:line:col)
+    DatalogError    a rule file or query that cannot be used (QueryError: a bad pattern)
 
 Everything is imported on first use (``tilemem --version`` stays fast); ``dir(tilemem)``
 and ``help(tilemem)`` list it all.  The package is typed (PEP 561, ``py.typed``).
@@ -71,9 +75,11 @@ _LAZY = {
     "WhyNot": "tilemem.explain",
     "Answer": "tilemem.explain.answer",
     "TilememError": "tilemem.errors",
+    "UnlocatedError": "tilemem.errors",
     "UsageError": "tilemem.errors",
     "ExplainError": "tilemem.explain",
     "DatalogError": "tilemem.datalog",
+    "QueryError": "tilemem.datalog",
 }
 
 __all__ = [*_LAZY, "__version__"]

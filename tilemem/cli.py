@@ -242,11 +242,11 @@ def _run(args, argv) -> int:
                 return args.func(args)
         except (RecursionError, MemoryError) as exc:
             raise input_error(exc, *current_input) from None
-    except TilememError as e:
-        return _fail(e.format(), args, argv, err=e)
-    except (UsageError, DatalogError) as e:
+    except (UsageError, DatalogError) as e:      # TilememErrors at no place of the input
         msg = str(e)
         return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
+    except TilememError as e:
+        return _fail(e.format(), args, argv, err=e)
     except (KeyboardInterrupt, Interrupted) as e:
         return _interrupted(e)
     except BrokenPipeError:
