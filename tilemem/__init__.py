@@ -95,4 +95,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public names (imported or not yet) and the module's own dunders."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

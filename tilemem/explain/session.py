@@ -2,13 +2,16 @@
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import Atom, RuleSet, parse_query
 from tilemem.explain.nodes import ExplainError, ProofNode
 from tilemem.explain.search import Explainer
 from tilemem.explain.sourcemap import SourceMap
 from tilemem.explain.whynot import WhyNot
+
+if TYPE_CHECKING:
+    from tilemem.pipeline import Pipeline
 
 
 class Session:
@@ -21,7 +24,7 @@ class Session:
       rewritten program.
     """
 
-    def __init__(self, pipeline):
+    def __init__(self, pipeline: Pipeline) -> None:
         if not pipeline.explain:
             raise ValueError("a Session needs a Pipeline run with explain=True")
         self.pipeline = pipeline
