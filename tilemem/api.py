@@ -131,18 +131,14 @@ class Solution(Record):
         ``to_dict()``: what ``tilemem why --json`` prints, without the file's fields).
 
         ``subject``: a tile var (``"c_tile"`` or ``"kernel:c_tile"``; ``function`` says
-        which function when the name is in several), an inserted move's name, or a fact
-        pattern such as ``'move_at(P, "kernel:a", T)'`` (why the facts matching it hold,
-        or why none does)."""
-        from tilemem.explain.answer import answer_pattern, answer_var
+        which function when the name is in several), an inserted move's name, a line of
+        the input (``12``, or ``"12:8"`` with a column: an answer a tile defined, moved
+        or hoisted there, in ``parts``), or a fact pattern such as
+        ``'move_at(P, "kernel:a", T)'`` (why the facts matching it hold, or why none
+        does)."""
+        from tilemem.explain.answer import answer_subject
         with self._guarded():
-            if not isinstance(subject, str):
-                from tilemem.explain import ExplainError
-                raise ExplainError(f"why takes a var name or a fact pattern, not "
-                                   f"{type(subject).__name__}")
-            if "(" in subject:
-                return answer_pattern(self.session(), subject)
-            return answer_var(self.session(), subject, function)
+            return answer_subject(self.session(), subject, function)
 
     def why_not(self, var: str, space: str, function: Optional[str] = None,
                 depth: int = 3) -> Answer:
