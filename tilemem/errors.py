@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from typing import Optional
 
-__all__ = ["TilememError", "UsageError", "read_source", "read_stream", "decode_source", "position_of",
+__all__ = ["TilememError", "UsageError", "read_source", "read_source_identity", "read_stream", "decode_source", "position_of",
            "source_line_at", "printable"]
 
 
@@ -64,11 +65,12 @@ class TilememError(Exception):
         if len(msg) > self.MAX_MESSAGE:
             msg = msg[: self.MAX_MESSAGE - 3] + "..."
         msg = printable(msg)
+        path = printable(self.path)
         if self.line is None:
-            return f"{self.path}: error: {msg}"
+            return f"{path}: error: {msg}"
         if self.col is None:
-            return f"{self.path}:{self.line}: error: {msg}"
-        return f"{self.path}:{self.line}:{self.col}: error: {msg}"
+            return f"{path}:{self.line}: error: {msg}"
+        return f"{path}:{self.line}:{self.col}: error: {msg}"
 
     def format(self) -> str:
         """``path:line:col: error: message``, then the source line and a caret line
@@ -134,10 +136,23 @@ def read_source(path, max_bytes: Optional[int] = None) -> str:
     current input-size cap, ``tilemem.limits``).  A leading UTF-8 byte-order mark is
     dropped.
     """
+    return read_source_identity(path, max_bytes, identity=False)[0]
+
+
+def read_source_identity(path, max_bytes: Optional[int] = None, identity: bool = True):
+    """``(text, identity)``: ``read_source``, and (with ``identity``) what the file was
+    when read (``tilemem.files.FileIdentity``, for a rewrite in place to compare with;
+    None for a file that is not a regular file)."""
     spath = os.fspath(path)
+    shown = printable(spath)
+    ident = None
     try:
         with open(spath, "rb") as fh:
-            data = read_stream(fh, spath, max_bytes)
+            st = os.fstat(fh.fileno()) if identity else None
+            data = read_stream(fh, shown, max_bytes)
+        if st is not None and stat.S_ISREG(st.st_mode):
+            from tilemem.files import FileIdentity
+            ident = FileIdentity.of(st, data)
     except FileNotFoundError:
         raise TilememError(spath, None, None, "cannot read file: no such file") from None
     except IsADirectoryError:
@@ -146,7 +161,7 @@ def read_source(path, max_bytes: Optional[int] = None) -> str:
         raise TilememError(spath, None, None, "cannot read file: permission denied") from None
     except OSError as exc:
         raise TilememError(spath, None, None, f"cannot read file: {exc.strerror or exc}") from None
-    return decode_source(data, spath)
+    return decode_source(data, shown), ident
 
 
 def read_stream(fh, path: str, max_bytes: Optional[int] = None) -> bytes:

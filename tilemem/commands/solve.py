@@ -138,7 +138,7 @@ def print_warnings(warnings, args) -> None:
 def _run_one(args, path_arg: str) -> int:
     import json
     from tilemem.api import solve
-    from tilemem.commands.common import read_arg, write_atomic
+    from tilemem.commands.common import read_arg, read_arg_identity, write_atomic
     from tilemem.errors import TilememError
     from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solution_json, unified_diff, \
         with_newline
@@ -165,7 +165,7 @@ def _run_one(args, path_arg: str) -> int:
         if res.status != "ok":
             return EXIT_INPUT
         return EXIT_CHECK if n_changed or (args.strict and res.warnings) else EXIT_OK
-    text, path = read_arg(args, path_arg)
+    text, path, identity = read_arg_identity(args, path_arg, identity=bool(args.in_place))
     from tilemem.api import solve_program
     from tilemem.commands.common import read_programs
     from tilemem.errors import UsageError
@@ -189,7 +189,7 @@ def _run_one(args, path_arg: str) -> int:
         bases, labels = [text], [path]
     changed = [is_changed(b, o) for b, o in zip(bases, outs)]
     if args.in_place and changed[0]:
-        write_atomic(path_arg, outs[0])
+        write_atomic(path_arg, outs[0], identity)
     from tilemem.tools.colors import Style
     st = style(args, data=True) if not args.output or args.output == "-" else Style(False)
     if args.json:
@@ -266,7 +266,7 @@ def _run_batch(args) -> int:
     from tilemem.backends import normalize_backend
     from tilemem.commands.common import write_atomic
     from tilemem.commands.report import Report
-    from tilemem.errors import UsageError
+    from tilemem.errors import UsageError, printable
     from tilemem.infer.solver import load_rules
     from tilemem.tools.batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs,
                                      output_paths, run_batch, unified_diff)
@@ -291,7 +291,8 @@ def _run_batch(args) -> int:
     try:
         for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
                                           engine=args.engine, timeout=args.timeout_per_file,
-                                          memory=args.memory_per_file)):
+                                          memory=args.memory_per_file,
+                                          identity=bool(args.in_place))):
             progress.clear()
             n_warned += bool(res.warnings)
             if report is not None:
@@ -316,9 +317,9 @@ def _run_batch(args) -> int:
                         os.makedirs(os.path.dirname(targets[i]) or ".", exist_ok=True)
                         write_atomic(targets[i], res.text)
                     elif args.in_place and res.changed:
-                        write_atomic(files[i][0], res.text)
+                        write_atomic(files[i][0], res.text, res.identity)
                 except (OSError, UsageError) as e:
-                    print(f"tilemem: error: {e}", file=sys.stderr)
+                    print(printable(f"tilemem: error: {e}"), file=sys.stderr)
                     n_input_err += 1
                 if args.json:
                     doc = res.json
