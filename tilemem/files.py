@@ -281,7 +281,8 @@ def _copy_in_place(path: str, target: str, data: bytes,
             try:
                 _reserve(fd, len(data))
             except OSError:
-                _restore(fd, old, len(old))
+                if os.fstat(fd).st_size != len(old):    # an emulated reservation grew it
+                    os.ftruncate(fd, len(old))
                 raise
             try:
                 _pwrite_all(fd, data)
