@@ -259,8 +259,8 @@ def test_changed_text_misses_the_disk_cache(tmp_path, monkeypatch):
     tmp_path.chmod(0o777)
     try:
         RuleSet.clear_cache()
-        from tilemem.datalog.program import _disk_load
-        assert _disk_load([("mine.dl", "p(1).")]) is None
+        from tilemem.datalog.disk_cache import load_tree
+        assert load_tree([("mine.dl", "p(1).")], RuleSet) is None
     finally:
         tmp_path.chmod(0o700)
         RuleSet.clear_cache()
@@ -269,7 +269,7 @@ def test_changed_text_misses_the_disk_cache(tmp_path, monkeypatch):
 def test_disk_cache_file_must_be_a_private_regular_file(tmp_path, monkeypatch):
     """The cached pickle itself is trusted only as this user's regular file that others
     cannot write: not a symlink (to a file someone else planted), not group-writable."""
-    from tilemem.datalog.program import _disk_load, _disk_path
+    from tilemem.datalog.disk_cache import entry_path as _disk_path, load_tree
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
@@ -280,16 +280,16 @@ def test_disk_cache_file_must_be_a_private_regular_file(tmp_path, monkeypatch):
         path = _disk_path(texts)
         assert path.is_file()
         path.chmod(0o600)
-        assert isinstance(_disk_load(texts), RuleSet)           # the honest entry is used
+        assert isinstance(load_tree(texts, RuleSet), RuleSet)           # the honest entry is used
         path.chmod(0o666)
-        assert _disk_load(texts) is None                       # writable by others
+        assert load_tree(texts, RuleSet) is None                       # writable by others
         path.chmod(0o600)
         planted = tmp_path / "planted.pickle"
         planted.write_bytes(path.read_bytes())
         planted.chmod(0o600)
         path.unlink()
         path.symlink_to(planted)
-        assert _disk_load(texts) is None                       # a symlink is not followed
+        assert load_tree(texts, RuleSet) is None                       # a symlink is not followed
     finally:
         RuleSet.clear_cache()
 
@@ -299,7 +299,7 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
     clingo's compiled text comes from the cache too; the tree is loaded when asked for."""
     import json as _json
 
-    from tilemem.datalog import clingo_engine, program
+    from tilemem.datalog import clingo_engine, disk_cache
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
     texts = [("mine.dl", ".decl e(a, b)\n.input e\n// reach\np(X, Y) :- e(X, Y).\n"
                          "p(X, Z) :- p(X, Y), e(Y, Z).\nq(\"k\", 1).\n")]
@@ -309,11 +309,11 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
         with Database(first, engine="clingo") as db:
             db.add_facts("e", [(1, 2), (2, 3)])
             want = db.relation("p")
-        stored = _json.loads(program._disk_path(texts, ".json").read_bytes())
+        stored = _json.loads(disk_cache.entry_path(texts, ".json").read_bytes())
         assert "clingo" in stored["compiled"]
         RuleSet.clear_cache()
         calls = []
-        monkeypatch.setattr(program, "_disk_load", lambda t: calls.append("pickle"))
+        monkeypatch.setattr(disk_cache, "load_tree", lambda t, kind: calls.append("pickle"))
         from tilemem.datalog import syntax
         monkeypatch.setattr(syntax, "parse_program", lambda *a: calls.append("parse"))
         monkeypatch.setattr(clingo_engine, "compile_rules", lambda rs: calls.append("compile"))
@@ -341,7 +341,7 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
 
 
 def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
-    from tilemem.datalog.program import _disk_path, _program_load
+    from tilemem.datalog.disk_cache import entry_path as _disk_path, load_program
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
@@ -350,20 +350,20 @@ def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
     try:
         RuleSet.load(texts[0])
         path = _disk_path(texts, ".json")
-        assert isinstance(_program_load(texts), RuleSet)
+        assert isinstance(load_program(texts, RuleSet._from_program), RuleSet)
         path.chmod(0o620)
-        assert _program_load(texts) is None                    # writable by the group
+        assert load_program(texts, RuleSet._from_program) is None                    # writable by the group
         path.chmod(0o600)
         planted = tmp_path / "planted.json"
         planted.write_bytes(path.read_bytes())
         planted.chmod(0o600)
         path.unlink()
         path.symlink_to(planted)
-        assert _program_load(texts) is None                    # a symlink is not followed
+        assert load_program(texts, RuleSet._from_program) is None                    # a symlink is not followed
         path.unlink()
         path.write_text('{"format": "2", "sources": [')        # damaged: no cache, no error
         path.chmod(0o600)
-        assert _program_load(texts) is None
+        assert load_program(texts, RuleSet._from_program) is None
         RuleSet.clear_cache()
         with Database(RuleSet.load(texts[0])) as db:
             db.add_facts("e", [(5,)])

@@ -968,12 +968,12 @@ def test_rule_cache_keeps_the_most_recently_used_sets(tmp_path, monkeypatch):
     them (1.1 GB had piled up from fuzzing): the cache keeps the most recently used."""
     import os
     import time
-    from tilemem.datalog import program
+    from tilemem.datalog import disk_cache
     from tilemem.datalog.program import RuleSet
     from tilemem.infer.solver import load_rules
     cache = tmp_path / "cache"
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
-    monkeypatch.setattr(program, "CACHED_RULE_SETS", 3, raising=False)
+    monkeypatch.setattr(disk_cache, "CACHED_RULE_SETS", 3, raising=False)
     RuleSet.clear_cache()
     try:
         def keys():

@@ -19,7 +19,8 @@ from tilemem.datalog.errors import (
     DatalogError, Diagnostic, EngineUnavailable, EvaluationError, FactError, QueryError,
     RuleError,
 )
-from tilemem.datalog.program import PredicateInfo, RuleSet, plan_body
+from tilemem.datalog.planning import plan_body
+from tilemem.datalog.program import PredicateInfo, RuleSet
 from tilemem.datalog.location import Loc
 
 # the rule language's AST and parser, loaded when first named (a solve reads its rule

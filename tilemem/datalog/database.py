@@ -265,10 +265,8 @@ class Database:
         if len(self._solved) == len(rules.strata):
             return
         needed: set[int] = set()
-        for p in preds:
+        for p in rules.depends_on(preds):
             needed.add(rules.predicates[p].stratum)
-            for a in rules.ancestors(p):
-                needed.add(rules.predicates[a].stratum)
         todo = sorted(needed - self._solved)
         if not todo:
             return

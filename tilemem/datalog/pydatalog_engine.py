@@ -18,7 +18,8 @@ from tilemem.datalog.engine import (
 )
 from tilemem.datalog.budget import user_rule_indices
 from tilemem.datalog.errors import EvaluationError
-from tilemem.datalog.program import RuleSet, plan_body
+from tilemem.datalog.planning import plan_body
+from tilemem.datalog.program import RuleSet
 from tilemem.datalog.syntax import (
     COMPARE, Aggregate, Arith, Atom, Comparison, Const, Negation, Rule, Var, arith_value,
 )
@@ -87,7 +88,7 @@ class PyDatalogEngine(Engine):
       lookup needs them), so later strata do indexed fact look-ups instead of
       re-deriving p, and a negation of p is a simple absence test.
 
-    Rule bodies run in the order of :func:`~tilemem.datalog.program.plan_body`
+    Rule bodies run in the order of :func:`~tilemem.datalog.planning.plan_body`
     (positive atoms as written; comparisons, negations and arithmetic right after the
     literals that bind their variables).  Python's cyclic GC is paused while
     pyDatalog works (:func:`gc_paused`).
@@ -473,7 +474,7 @@ class PyDatalogEngine(Engine):
             the other atoms of C reading the full relation; the delta atom is moved to
             the front (it is the smallest relation) and the body re-planned.
         """
-        from tilemem.datalog.program import plan_body
+        from tilemem.datalog.planning import plan_body
 
         comp = self.rules.predicates[rule.head.pred].stratum
         in_comp = [lit for lit in rule.body

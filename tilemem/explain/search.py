@@ -31,7 +31,7 @@ from tilemem.datalog import (
     Aggregate, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var, format_value,
 )
 from tilemem.datalog.engine import aggregate_value
-from tilemem.datalog.program import order_body
+from tilemem.datalog.planning import order_body
 from tilemem.datalog.syntax import COMPARE, arith_value, same_value
 from tilemem.explain.nodes import ExplainError, ProofNode, absent_note, format_fact
 from tilemem.explain.sourcemap import SourceMap

@@ -96,13 +96,11 @@ class Session:
 
     def is_phase4(self, pred: str) -> bool:
         """Whether ``pred`` is computed from the whole-program (residency) facts."""
-        import networkx as nx
         from tilemem.facts.schema import phase4_relations
         rules = self.rules
         if pred not in rules.predicates:
             return False
-        deps = nx.ancestors(rules.graph, pred) | {pred}
-        return bool(deps & phase4_relations())
+        return bool(rules.depends_on([pred]) & phase4_relations())
 
     def explainer_for(self, pred: str) -> Explainer:
         if self.is_phase4(pred):

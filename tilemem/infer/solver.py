@@ -53,10 +53,7 @@ def unread_user_relations(rules: RuleSet, read: Sequence[str]) -> list[tuple[str
     users = rules.user_sources()
     if not users:
         return []
-    needed = set(read)
-    for r in read:
-        if r in rules.predicates:
-            needed |= rules.ancestors(r)
+    needed = rules.depends_on(read)
     first: dict[str, object] = {}
     for item in (*rules.facts, *rules.rules):
         loc = item.loc
@@ -113,21 +110,13 @@ def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOf
     return ValueOutOfRange(str(err), None, None)
 
 
-def _depended_on(rules: RuleSet, names: Sequence[str]) -> set[str]:
-    """The relations ``names`` are computed from, and ``names`` themselves."""
-    needed = set(names)
-    for name in names:
-        needed |= rules.ancestors(name)
-    return needed
-
-
 def _inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool):
     """The input relations a solve that reads ``names`` extracts and loads: those they
     depend on (phase 4 reads about 70% of the rows a whole extraction makes); None (all)
     for a database kept for explanations and queries."""
     if keep_db:
         return None
-    return frozenset(_depended_on(load_rules(extra_rules), names))
+    return load_rules(extra_rules).depends_on(names)
 
 
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,

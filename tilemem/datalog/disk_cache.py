@@ -1,0 +1,113 @@
+"""The on-disk cache of validated rule sets, shared by the processes of one user.
+
+A rule set is stored in two parts: its *program* -- predicates, strata, dependencies,
+the rule files' facts as rows, and whatever the engines compiled from the rules
+(clingo's program text) -- as JSON, which is all a solve needs and loads in ~1 ms; and
+the full syntax tree of the rules as a pickle, loaded only when something reads it (the
+pyDatalog engine, explanations).
+
+Building the rule language's parser and parsing and validating the shipped rules take
+~0.55 s (the op table's rows are read from .facts files, not parsed); reading the JSON
+program ~1 ms (unpickling the whole tree ~20 ms).  The key covers every input of the
+RuleSet: the name and text of every source and the .facts files they read, and the code
+that builds it and compiles it for the engines (every module of this package, the
+grammar, the Python version), so a changed rule file or a new tilemem simply misses.
+Entries live in a per-user directory ($TILEMEM_CACHE_DIR, else $XDG_CACHE_HOME/tilemem,
+else ~/.cache/tilemem) that must belong to the user and not be writable by others (a
+pickle is code; the JSON program decides what the engine runs); the files themselves
+must be this user's private regular files.  TILEMEM_NO_CACHE=1 turns the cache off.
+Any failure just means no cache.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+from tilemem.cache import cache_dir, prune, read_private, sha256, write_private
+from tilemem.datalog.fact_files import fact_file_versions
+from tilemem.resources import resource_dir
+
+__all__ = ["FORMAT", "CACHED_RULE_SETS", "entry_path", "load_tree", "store_tree",
+           "load_program", "store_program"]
+
+#: the version of what is stored (a program of another format is not read)
+FORMAT = "4"
+
+#: rule sets kept on disk (the most recently used; ~750 kB each with the shipped rules)
+CACHED_RULE_SETS = 64
+
+
+@functools.lru_cache(maxsize=1)
+def _code_digest() -> str:
+    import sys
+    h = sha256(f"{FORMAT}\0{sys.version}\0".encode())
+    here = Path(__file__).resolve().parent
+    for part in sorted(here.glob("*.py")):
+        h.update(part.name.encode() + b"\0" + part.read_bytes())
+    h.update(resource_dir("grammar").joinpath("datalog.lark").read_bytes())
+    return h.hexdigest()
+
+
+def entry_path(texts: Sequence[tuple], suffix: str = ".pickle") -> Optional[Path]:
+    """The cache file of a rule set's tree (``.pickle``) or program (``.json``); ``texts``
+    are the sources' (name, text, folder)."""
+    d = cache_dir()
+    if d is None:
+        return None
+    h = sha256(_code_digest().encode())
+    for name, text, *base in texts:
+        base = base[0] if base else None
+        # the .facts files a source reads are inputs of the rule set too
+        facts = [p for ref_digest in fact_file_versions(text, base) for p in ref_digest]
+        for part in (name, text, *facts):
+            b = part.encode("utf-8", "surrogatepass")
+            h.update(len(b).to_bytes(8, "little"))
+            h.update(b)
+    return d / f"rules-{h.hexdigest()[:32]}{suffix}"
+
+
+def load_tree(texts, kind: type):
+    """The whole rule set (its tree too, an instance of ``kind``) from the pickle cache,
+    or None."""
+    try:
+        data = read_private(entry_path(texts))
+        if data is None:
+            return None
+        import pickle
+        rs = pickle.loads(data)
+        return rs if isinstance(rs, kind) else None
+    except Exception:
+        return None
+
+
+def store_tree(texts, rs) -> None:
+    try:
+        import pickle
+        write_private(entry_path(texts), pickle.dumps(rs, protocol=pickle.HIGHEST_PROTOCOL))
+        prune(cache_dir(), "rules-", CACHED_RULE_SETS)
+    except Exception:
+        pass
+
+
+def load_program(texts, build: Callable[[dict, list, Path], object]):
+    """``build(data, texts, path)`` of the rule set's program (the JSON ``data`` stored at
+    ``path``), or None when there is none or it cannot be built."""
+    try:
+        path = entry_path(texts, ".json")
+        data = read_private(path)
+        if data is None:
+            return None
+        import json
+        return build(json.loads(data), texts, path)
+    except Exception:
+        return None
+
+
+def store_program(path: Optional[Path], program: dict) -> None:
+    try:
+        import json
+        write_private(path, json.dumps(program, separators=(",", ":")).encode())
+        prune(cache_dir(), "rules-", CACHED_RULE_SETS)
+    except Exception:
+        pass

@@ -1,0 +1,168 @@
+"""Where rule text comes from: the sources a RuleSet is loaded from, the shipped rule
+files, and each source parsed once per process.
+
+A source is a path (``str``/``PathLike`` naming a ``.dl`` file or an existing file), an
+``importlib.resources`` Traversable, a ``(name, text)`` pair, or a string of rule text
+(any other ``str``; it is named ``<text>``, ``<text1>``, ...).  Parsed files are cached
+per process (key: path + mtime + size, or a hash of the text).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional, Union
+
+from tilemem.cache import sha256
+from tilemem.datalog.errors import Diagnostic, RuleError
+from tilemem.resources import resource_dir
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+    from tilemem.datalog.syntax import ParsedFile
+
+__all__ = ["Source", "LruCache", "is_traversable", "resolve", "read_source", "base_of",
+           "package_root", "package_rule_files", "shipped_names", "parse", "with_base",
+           "clear_parsed"]
+
+Source = Union[str, os.PathLike, "Traversable", tuple]
+
+
+def is_traversable(x) -> bool:
+    """An importlib.resources Traversable (its module is imported only when a source
+    is neither text nor a path)."""
+    from importlib.resources.abc import Traversable
+    return isinstance(x, Traversable)
+
+
+class LruCache:
+    """A per-process cache that keeps the ``limit`` most recently used values; safe to
+    share between threads."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._entries: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_parsed = LruCache(512)
+
+
+def _text_key(name: str, text: str) -> tuple:
+    return ("text", name, sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+
+
+def resolve(src: Source, index: int) -> tuple[tuple, str, Optional[str]]:
+    """Return (cache key, display name, text-or-None-if-path-should-be-read)."""
+    if isinstance(src, tuple):
+        if len(src) != 2 or not all(isinstance(x, str) for x in src):
+            raise TypeError("a (name, text) source must be a pair of strings")
+        name, text = src
+        return _text_key(name, text), name, text
+    if isinstance(src, str) and ("\n" in src or not (src.endswith(".dl") or os.path.isfile(src))):
+        name = f"<text{index}>" if index else "<text>"
+        return _text_key(name, src), name, src
+    if isinstance(src, (str, os.PathLike)):
+        path = Path(src)
+        try:
+            st = path.stat()
+        except OSError as err:
+            raise RuleError([Diagnostic(str(path), 1, 1, f"cannot read rule file: {err.strerror}")])
+        return ("path", str(path.resolve()), st.st_mtime_ns, st.st_size), str(path), None
+    if is_traversable(src):
+        text = src.read_text(encoding="utf-8")
+        return _text_key(src.name, text), src.name, text
+    raise TypeError(f"unsupported rule source: {src!r}")
+
+
+def read_source(src: Source, name: str, text: Optional[str]) -> str:
+    """The text of a source :func:`resolve` gave ``name`` and ``text`` (None: read the
+    file ``src`` names)."""
+    if text is not None:
+        return text
+    try:
+        return Path(src).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RuleError([Diagnostic(name, 1, 1, f"cannot read rule file: {err}")])
+
+
+def base_of(src: Source):
+    """The folder of a rule file, for the .facts files it names (None for rule text)."""
+    if not isinstance(src, tuple) and _is_package_file(src):     # a shipped rule file
+        return package_root()
+    if isinstance(src, os.PathLike) or \
+            isinstance(src, str) and (src.endswith(".dl") or os.path.isfile(src)) and "\n" not in src:
+        return Path(src).parent
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _package_paths() -> frozenset:
+    return frozenset(str(f) for f in package_rule_files())
+
+
+def _is_package_file(src: "Traversable") -> bool:
+    return str(src) in _package_paths()
+
+
+@functools.lru_cache(maxsize=1)
+def package_root():
+    """The folder of the shipped rule files (and of the .facts files they read)."""
+    return resource_dir("rules")
+
+
+def package_rule_files() -> list["Traversable"]:
+    """The shipped ``rules/*.dl``, sorted by file name."""
+    root = resource_dir("rules")
+    return sorted((f for f in root.iterdir() if f.name.endswith(".dl") and f.is_file()),
+                  key=lambda f: f.name)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_names() -> list[str]:
+    """The display names the shipped rule files get in a RuleSet's sources."""
+    return [resolve(f, i)[1] for i, f in enumerate(package_rule_files())]
+
+
+def parse(src: Source, index: int) -> "ParsedFile":
+    """The ``index``-th source parsed (cached per process), with the folder its .facts
+    files are read from."""
+    from tilemem.datalog.syntax import parse_program
+    key, name, text = resolve(src, index)
+    cached = _parsed.get(key)
+    if cached is not None:
+        return cached
+    text = read_source(src, name, text)
+    parsed = with_base(parse_program(text, name), base_of(src))
+    _parsed.put(key, parsed)
+    return parsed
+
+
+def with_base(parsed: "ParsedFile", base) -> "ParsedFile":
+    from tilemem.datalog.syntax import ParsedFile
+    return ParsedFile(parsed.name, parsed.items, parsed.errors, base)
+
+
+def clear_parsed() -> None:
+    """Forget every parsed source of this process."""
+    _parsed.clear()
