@@ -42,6 +42,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # every test solves afresh: the result cache (tilemem.resultcache) would answer a
+    # test from what another test stored, and tests that change tilemem's behaviour
+    # in process would get the unchanged answer; tests/test_resultcache.py turns it on
+    os.environ["TILEMEM_NO_RESULT_CACHE"] = "1"
     if config.getoption("--fuzz-long", default=False):
         # test modules read the flag when they are imported (hypothesis settings)
         os.environ["TILEMEM_FUZZ_LONG"] = "1"

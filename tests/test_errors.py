@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tilemem.errors import TilememError, decode_source, read_source
+from tilemem.errors import TilememError
+from tilemem.input_text import decode_source, read_source
 from tilemem.frontend.parser import MAX_NESTING, parse
 from tilemem.ir.printer import print_program
 

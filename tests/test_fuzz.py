@@ -35,7 +35,8 @@ from pathlib import Path
 import pytest
 
 import tilemem
-from tilemem.errors import TilememError, UsageError, decode_source
+from tilemem.errors import TilememError, UsageError
+from tilemem.input_text import decode_source
 from tilemem.limits import Limits
 
 from gen_kernels import GenOptions, RandomChoices, generate

@@ -96,6 +96,7 @@ def test_loop_calling_a_user_function_declines():
     ("pl.parallel(2)", "loop_kind", "is pl.parallel"),
     ("pl.range(trips)", "dynamic_bounds", "non-constant bounds"),
     ("pl.range(2, 2)", "zero_trip", "runs zero times"),
+    ("pl.range(0, 2, -1)", "nonpositive_step", "has a step that is not positive"),
 ])
 def test_loop_shape_gates(loop, code, words):
     _, v = verdicts(program(loop=loop))
@@ -241,3 +242,29 @@ def test_report_without_a_backend_says_so(tmp_path, capsys):
     src.write_text(program())
     assert main(["solve", str(src), "--report"]) == 0
     assert "no backend configured" in capsys.readouterr().err
+
+def _rule_facts(rules, pred):
+    return [tuple(t.value for t in f.head.args) for f in rules.predicates[pred].facts]
+
+
+def test_every_refusal_code_has_a_rank_and_words_for_its_detail():
+    """A refusal rule is worded by its own facts (rules/p4_residency.dl): each code a
+    refusal (or a loop boundary) can carry has one rank, one detail kind and words for
+    that kind, and the words name only fields the verdicts fill in."""
+    import string
+    from tilemem.datalog import RuleSet
+    from tilemem.ir.optable import op_table
+    from tilemem.residency.verdicts import FIELDS
+    rules = RuleSet.from_package()
+    heads = [r.head for p in ("refusal", "boundary") for r in rules.rules_for(p)]
+    codes = {h.args[1].value for h in heads if hasattr(h.args[1], "value")}
+    ranked = _rule_facts(rules, "refusal_code")
+    assert {c for c, _, _ in ranked} == codes and len(ranked) == len(codes)
+    words = {(c, k): (w, f) for c, k, w, f in _rule_facts(rules, "refusal_words")}
+    for code, _, kind in ranked:
+        assert (code, kind) in words, code
+    for reason, fix in words.values():
+        for text in (reason, fix):
+            for _, field, _, _ in string.Formatter().parse(text):
+                if field is not None:
+                    assert field in FIELDS or op_table().role(field), (text, field)

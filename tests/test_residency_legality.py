@@ -19,15 +19,14 @@ from pathlib import Path
 import pytest
 
 from tilemem.backends import normalize_backend
-from tilemem.errors import read_source
+from tilemem.input_text import read_source
 from tilemem.frontend.parser import parse
 from tilemem.infer.emitter import Solution3, emit
 from tilemem.infer.solver import derive, derive_residency
-from tilemem.residency.verdicts import decisions
+from tilemem.residency.verdicts import VERDICT_RELATIONS, decisions
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-RELATIONS = ("considered", "hoist", "refusal", "residency_hoisted", "residency_refusal",
-             "total_footprint", "backend_capacity")
+RELATIONS = ("considered", "hoist", "refusal", *VERDICT_RELATIONS)
 
 
 def _cases(corpus: str, every: int = 1, slow_rest: bool = False):
@@ -59,8 +58,9 @@ def legality_problems(res) -> list[str]:
     (empty when legality is defined once)."""
     problems = []
     refused: dict = {}
-    for pos, rank, code, detail in res.rel("refusal"):
-        refused.setdefault(pos, []).append((rank, code))
+    ranks = {(p, c): r for p, _, _, r, c, _ in res.rel("residency_refusal")}
+    for pos, code, detail in res.rel("refusal"):
+        refused.setdefault(pos, []).append((ranks.get((pos, code)), code))
     hoist = set(res.rel("hoist"))
     considered = res.rel("considered")
     candidates = {(pos, loop) for pos, _, loop in considered}
@@ -149,7 +149,7 @@ def test_the_check_catches_a_hoist_that_disagrees_with_its_refusals():
     assert legality_problems(_Tampered(res, refusal=[r for r in refusals if r[0] != refused_pos]))
     # a hoisted statement refused too
     hp = hoists[0][0]
-    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, 3, "x", "")]))
+    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, "x", "")]))
     # a hoist of something residency never considered
     assert legality_problems(_Tampered(res, hoist=hoists + [(-1, loop)]))
 

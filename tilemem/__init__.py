@@ -7,10 +7,14 @@ Library use::
     print(sol.text)          # the annotated program, as PyPTO prints it
     sol.spaces               # {function: {var: space}}
     sol.moves                # the inserted tile.move statements
+
+    ws = tilemem.Workspace(text, backend="910B")     # kept solved under edits
+    sol = ws.edit((12, 8), (12, 14), "b_tile")       # only the edited function is solved again
 """
 __version__ = "0.1.0"
 
-__all__ = ["solve", "parse", "print_program", "Solution", "TilememError", "__version__"]
+__all__ = ["solve", "parse", "print_program", "Solution", "TilememError", "Workspace",
+           "__version__"]
 
 
 def __getattr__(name):
@@ -21,6 +25,9 @@ def __getattr__(name):
     if name == "print_program":
         from tilemem.ir.printer import print_program
         return print_program
+    if name == "Workspace":
+        from tilemem.workspace import Workspace
+        return Workspace
     if name == "TilememError":
         from tilemem.errors import TilememError
         return TilememError

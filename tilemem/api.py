@@ -7,7 +7,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
-from tilemem.errors import read_source
+from tilemem.input_text import read_source
 from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.reading import declared_ops, read_program, read_programs
 from tilemem.frontend.wellformed import check_program
@@ -17,6 +17,7 @@ from tilemem.limits import Limits, guarded
 from tilemem.pipeline import Pipeline
 from tilemem.residency.verdicts import ResidencyDecision
 from tilemem.records import Fresh, LIST, Record, record
+from tilemem.solved import SolveWarning
 
 __all__ = ["parse", "solve", "solve_all", "solve_program", "declared_ops", "print_program",
            "Solution", "SolveWarning"]
@@ -38,28 +39,6 @@ def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
 
 def _looks_like_path(s: str) -> bool:
     return "\n" not in s and len(s) < 4096 and os.path.exists(s)
-
-
-@record(frozen=True)
-class SolveWarning(Record):
-    """Something about the input worth a warning (the answer is still PyPTO's)."""
-    def __init__(
-            self,
-            path: str,
-            line: Optional[int],
-            col: Optional[int],
-            message: str,
-            code: str,
-            source_line: Optional[str] = None,  # the text of ``line`` (for a caret excerpt)
-            var: Optional[str] = None,          # the var it is about, "function:name", if any
-    ):
-        self.path, self.line, self.col = path, line, col
-        self.message, self.code, self.source_line = message, code, source_line
-        self.var = var
-
-    def __str__(self) -> str:
-        where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
-        return f"{where}: warning: {self.message}"
 
 
 BRIDGE_WARNING = ("{n} load{s} carr{ies} the compiler's Mat-bridge mark "
@@ -236,6 +215,11 @@ def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
     check_program(program, path)
     pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
                     limits=limits)
+    return solution_of(pipe, text, path, limits)
+
+
+def solution_of(pipe: Pipeline, text: str, path: str, limits: Optional[Limits]) -> Solution:
+    """The Solution of a checked program's pipeline (its warnings, phase 4, the text)."""
     warnings = []
     bridges = bridge_marks(pipe.program) if pipe.backend is None else []
     if bridges:

@@ -3,7 +3,8 @@
 What is kept between processes (the compiled rule program and rule trees, the
 reader's LALR tables) lives in ``$TILEMEM_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/tilemem``, else ``~/.cache/tilemem``; ``TILEMEM_NO_CACHE=1`` turns
-the cache off.  Some entries are pickles (code): the directory and every file must be
+the cache off.  (The answers of commands are another cache, kept in the project:
+:mod:`tilemem.resultcache`.)  Some entries are pickles (code): the directory and every file must be
 this user's and not writable by others, a file is opened without following a symlink
 and checked on the open descriptor, and written atomically.  Any failure just means
 no cache.

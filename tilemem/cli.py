@@ -28,7 +28,8 @@ _LOCATED = re.compile(r"^\S[^\n]*?:\d+(:\d+)?: (error|warning): ")
 
 # settings key -> the argparse attribute holding its command-line value
 _SETTING_ATTRS = {"backend": "backend", "engine": "engine", "rules": "rules",
-                  "exclude": "exclude", "output-format": "output_format"}
+                  "exclude": "exclude", "output-format": "output_format",
+                  "cache-dir": "cache_dir"}
 
 
 class ArgumentError(Exception):

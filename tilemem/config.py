@@ -13,6 +13,7 @@ Every setting remembers where its value came from (``tilemem config`` shows it).
     include = ["*.pto"]           # file names taken from directories
     exclude = ["build", "gen/"]   # names or relative paths skipped in directories
     output-format = "github"      # text | json | github | sarif
+    cache-dir = ".tilemem_cache"  # the result cache (tilemem.resultcache), relative to this file
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ KEYS: dict[str, tuple[str, Optional[str], Any]] = {
     "include": ("list", None, ("*.pto",)),
     "exclude": ("list", None, ()),
     "output-format": ("str", "TILEMEM_OUTPUT_FORMAT", "text"),
+    "cache-dir": ("str", "TILEMEM_RESULT_CACHE_DIR", None),
 }
 
 
@@ -142,6 +144,8 @@ def read_table(path: Path) -> dict[str, Any]:
             value = tuple(value)
         if key == "rules":
             value = tuple(str((path.parent / v)) if not os.path.isabs(v) else v for v in value)
+        if key == "cache-dir" and not os.path.isabs(value):
+            value = str(path.parent / value)
         out[key] = _checked(key, value, f"{path}: [tool.tilemem] {key}")
     return out
 

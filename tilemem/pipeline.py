@@ -55,6 +55,7 @@ class Pipeline:
         self.db4 = None              # its Database (explain=True only)
         self._done = None            # (final program, residency decisions)
         self._breaks = None          # contract_break rows, located (contract_breaks())
+        self._spaces = None          # function -> var -> space (spaces())
 
     @classmethod
     def from_text(cls, text: str, path: str = "<input>", limits=None, form=None, program=None,
@@ -142,8 +143,18 @@ class Pipeline:
             self._done = (strip_program_bridge_marks(out), residency)
         return self._done
 
+    def adopt(self, emitted: ir.Program, moves, spaces: dict, breaks: list) -> None:
+        """Take the outcome of phases 0-3 and the rewrite from elsewhere: the rewritten
+        program, its moves, spaces (as :meth:`spaces`) and contract breaks (as
+        :meth:`contract_breaks`).  ``tilemem.workspace`` solves each InCore function on
+        its own (they are independent until phase 4) and keeps them between edits."""
+        self._emitted = (emitted, moves)
+        self._spaces, self._breaks = spaces, breaks
+
     def spaces(self) -> dict[str, dict[str, str]]:
         """function -> var -> space."""
+        if self._spaces is not None:
+            return self._spaces
         spaces: dict[str, dict[str, str]] = {}
         for vid, space in sorted(self.sol3.space.items()):
             fn, sep, name = vid.partition(":")

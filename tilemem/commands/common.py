@@ -97,6 +97,29 @@ def add_solver_options(p: argparse.ArgumentParser, backend: bool = True, engine:
                             "Python, 3-8x slower); same rules, same result")
 
 
+def add_cache_options(p: argparse.ArgumentParser) -> None:
+    """--no-cache and --cache-dir: the result cache (tilemem.resultcache)."""
+    g = p.add_argument_group("result cache")
+    g.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the result cache (answers of unchanged inputs "
+                        "kept in .tilemem_cache in the project)")
+    g.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="keep the result cache in DIR (default: [tool.tilemem] cache-dir, "
+                        "$TILEMEM_RESULT_CACHE_DIR, else .tilemem_cache beside the project's "
+                        "pyproject.toml or in the current directory)")
+
+
+def result_cache(args):
+    """The command's result cache (a :class:`tilemem.resultcache.ResultCache`), or None
+    when it is turned off."""
+    from tilemem.resultcache import ResultCache, default_dir, disabled_by_environment
+    if getattr(args, "no_cache", False) or disabled_by_environment():
+        return None
+    where = getattr(args, "cache_dir", None)
+    settings = getattr(args, "settings", None)
+    return ResultCache(where or default_dir(settings.config_file if settings else None))
+
+
 def add_output_format(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--output-format", choices=("text", "json", "github", "sarif"), default=None,
                    help=f"how to print {what} (on stdout): text (default), json, github "
@@ -184,7 +207,8 @@ def read_input_identity(path: str, stdin_name: Optional[str] = None, identity: b
     """``(text, display path, identity)``: :func:`read_input`, and what the file was when
     read (``tilemem.files.FileIdentity``; None for standard input or without
     ``identity``), for a rewrite in place to check it is still that file."""
-    from tilemem.errors import decode_source, printable, read_source_identity, read_stream
+    from tilemem.errors import printable
+    from tilemem.input_text import decode_source, read_source_identity, read_stream
     ident = None
     if path == "-":
         name = printable(stdin_name or "<stdin>")

@@ -51,6 +51,9 @@ def run(args) -> int:
         if key == "engine" and setting.value is None:
             from tilemem.datalog import DEFAULT_ENGINE
             shown = f"(the default: {DEFAULT_ENGINE})"
+        if key == "cache-dir" and setting.value is None:
+            from tilemem.resultcache import default_dir
+            shown = f"(the default: {default_dir(s.config_file)})"
         if key == "backend" and setting.value is not None:
             canonical = normalize_backend(setting.value)
             if canonical != setting.value:

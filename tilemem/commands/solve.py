@@ -11,7 +11,8 @@ import time
 
 from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, add_inputs,
                                      add_output_format, add_parser, add_reading_options,
-                                     add_solver_options, emit, reading_form, style, wrap)
+                                     add_solver_options, add_cache_options, emit, reading_form,
+                                     style, wrap)
 
 
 def register(sub):
@@ -52,6 +53,7 @@ def register(sub):
                      help="write each solved file under DIR, mirroring the inputs' tree (batch)")
     add_output_format(out, "the diagnostics of --check")
     add_reading_options(p)
+    add_cache_options(p)
     bat = p.add_argument_group("batch")
     bat.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
                      help="solve with N worker processes (0: one per CPU); results stay in input order")
@@ -135,56 +137,64 @@ def print_warnings(warnings, args) -> None:
         print(render_text(d, st), file=sys.stderr)
 
 
+def _cache_dir(args):
+    from tilemem.commands.common import result_cache
+    cache = result_cache(args)
+    return None if cache is None else cache.directory
+
+
 def _run_one(args, path_arg: str) -> int:
     import json
-    from tilemem.api import solve
-    from tilemem.commands.common import read_arg, read_arg_identity, write_atomic
+    from tilemem.commands.common import read_arg, read_arg_identity, result_cache, write_atomic
     from tilemem.errors import TilememError
-    from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solution_json, unified_diff, \
-        with_newline
+    from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solved_programs, \
+        unified_diff
+    cache = result_cache(args)
     if args.check and not args.json:
         # a check reports a file that cannot be solved as a diagnostic too
         res = FileResult(path_arg)
+        solved = None
         try:
             text, res.path = read_arg(args, path_arg)
             res.source = text
-            sol = solve(text, backend=args.backend, rules=args.rules or (), path=res.path,
-                        engine=args.engine, form=reading_form(args), program=args.program)
-            res.text, res.warnings = with_newline(sol.text), list(sol.warnings)
+            solved = solved_programs(text, res.path, args.backend, args.rules or (), args.engine,
+                                     reading_form(args), args.program, single=True,
+                                     cache=cache)[0]
+            res.text, res.warnings = solved.text, list(solved.warnings)
         except TilememError as e:
             res.path = e.path
             res.status, res.error = INPUT_ERROR, e.format_first_line()
             res.located = (e.line, e.col, e.message, e.source_line)
-            sol = None
+            solved = None
         from tilemem.commands.report import Report
         report = Report(args)
         n_changed = _check_file(report, res, args)
         report.finish({"files": 1, "changed": n_changed, "failed": int(res.status != "ok")})
-        if sol is not None and args.report:
-            print_report(sol, res.path)
+        if solved is not None and args.report:
+            print_report(solved, res.path)
         if res.status != "ok":
             return EXIT_INPUT
         return EXIT_CHECK if n_changed or (args.strict and res.warnings) else EXIT_OK
     text, path, identity = read_arg_identity(args, path_arg, identity=bool(args.in_place))
-    from tilemem.api import solve_program
-    from tilemem.commands.common import read_programs
     from tilemem.errors import UsageError
-    progs = read_programs(args, text, path)
-    dsl = progs[0].reading == "dsl"
-    if dsl and args.in_place:
-        raise UsageError(f"{path}: --in-place rewrites printed IR, and this file is hand-written DSL "
-                         "(write the solved program with -o FILE or --out-dir)")
-    if len(progs) > 1 and args.output:
-        raise UsageError(f"{path} holds {len(progs)} programs: choose one with --program NAME "
-                         "to write it with -o")
-    sols = [solve_program(p, text, path, args.backend, args.rules or (), args.engine) for p in progs]
-    outs = [with_newline(sol.text) for sol in sols]
-    if dsl:
+
+    def check(readings):
+        if readings[0] == "dsl" and args.in_place:
+            raise UsageError(f"{path}: --in-place rewrites printed IR, and this file is "
+                             "hand-written DSL (write the solved program with -o FILE or "
+                             "--out-dir)")
+        if len(readings) > 1 and args.output:
+            raise UsageError(f"{path} holds {len(readings)} programs: choose one with "
+                             "--program NAME to write it with -o")
+
+    sols = solved_programs(text, path, args.backend, args.rules or (), args.engine,
+                           reading_form(args), args.program, cache=cache, check=check)
+    outs = [sol.text for sol in sols]
+    if sols[0].base is not None:
         # for hand-written DSL the diff shows what the pass changed: the program as PyPTO's
         # front end sees it (`tilemem fmt`) against the solved one, labelled path::Program
-        from tilemem.ir.printer import print_program
-        bases = [with_newline(print_program(sol.source, path)) for sol in sols]
-        labels = [f"{path}::{sol.program.name}" for sol in sols]
+        bases = [sol.base for sol in sols]
+        labels = [f"{path}::{sol.name}" for sol in sols]
     else:
         bases, labels = [text], [path]
     changed = [is_changed(b, o) for b, o in zip(bases, outs)]
@@ -195,7 +205,7 @@ def _run_one(args, path_arg: str) -> int:
     if args.json:
         docs = []
         for sol, b, o, label, c in zip(sols, bases, outs, labels, changed):
-            doc = solution_json(sol, path, c)
+            doc = sol.json(c)
             if args.diff:
                 doc["diff"] = unified_diff(b, o, label) if c else ""
             docs.append(doc)
@@ -237,17 +247,18 @@ def _check_file(report, res, args) -> int:
 
 
 def print_report(sol, path: str) -> None:
-    """The residency verdicts, one per line, compiler-note style, on stderr."""
-    if sol.residency is None:
+    """The residency verdicts of a SolvedProgram, one per line, compiler-note style, on
+    stderr."""
+    if sol.report is None:
         print(f"{path}: note: no residency report: no backend configured (use --backend)",
               file=sys.stderr)
         print_contract_report(sol, path)
         return
-    if not sol.residency:
+    if not sol.report:
         print(f"{path}: note: no marked Mat load inside a loop", file=sys.stderr)
-    for d in sol.residency:
-        for line in d.report_lines():
-            print(f"{path}:{d.line or 0}: note: {line}", file=sys.stderr)
+    for line_no, lines in sol.report:
+        for line in lines:
+            print(f"{path}:{line_no or 0}: note: {line}", file=sys.stderr)
     print_contract_report(sol, path)
 
 
@@ -292,6 +303,7 @@ def _run_batch(args) -> int:
         for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
                                           engine=args.engine, timeout=args.timeout_per_file,
                                           memory=args.memory_per_file,
+                                          cache_dir=_cache_dir(args),
                                           identity=bool(args.in_place))):
             progress.clear()
             n_warned += bool(res.warnings)

@@ -1,8 +1,9 @@
 """``tilemem verify``: check the TileMemoryInferred property on programs as written."""
 import sys
 
-from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, add_inputs, add_output_format,
-                                     add_parser, add_reading_options, add_solver_options, wrap)
+from tilemem.commands.common import (EXIT_CHECK, EXIT_INPUT, EXIT_OK, add_cache_options, add_inputs,
+                                     add_output_format, add_parser, add_reading_options,
+                                     add_solver_options, reading_form, wrap)
 
 
 def register(sub):
@@ -20,22 +21,45 @@ def register(sub):
     add_output_format(p, "the violations")
     p.add_argument("--json", action="store_true", help="the same as --output-format json")
     add_reading_options(p)
+    add_cache_options(p)
     p.set_defaults(func=run)
 
 
 def verify_file(path_arg: str, args):
-    """(display path, diagnostics) of one input: its violations, or why it cannot be read."""
-    from tilemem.commands.common import read_arg
+    """(display path, diagnostics) of one input: its violations, or why it cannot be read
+    (from the result cache when it holds the answer)."""
+    from tilemem.commands.common import read_arg, result_cache
     from tilemem.commands.report import error_diagnostic
-    from tilemem.errors import TilememError, UsageError
-    from tilemem.datalog import DatalogError
-    from tilemem.commands.common import read_programs
-    from tilemem.frontend.wellformed import check_program
-    from tilemem.tools.diagnostics import Diagnostic
-    from tilemem.tools.verify import verify
+    from tilemem.errors import TilememError
     path = path_arg if path_arg != "-" else (args.stdin_filename or "<stdin>")
     try:
         text, path = read_arg(args, path_arg)
+    except TilememError as e:
+        return e.path, [error_diagnostic(e, path)]
+    cache = result_cache(args)
+    key = None
+    if cache is not None:
+        from tilemem.tools.diagnostics import Diagnostic
+        key = _key(args, text, path)
+        got = cache.get(key)
+        if got is not None:
+            try:
+                return got["path"], [Diagnostic(*d) for d in got["diagnostics"]]
+            except (TypeError, KeyError):   # not what this version stores: verify it again
+                pass
+    return _stored(cache, key, *_verify_text(args, text, path))
+
+
+def _verify_text(args, text: str, path: str):
+    """(display path, diagnostics) of verifying the program text read from ``path``."""
+    from tilemem.commands.common import read_programs
+    from tilemem.commands.report import error_diagnostic
+    from tilemem.datalog import DatalogError
+    from tilemem.errors import TilememError, UsageError
+    from tilemem.frontend.wellformed import check_program
+    from tilemem.tools.diagnostics import Diagnostic
+    from tilemem.tools.verify import verify
+    try:
         violations = []
         for program in read_programs(args, text, path):     # a .py module: each program
             check_program(program, path)
@@ -46,10 +70,30 @@ def verify_file(path_arg: str, args):
         raise                           # a bad rule file or engine: the tool's own failure
     except RecursionError:
         return path, [Diagnostic(path, None, None, "input nested too deeply to process",
-                                 "input-error")]
+                                 "input-error")], False
     code = {"unannotated": "unannotated-tile", "operand": "operand-space"}
     return path, [Diagnostic(v.path, v.line, v.col, v.message, code[v.kind], "error",
                              v.error(text).source_line) for v in violations]
+
+
+def _key(args, text: str, path: str) -> str:
+    """The result cache's key of verifying ``text`` under the command's options."""
+    import os
+    from tilemem.limits import current_limits
+    from tilemem.resultcache import result_key
+    return result_key("verify", text, path, args.rules or (), form=reading_form(args),
+                      program=args.program, limits=repr(current_limits()),
+                      engine=args.engine or os.environ.get("TILEMEM_ENGINE") or "default")
+
+
+def _stored(cache, key, path: str, diagnostics: list, keep: bool = True) -> tuple[str, list]:
+    """(path, diagnostics), stored in the result cache first (``key`` None or not
+    ``keep``: not; the recursion limit depends on the process, not the input)."""
+    if key is not None and keep:
+        cache.put(key, {"path": path, "diagnostics": [
+            [d.path, d.line, d.col, d.message, d.code, d.severity, d.source_line]
+            for d in diagnostics]})
+    return path, diagnostics
 
 
 def run(args) -> int:

@@ -2,8 +2,8 @@
 import json
 import sys
 
-from tilemem.commands.common import EXIT_OK, add_inputs, add_parser, read_arg, wrap, add_reading_options, \
-    reading_form
+from tilemem.commands.common import EXIT_OK, add_cache_options, add_inputs, add_parser, read_arg, \
+    reading_form, result_cache, wrap, add_reading_options
 
 SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 WIDTH = 100              # tilemem.explain.answer.WIDTH (not imported: help stays fast)
@@ -44,6 +44,7 @@ def register(sub):
     p.add_argument("--ascii", action="store_true", help="draw trees with ASCII characters only")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     add_reading_options(p)
+    add_cache_options(p)
     p.set_defaults(func=run)
 
 
@@ -69,17 +70,43 @@ def _ascii(args) -> bool:
 
 def run(args) -> int:
     from tilemem.errors import UsageError
-    from tilemem.explain import ExplainError, Session
-    from tilemem.explain.answer import answer_not, answer_pattern, answer_var
     text, path = read_arg(args)
-    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
-                            form=reading_form(args), program=args.program)
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
     if args.width is not None and args.width < 0:
         raise UsageError("--width must be 0 (no limit) or more")
     width = None if args.width == 0 else (args.width or WIDTH)
     asc = _ascii(args)
+    cache = result_cache(args)
+    key = None
+    if cache is not None:
+        import os
+        from tilemem.limits import current_limits
+        from tilemem.resultcache import result_key
+        key = result_key("why", text, path, args.rules or (), backend=args.backend,
+                         form=reading_form(args), program=args.program, var=args.var,
+                         not_space=args.not_space, function=args.function, tree=args.tree,
+                         depth=args.depth, width=width, ascii=asc, json=args.json,
+                         limits=repr(current_limits()),
+                         engine=os.environ.get("TILEMEM_ENGINE") or "default")
+        got = cache.get(key)
+        if isinstance(got, str):
+            sys.stdout.write(got)
+            return EXIT_OK
+    out = _answer(args, text, path, width, asc)
+    if key is not None:
+        cache.put(key, out)
+    sys.stdout.write(out)
+    return EXIT_OK
+
+
+def _answer(args, text: str, path: str, width, asc: bool) -> str:
+    """What ``tilemem why`` prints for the program ``text``."""
+    from tilemem.errors import UsageError
+    from tilemem.explain import ExplainError, Session
+    from tilemem.explain.answer import answer_not, answer_pattern, answer_var
+    ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
+                            form=reading_form(args), program=args.program)
     data: dict = {"schema": "tilemem-why/2", "path": path,
                   "reading": ses.pipeline.program.reading}
     with ses:
@@ -102,7 +129,5 @@ def run(args) -> int:
         except ExplainError as e:
             raise UsageError(str(e)) from None
     if args.json:
-        sys.stdout.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(rendered.rstrip("\n") + "\n")
-    return EXIT_OK
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    return rendered.rstrip("\n") + "\n"

@@ -13,20 +13,24 @@ Typical use::
 See ``docs`` in the module docstrings of :mod:`.syntax` (the language),
 :mod:`.program` (RuleSet) and :mod:`.engine` (how evaluation works).
 """
-from tilemem.datalog.database import DEFAULT_ENGINE, ENGINES, Database, QueryResult, engine_class
-from tilemem.datalog.engine import Engine
-from tilemem.datalog.errors import (
-    DatalogError, Diagnostic, EngineUnavailable, EvaluationError, FactError, QueryError,
-    RuleError,
-)
-from tilemem.datalog.planning import plan_body
-from tilemem.datalog.program import PredicateInfo, RuleSet
-from tilemem.datalog.location import Loc
-
-# the rule language's AST and parser, loaded when first named (a solve reads its rule
-# program as JSON and never needs them)
-_SYNTAX = frozenset(("Aggregate", "Arith", "Atom", "Comparison", "Const", "Decl", "Input",
-                     "Negation", "Rule", "Var", "format_value", "parse_program", "parse_query"))
+# Every name is loaded from its module when first asked for: importing a submodule
+# (``tilemem.datalog.errors`` for the error classes every command catches) runs this
+# file, and loading the engines' front and the rule program's code with it was ~10 ms of
+# every command, a result-cache hit included.
+_MODULES = {
+    "database": ("DEFAULT_ENGINE", "ENGINES", "Database", "QueryResult", "engine_class"),
+    "engine": ("Engine",),
+    "errors": ("DatalogError", "Diagnostic", "EngineUnavailable", "EvaluationError", "FactError",
+               "QueryError", "RuleError"),
+    "planning": ("plan_body",),
+    "program": ("PredicateInfo", "RuleSet"),
+    "location": ("Loc",),
+    # the rule language's AST and parser (a solve reads its rule program as JSON and never
+    # needs them)
+    "syntax": ("Aggregate", "Arith", "Atom", "Comparison", "Const", "Decl", "Input",
+               "Negation", "Rule", "Var", "format_value", "parse_program", "parse_query"),
+}
+_WHERE = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
@@ -37,12 +41,14 @@ __all__ = [
 
 
 def __getattr__(name):
-    if name in _SYNTAX:
-        from tilemem.datalog import syntax
-        return getattr(syntax, name)
+    module = _WHERE.get(name)
+    if module is not None:
+        import importlib
+        value = getattr(importlib.import_module(f"tilemem.datalog.{module}"), name)
+        globals()[name] = value
+        return value
     # the engine classes load their Datalog package (pyDatalog, clingo) when first named
-    if name == "PyDatalogEngine":
-        return engine_class("pydatalog")
-    if name == "ClingoEngine":
-        return engine_class("clingo")
+    if name in ("PyDatalogEngine", "ClingoEngine"):
+        from tilemem.datalog.database import engine_class
+        return engine_class("pydatalog" if name == "PyDatalogEngine" else "clingo")
     raise AttributeError(f"module 'tilemem.datalog' has no attribute '{name}'")

@@ -17,6 +17,7 @@ from tilemem.datalog.engine import gc_paused
 from tilemem.datalog.keys import key_conflicts
 from tilemem.facts.extract import Facts, extract, extract_program
 from tilemem.records import DICT, Fresh, Record, record
+from tilemem.residency.verdicts import VERDICT_RELATIONS
 
 # The derived relations the emitter and the library read back from phases 0-3 (what they
 # depend on, demand included, is evaluated; reading a row back costs ~2 us).
@@ -42,9 +43,8 @@ class Derived(Record):
         return self.relations.get(name, [])
 
 
-# The phase-4 relations: hoists, and every refusal of every statement that stays.
-RESIDENCY_RESULTS = ("hoist", "residency_hoisted", "residency_refusal", "total_footprint",
-                     "backend_capacity")
+# The phase-4 relations: hoists (read by the emitter), and what the verdicts are worded from.
+RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
 
 
 def unread_user_relations(rules: RuleSet, read: Sequence[str]) -> list[tuple[str, object]]:

@@ -36,7 +36,13 @@ __all__ = [
     "EffectiveView", "implicit_view", "FRESH", "fresh_view", "is_implicit_view",
     "canonicalize_view", "stored_view", "effective_view", "printed_view", "view_from_printed",
     "make_tile_type", "retype", "implicit_type", "build_result_type", "valid_shape_of",
+    "DeductionError",
 ]
+
+
+class DeductionError(ValueError):
+    """PyPTO's deducer would throw for these inputs (typerules.md §7).  Defined with the
+    views: reading an operand's valid shape is where the first of these checks sits."""
 
 # ----------------------------------------------------------------------------- enums
 
@@ -443,7 +449,6 @@ def valid_shape_of(t: ir.TileType) -> tuple:
     reads the operand's valid region throws (a store or a plain assignment does not)."""
     if t.view is not None and t.view.valid_shape:
         if len(t.view.valid_shape) != len(t.shape):
-            from tilemem.ir.typerules import DeductionError
             raise DeductionError(
                 f"TileType valid_shape rank ({len(t.view.valid_shape)}) must match the physical shape rank "
                 f"({len(t.shape)}): valid_shape {_shape_text(t.view.valid_shape)} vs shape {_shape_text(t.shape)}")

@@ -3,9 +3,9 @@ a loop, "hoisted out of loop L", or every refusal that holds, most fundamental f
 
 The verdicts are derived by ``rules/p4_residency.dl``: ``residency_hoisted`` and
 ``residency_refusal(pos, var, loop, rank, code, detail)`` (one row per reason, ranked by
-the rules).  This module only turns each code and its detail into a sentence with
-source lines, and says what would make the statement legal where a change of the
-program could.
+the rules), each reason with its words and what would make the statement legal
+(``residency_refusal_words``: templates, facts beside the rule that derives the reason).
+This module only fills the templates in with source lines and names.
 """
 from __future__ import annotations
 
@@ -70,8 +70,9 @@ class ResidencyDecision(Record):
         return lines
 
 
-# refusals whose detail is a call site (shown as the calling function)
-SITE_CODES = ("write_alias", "unknown_write_root", "external_source")
+# The derived relations the verdicts are read from (the emitter reads ``hoist``).
+VERDICT_RELATIONS = ("residency_hoisted", "residency_refusal", "residency_refusal_words",
+                     "residency_source", "writable", "total_footprint", "backend_capacity")
 
 
 def _name(vid) -> str:
@@ -85,6 +86,7 @@ class _Words:
         self.facts = facts
         self.totals = {(f, s): t for f, s, t in rel("total_footprint")}
         self.caps = {s: c for _, s, c in rel("backend_capacity")}
+        self.writable = {d for d, in rel("writable")}
         self.def_line: dict[str, int] = {}
         for pos, vid in facts.rows.get("defines", []):
             line = self.line(pos)
@@ -137,7 +139,9 @@ class _Words:
         return self._index("_param_index", build)
 
     def is_writable(self, fn: str, index: int) -> bool:
-        return any(i == index and d in ("Out", "InOut") for i, _, d in self._params().get(fn, ()))
+        """Whether ``fn`` may write the actual of its parameter ``index`` (the rules'
+        ``writable`` directions)."""
+        return any(i == index and d in self.writable for i, _, d in self._params().get(fn, ()))
 
     def actual(self, site, fn: str, src: str) -> Optional[str]:
         """The caller's actual passed at a call site for ``fn``'s parameter ``src``."""
@@ -148,115 +152,81 @@ class _Words:
         line = self.def_line.get(vid)
         return f" (line {line})" if line else ""
 
-
-def _op(role: str) -> str:
-    """The op the words name for a role of the op table (``op_chain_load``: tile.load)."""
-    from tilemem.ir.optable import op_table
-    return op_table().role(role)
-
-
-def _words(code: str, detail, src: str, fn: str, w: _Words, loop_line) -> tuple[str, Optional[str]]:
-    """(reason, fix) of one refusal; fix is None where no change of the program lifts it."""
-    loop = f"the loop at line {loop_line}" if loop_line else "the loop"
-    if code == "unmarked":
-        return (f"a user-written {_op('op_chain_load')} (no compiler bridge mark): residency "
-                "never moves explicit tile programs"), None
-    if code == "not_incore":
-        return f"`{detail}` is not an InCore function", None
-    if code == "not_stationary":
-        return ("not a stationary matmul operand: the load feeds neither an exact single-use chain "
-                "to a matching matmul operand nor a read-only matmul panel"), None
-    if code == "loop_kind":
-        return f"{loop} is pl.{detail}, not a sequential pl.range", "write the loop as pl.range"
-    if code == "dynamic_bounds":
-        return (f"{loop} has non-constant bounds, so it may run zero times",
-                "give the loop constant bounds")
-    if code == "zero_trip":
-        return f"{loop} runs zero times (start >= stop)", None
-    if code == "nonpositive_step":
-        return f"{loop} has a step that is not positive", "use a positive step"
-    if code == "boundary_call":
-        return (f"{loop} contains a call to `{detail}`, which may hide an ordering effect",
-                f"move the call to `{detail}` out of the loop")
-    if code == "boundary_submit":
-        return f"{loop} contains a task submit", "move the submit out of the loop"
-    if code == "boundary_op":
-        return (f"{loop} contains `{detail}`, an ordering boundary (sync, cross-core or unknown op)",
-                f"move `{detail}` out of the loop")
-    if code == "loop_variant":
-        return (f"operand `{_name(detail)}` is the loop variable or an iter-arg: it differs "
-                "every iteration"), None
-    if code == "loop_local":
-        return (f"operand `{_name(detail)}` is computed inside the loop{w.where_defined(detail)}",
-                f"compute `{_name(detail)}` before the loop")
-    if code == "yielded":
-        return "its value is yielded (loop-carried)", None
-    if code == "nested":
-        return (f"not a top-level statement of {loop}'s body (it is inside a branch or scope)",
-                "move it to the top level of the loop body")
-    if code == "prefix_closed":
-        line = w.line(detail)
-        return ((f"`{w.stmt_text(detail)}` (line {line}) comes first and closes the hoistable "
-                 "prefix of the loop body"), f"place it before line {line}")
-    if code == "source_manual":
-        return (f"its source `{_name(detail)}` is a user-written {_op('op_chain_load')}, which "
-                "stays in the loop"), None
-    if code == "source_not_hoisted":
-        return f"its source `{_name(detail)}`{w.where_defined(detail)} stays in the loop", None
-    if code == "capacity_exceeded":
-        total, cap = w.totals.get((fn, detail), "?"), w.caps.get(detail, "?")
-        return f"{detail} footprint {total} B exceeds {cap} B", f"use smaller {detail} tiles in `{fn}`"
-    if code == "capacity_unknown":
-        return ((f"{detail} capacity cannot be bounded (an allocation of unknown size, a pipelined "
-                 f"loop, or {_op('op_reserves_buffer')})"), None)
-    if code == "source_not_param":
-        what = f"source `{_name(detail)}`" if detail else "its source"
-        return f"{what} is not a parameter of `{fn}`", None
-    if code == "source_direction":
-        return (f"source `{src}` is an {detail} parameter (only In sources can stay resident)",
-                f"pass `{src}` as an In parameter")
-    if code == "source_not_tensor":
-        return f"source `{_name(detail)}` is not a tensor parameter", None
-    if code == "root_written":
-        return f"`{fn}` writes the storage of source `{src}`", None
-    if code == "write_alias":
-        caller, _ = w.site(detail)
-        return (f"at the call in `{caller}` a writable actual shares source `{src}`'s storage",
-                f"pass distinct buffers at the call in `{caller}`")
-    if code == "submitted":
-        return (f"`{detail}` is launched with a submit, which gives no alias evidence",
-                f"call `{detail}` directly from the root orchestration function")
-    if code == "non_root_caller":
-        return (f"`{fn}` is called from `{detail}`, which is not a root orchestration function",
-                f"call `{fn}` directly from the root orchestration function")
-    if code == "no_callsite":
-        return (f"`{detail}` has no call site, so nothing proves source `{src}` read-only",
-                f"call `{detail}` from the root orchestration function")
-    if code == "unknown_write_root":
-        caller, _ = w.site(detail)
-        return (f"a writable actual at the call in `{caller}` has an unknown storage root",
-                f"pass `{fn}` outputs created with pl.create_tensor in `{caller}`")
-    if code == "external_source":
-        caller, args = w.site(detail)
-        outs = [a for i, a in args if w.is_writable(fn, i)]
-        against = f"`{outs[0]}`" if outs else "the outputs"
-        actual = w.actual(detail, fn, src) or src
-        return ((f"source `{src}` is an external parameter at the call in `{caller}`: no "
-                 f"{_op('op_fresh_tensor')} proves it does not alias {against}"),
-                f"create `{actual}` with pl.create_tensor in `{caller}`")
-    return f"refused by rule '{code}'", None
+    def shown(self, kind: str, detail):
+        """A refusal's detail as a verdict shows it: a call site by its caller, a
+        statement by its line, anything else by its name."""
+        if kind == "site":
+            return self.site(detail)[0]
+        if kind == "stmt":
+            return self.line(detail)
+        return _name(detail)
 
 
-def _source(facts: Facts, pos) -> str:
-    stmt = facts.stmts[pos][1]
-    if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call) and stmt.value.args:
-        a0 = stmt.value.args[0]
-        return a0.id if isinstance(a0, ir.Name) else ""
-    return ""
+class _Fields(dict):
+    """The values a refusal's words may fill in (see ``refusal_words`` in
+    rules/p4_residency.dl), each computed when the words ask for it."""
+
+    def __init__(self, w: _Words, kind: str, detail, src: str, fn: str, loop_line):
+        super().__init__()
+        self.w, self.kind, self.detail, self.src, self.fn = w, kind, detail, src, fn
+        self.loop_line = loop_line
+
+    def __missing__(self, key: str):
+        value = self._compute(key)
+        self[key] = value
+        return value
+
+    def _compute(self, key: str):
+        if key.startswith("op_"):
+            from tilemem.ir.optable import op_table
+            return op_table().role(key)
+        field = getattr(self, "_" + key, None) if key in FIELDS else None
+        return field() if field is not None else "{" + key + "}"
+
+    def _detail(self):
+        return self.w.shown(self.kind, self.detail)
+
+    def _loop(self):
+        return f"the loop at line {self.loop_line}" if self.loop_line else "the loop"
+
+    def _fn(self):
+        return self.fn
+
+    def _src(self):
+        return self.src
+
+    def _defined(self):
+        return self.w.where_defined(self.detail)
+
+    def _stmt(self):
+        return self.w.stmt_text(self.detail)
+
+    def _caller(self):
+        return self.w.site(self.detail)[0]
+
+    def _actual(self):
+        return self.w.actual(self.detail, self.fn, self.src) or self.src
+
+    def _against(self):
+        outs = (a for i, a in self.w.site(self.detail)[1] if self.w.is_writable(self.fn, i))
+        return next((f"`{a}`" for a in outs), "the outputs")
+
+    def _total(self):
+        return self.w.totals.get((self.fn, self.detail), "?")
+
+    def _cap(self):
+        return self.w.caps.get(self.detail, "?")
+
+
+# The fields the words of a refusal may name (besides {op_<role>}): see _Fields.
+FIELDS = ("detail", "loop", "fn", "src", "defined", "stmt", "caller", "actual", "against",
+          "total", "cap")
 
 
 def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
-    """Turn the derived verdicts (``rel(name) -> rows``) into sentences, in program order."""
+    """Turn the derived verdicts (``rel(name) -> rows``) into sentences, in program order.
+    Every refusal is worded by its code's words in the rules (``residency_refusal_words``)
+    and ordered by its code's rank there."""
     w = _Words(facts, rel)
     out: list[tuple[int, ResidencyDecision]] = []
     for pos, vid, loop in rel("residency_hoisted"):
@@ -267,17 +237,20 @@ def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
     by_pos: dict[int, list] = {}
     for pos, vid, loop, rank, code, detail in rel("residency_refusal"):
         by_pos.setdefault(pos, []).append((vid, loop, rank, code, detail))
+    words = {(pos, code, detail): (kind, reason, fix)
+             for pos, code, detail, kind, reason, fix in rel("residency_refusal_words")}
+    sources = {pos: _name(src) for pos, src in rel("residency_source")}
     for pos, rows in by_pos.items():
         fn = facts.stmts[pos][0]
         vid, loop = rows[0][0], rows[0][1]
         ll = w.line(loop)
-        src = _source(facts, pos)
+        src = sources.get(pos, "")
         refusals = []
         for _, _, rank, code, detail in sorted(rows, key=lambda r: (r[2], str(r[3]), str(r[4]))):
-            reason, fix = _words(code, detail, src, fn, w, ll)
-            shown = w.site(detail)[0] if code in SITE_CODES else \
-                _name(detail) if isinstance(detail, str) else w.line(detail)
-            refusals.append(Refusal(rank, code, shown, reason, fix))
+            kind, reason, fix = words.get((pos, code, detail), ("none", f"refused by rule '{code}'", ""))
+            fields = _Fields(w, kind, detail, src, fn, ll)
+            refusals.append(Refusal(rank, code, fields["detail"], reason.format_map(fields),
+                                    fix.format_map(fields) if fix else None))
         first = refusals[0]
         fix = None if any(r.fix is None for r in refusals) else \
             "; ".join(dict.fromkeys(r.fix for r in refusals))

@@ -18,8 +18,7 @@ import time
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 from tilemem.records import Fresh, LIST, Record, record
-
-SOLUTION_SCHEMA = "tilemem-solution/1"
+from tilemem.solved import SOLUTION_SCHEMA, SolvedProgram, solution_json  # noqa: F401 (re-exported)
 BATCH_SCHEMA = "tilemem-batch/1"
 
 OK, INPUT_ERROR, INTERNAL_ERROR = "ok", "input-error", "internal-error"
@@ -137,48 +136,6 @@ class FileResult(Record):
         return self.status == OK and is_changed(self.source, self.text)
 
 
-def _plain(x):
-    """A JSON-friendly copy of a record (dataclass, named tuple, dict or object)."""
-    import dataclasses
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
-                if not f.name.startswith("_")}
-    if hasattr(x, "_asdict"):
-        return {k: _plain(v) for k, v in x._asdict().items()}
-    if isinstance(x, dict):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, (set, frozenset)):
-        return sorted((_plain(v) for v in x), key=repr)
-    if x is None or isinstance(x, (str, int, float, bool)):
-        return x
-    if hasattr(x, "__dict__"):
-        return {k: _plain(v) for k, v in vars(x).items() if not k.startswith("_")}
-    return str(x)
-
-
-def solution_json(sol, path: str, changed: bool) -> dict:
-    """The stable JSON form of a Solution (schema ``tilemem-solution/1``, see README)."""
-    doc = {
-        "schema": SOLUTION_SCHEMA,
-        "path": path,
-        "program": sol.program.name,
-        "reading": sol.program.reading,
-        "backend": sol.backend,
-        "changed": changed,
-        "spaces": {fn: dict(sorted(vs.items())) for fn, vs in sorted(sol.spaces.items())},
-        "moves": [{"function": m.function, "name": m.name, "producer": m.producer,
-                   "target": m.target, "consumer_line": m.consumer_line} for m in sol.moves],
-        "warnings": [{"line": w.line, "column": w.col, "code": w.code, "message": w.message,
-                      "var": w.var} for w in sol.warnings],
-    }
-    residency = getattr(sol, "residency", None)
-    if residency is not None:
-        doc["residency"] = [_plain(r) for r in residency]
-    return doc
-
-
 def is_changed(source: str, solved: str) -> bool:
     """Whether writing ``solved`` would change the file (final newlines aside, as ``fmt --check``)."""
     return source.rstrip("\n") != solved.rstrip("\n")
@@ -188,13 +145,63 @@ def with_newline(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def solved_programs(text: str, path: str, backend: Optional[str], rules: Sequence[str],
+                    engine: Optional[str] = None, form: Optional[str] = None,
+                    program: Optional[str] = None, limits=None, single: bool = False,
+                    cache=None, check=None) -> list[SolvedProgram]:
+    """The answer of every program of ``text`` (``single``: the one program, an error when
+    it holds several), from ``cache`` (a :class:`tilemem.resultcache.ResultCache`) when it
+    has them, else solved (and stored there).  ``check(readings)`` is called with the
+    reading of each program before any is solved (or when they come from the cache), to
+    refuse what the caller cannot do with them."""
+    from tilemem.limits import current_limits
+    limits = limits or current_limits()
+    key = None
+    if cache is not None:
+        from tilemem.resultcache import result_key
+        key = result_key("solve", text, path, rules, backend=backend, form=form, program=program,
+                         limits=repr(limits),
+                         engine=engine or os.environ.get("TILEMEM_ENGINE") or "default")
+        got = cache.get(key)
+        if got is not None:
+            try:
+                out = [SolvedProgram.from_dict(d) for d in got]
+            except Exception:           # not what this version stores: solve it again
+                out = None
+            if out and (len(out) == 1 or not single):    # several: single's error, below
+                if check is not None:
+                    check([p.solution.get("reading") for p in out])
+                return out
+    from tilemem import api
+    if single:
+        out = [SolvedProgram.of(api.solve(text, backend=backend, rules=rules, path=path,
+                                          engine=engine, limits=limits, form=form,
+                                          program=program), path)]
+        if check is not None:
+            check([out[0].solution["reading"]])
+    else:
+        from tilemem.datalog.engine import gc_paused
+        from tilemem.frontend.reading import read_programs
+        from tilemem.limits import guarded
+        with gc_paused(), guarded(path, text):       # the IR holds no cycles (see api.solve)
+            progs = read_programs(text, path, form, program, api.declared_ops(rules), limits)
+        if check is not None:
+            check([p.reading for p in progs])
+        out = [SolvedProgram.of(api.solve_program(p, text, path, backend, rules, engine, limits),
+                                path) for p in progs]
+    if key is not None:
+        cache.put(key, [p.to_dict() for p in out])
+    return out
+
+
 def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
                want_json: bool = False, engine: Optional[str] = None,
-               limits=None, identity: bool = False) -> FileResult:
+               limits=None, cache_dir: Optional[str] = None,
+               identity: bool = False) -> FileResult:
     """Solve one file; never raises for a bad input (the result says what went wrong).
     ``limits``: a :class:`tilemem.limits.Limits` (default: the current ones);
-    ``identity``: also say what the file was when read (``FileResult.identity``)."""
-    from tilemem.api import solve
+    ``cache_dir``: the result cache's directory (None: no cache); ``identity``: also say
+    what the file was when read (``FileResult.identity``, for an in-place rewrite)."""
     from tilemem.commands.common import read_input_identity
     from tilemem.datalog import DatalogError
     from tilemem.errors import TilememError, UsageError, printable
@@ -205,11 +212,16 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
         with use_limits(limits or current_limits()):
             res.source, shown, res.identity = read_input_identity(path, identity=identity)
             res.path = shown
-            sol = solve(res.source, backend=backend, rules=rules, path=shown, engine=engine)
-        res.text = with_newline(sol.text)
-        res.warnings = list(sol.warnings)
+            cache = None
+            if cache_dir is not None:
+                from tilemem.resultcache import ResultCache
+                cache = ResultCache(cache_dir)
+            solved = solved_programs(res.source, shown, backend, rules, engine, single=True,
+                                     cache=cache)[0]
+        res.text = solved.text
+        res.warnings = list(solved.warnings)
         if want_json:
-            res.json = solution_json(sol, shown, is_changed(res.source, res.text))
+            res.json = solved.json(is_changed(res.source, res.text))
     except TilememError as e:
         res.status, res.error = INPUT_ERROR, e.format_first_line()
         res.located = (e.line, e.col, e.message, e.source_line)
@@ -266,6 +278,7 @@ def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str]
               engine: Optional[str] = None, limits=None,
               timeout: Optional[float] = DEFAULT_TIMEOUT,
               memory: Optional[int] = DEFAULT_MEMORY,
+              cache_dir: Optional[str] = None,
               identity: bool = False) -> Iterator[FileResult]:
     """Solve every path, yielding results in input order.
 
@@ -273,11 +286,14 @@ def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str]
     processes (``tilemem.tools.workers``: each keeps the rule program it loaded, a dead
     worker is reported for its file and replaced, a file over ``timeout`` seconds or
     ``memory`` bytes is reported; 0 or None: no budget) -- the others go on.
+    ``cache_dir``: the result cache (:mod:`tilemem.resultcache`; None: none).
     """
     from tilemem.limits import current_limits
     from tilemem.tools.workers import run_tasks
     limits = limits or current_limits()
-    work = [(p, backend, tuple(rules), want_json, engine, limits, identity) for p in paths]
+    cache_dir = None if cache_dir is None else str(cache_dir)
+    work = [(p, backend, tuple(rules), want_json, engine, limits, cache_dir, identity)
+            for p in paths]
     if len(work) <= 1:
         for w in work:
             yield _job(w)

@@ -33,7 +33,8 @@ from tilemem.errors import TilememError
 from tilemem.frontend.comments import CommentQueue, Extents, bodies, col0
 from tilemem.frontend.dsl.comprehension import is_listcomp, unroll_deps
 from tilemem.frontend.dsl.exprs import ExprReader, const_value, read_back
-from tilemem.frontend.dsl.ops import OpCaller, op_table, syntax_op
+from tilemem.frontend.dsl.ops import OpCaller
+from tilemem.frontend.dsl.wrappers import op_table, syntax_op
 from tilemem.frontend.dsl.types import TypeReader, merge_annotation, print_type_text, types_equal
 from tilemem.frontend.dsl.values import (
     DTYPES, INT_DTYPES, UNKNOWN, CoreError, DslError, Val, Var, const_int, dotted, int64_const, is_unknown, scalar,
@@ -803,7 +804,7 @@ class FunctionReader(ExprReader, OpCaller):
     def subscript_assign(self, target: ir.Subscript, value, s) -> None:
         """``dst[...] = src`` -> ``dst = pl.assemble(dst, src, offsets)``; on an Array,
         ``arr[i] = v`` -> ``arr = pl.array.update_element(arr, i, v)`` (AP:2224-2450)."""
-        from tilemem.frontend.dsl.ops import array_dtype
+        from tilemem.frontend.dsl.types import array_dtype
         if self.ctx.strict_ssa:
             raise DslError("Subscript-write syntax 'dst[...] = src' is only supported before SSA conversion", s)
         if type(target.value) is not ir.Name:
@@ -872,7 +873,7 @@ class FunctionReader(ExprReader, OpCaller):
 
     def array_read(self, base: Val, e: ir.Subscript) -> Val:
         """``arr[i]`` on an Array: ``pl.array.get_element(arr, i)``."""
-        from tilemem.frontend.dsl.ops import array_dtype
+        from tilemem.frontend.dsl.types import array_dtype
         if len(e.index) != 1:
             raise DslError("An Array takes one index", e)
         i = self.expr(e.index[0])
@@ -1371,7 +1372,7 @@ class FunctionReader(ExprReader, OpCaller):
             items = [y for x in v.items for y in (unroll_deps(self, x, method, at) if is_listcomp(x) else [x])]
         else:
             raise DslError(f"'{method}' deps= must be a list / tuple / comprehension of TaskId values", v)
-        from tilemem.frontend.dsl.ops import array_dtype, array_type
+        from tilemem.frontend.dsl.types import array_dtype, array_type
         entries, desugar, whole = [], False, False
         for x in items:
             if type(x) is ir.NoneConst:
@@ -1850,8 +1851,8 @@ class FunctionReader(ExprReader, OpCaller):
             raise DslError(f"pl.{name}() takes exactly one positional argument (the tile to "
                            f"{'shard' if name == 'aiv_shard' else 'gather'}), got {len(call.args)}", call)
         x = self.expr(call.args[0])
-        from tilemem.frontend.dsl.ops import _is_dist
-        if _is_dist(x.type):
+        from tilemem.frontend.dsl.operands import is_dist
+        if is_dist(x.type):
             raise DslError(f"pl.{name} does not support distributed tensors (AIV/AIC split only)", call)
         ns = "tensor" if isinstance(x.type, ir.TensorType) else "tile"
         if split is not None:

@@ -143,7 +143,6 @@ class TypeReader:
             if len(items) != 2 or type(items[0]) is not ir.IntConst:
                 raise DslError(f"Array subscript requires [extent, dtype], got: "
                                f"{', '.join(self.reader.source_of(i) for i in items)}", e)
-            from tilemem.frontend.dsl.ops import array_type
             return array_type(ir.IntConst(items[0].value), self.dtype(items[1], param))
         is_tensor = kind in ("Tensor", "DistributedTensor")
         # TR:448-: a DistributedTensor reads as a Tensor, only the IR kind differs; an
@@ -529,3 +528,15 @@ def _shapes_match(a, b) -> bool:
         if cx is None or cy is None or cx != cy:
             return False
     return True
+
+
+def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
+    """``pl.Array[N, pl.DT]`` (tilemem's IR keeps it as the annotation it prints)."""
+    return ir.OpaqueType(ir.Subscript(dotted("pl", "Array"), (extent, dotted("pl", dtype))))
+
+
+def array_dtype(t) -> Optional[str]:
+    if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Subscript and type(t.expr.value) is ir.Dotted \
+            and t.expr.value.parts[-1] == "Array" and len(t.expr.index) == 2 and type(t.expr.index[1]) is ir.Dotted:
+        return t.expr.index[1].parts[-1]
+    return None

@@ -1,0 +1,303 @@
+"""One version of a document, read, solved and verified -- what every feature reads.
+
+Nothing here knows the protocol: positions are tilemem's (1-based lines and columns),
+problems are plain records the diagnostics module turns into LSP diagnostics.
+
+A ``.py`` module's programs are read and solved one by one (as ``tilemem solve``
+does), so a program that does not read leaves the others answered; a module Python
+cannot parse, or a printed-IR file that does not read, is one problem and no program.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from tilemem import ir
+from tilemem.errors import TilememError, UsageError
+from tilemem.lsp.settings import ClientSettings, Effective, effective
+from tilemem.lsp.varindex import FunctionVars, index_function
+
+log = logging.getLogger("tilemem.lsp")
+
+# a module that may hold a program class: `@pl.program`, `@pypto.language.program`, ...
+_PROGRAM_DECORATOR = re.compile(r"@\s*[\w.]*\bprogram\b")
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+READINGS = {"ir": "printed IR", "dsl": "DSL"}
+
+
+@dataclass
+class Problem:
+    """Something to say about the document at a place (a diagnostic to be)."""
+    line: Optional[int]          # 1-based; None: the document as a whole
+    col: Optional[int]           # 1-based; None: the whole line
+    message: str
+    code: str
+    severity: str                # error | warning | information | hint
+    length: Optional[int] = None  # characters marked from col (None: to the word's end)
+    source: str = "tilemem"
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text as the protocol counts them (\\n, \\r\\n or \\r end one)."""
+    return _NEWLINE.split(text)
+
+
+def problem_of(err: TilememError, code: str = "input-error") -> Problem:
+    return Problem(err.line, err.col, err.message, code, "error")
+
+
+@dataclass
+class FunctionSpan:
+    """A function of a program and the lines it covers (its ``def`` to its last line)."""
+    function: ir.Function
+    first_line: int
+    last_line: int
+
+
+@dataclass
+class ProgramAnalysis:
+    """One ``@pl.program``: the program as read, its solution (None when it does not
+    solve: ``error`` says why), its functions and their vars."""
+    name: str
+    first_line: int
+    last_line: int
+    source: Optional[ir.Program] = None
+    solution: Any = None                     # tilemem.api.Solution
+    error: Optional[TilememError] = None
+    problems: list[Problem] = field(default_factory=list)
+    functions: list[FunctionSpan] = field(default_factory=list)
+    _vars: dict[str, FunctionVars] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _closed: bool = False
+    _vars_lock: threading.Lock = field(default_factory=threading.Lock)   # never held long
+
+    def function_at(self, line: int) -> Optional[FunctionSpan]:
+        for f in self.functions:
+            if f.first_line <= line <= f.last_line:
+                return f
+        return None
+
+    def vars_of(self, fn: ir.Function, lines: list[str]) -> FunctionVars:
+        with self._vars_lock:
+            fv = self._vars.get(fn.name)
+            if fv is None:
+                fv = self._vars[fn.name] = index_function(fn, lines)
+            return fv
+
+    def space_of(self, function: str, var: str) -> Optional[str]:
+        if self.solution is None:
+            return None
+        return self.solution.spaces.get(function, {}).get(var)
+
+    def explained(self, ask):
+        """``ask(session)`` on the program's explanation session (built on first use,
+        kept with the analysis); one question at a time (a session is not shared
+        between threads)."""
+        if self.solution is None:
+            return None
+        with self._lock:
+            if self._closed:             # superseded while the question waited
+                return None
+            return ask(self.solution.session())
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self.solution is not None:
+                self.solution.close()
+
+
+@dataclass
+class DocumentAnalysis:
+    """One version of a document, analysed."""
+    path: str
+    text: str
+    version: Optional[int] = None
+    reading: Optional[str] = None            # "ir" | "dsl" | None (nothing to read)
+    settings: Optional[Effective] = None
+    programs: list[ProgramAnalysis] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)   # about the document as a whole
+    _lines: Optional[list[str]] = None
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.text)
+        return self._lines
+
+    @property
+    def solved(self) -> bool:
+        """Whether every program of the document was read and solved (a good analysis:
+        its hints are kept while later versions do not solve)."""
+        return bool(self.programs) and all(p.solution is not None for p in self.programs)
+
+    def program_at(self, line: int) -> Optional[ProgramAnalysis]:
+        for p in self.programs:
+            if p.first_line <= line <= p.last_line:
+                return p
+        return None
+
+    def function_at(self, line: int) -> Optional[tuple[ProgramAnalysis, FunctionSpan]]:
+        p = self.program_at(line)
+        f = p.function_at(line) if p is not None else None
+        return (p, f) if f is not None else None
+
+    def all_problems(self) -> list[Problem]:
+        out = list(self.problems)
+        for p in self.programs:
+            out.extend(p.problems)
+        return out
+
+    def status(self) -> dict:
+        """Which reading was used, and what came of it (the ``tilemem/status`` payload)."""
+        return {
+            "reading": READINGS.get(self.reading or "", None),
+            "programs": [{"name": p.name, "solved": p.solution is not None,
+                          "error": p.error.message if p.error is not None else None}
+                         for p in self.programs],
+            "backend": self.settings.backend if self.settings else None,
+            "backendFrom": self.settings.backend_origin if self.settings else None,
+        }
+
+    def close(self) -> None:
+        for p in self.programs:
+            p.close()
+
+
+def _function_spans(prog: ir.Program, last_line: int) -> list[FunctionSpan]:
+    fns = [f for f in prog.functions if f.line]
+    out = []
+    for i, f in enumerate(fns):
+        end = (fns[i + 1].line - 1) if i + 1 < len(fns) else last_line
+        out.append(FunctionSpan(f, f.line, max(end, f.line)))
+    return out
+
+
+def solve_one(program: ir.Program, text: str, path: str, settings: Effective):
+    """Solve one program read from ``text``.
+
+    The whole program is solved again on every edit.  This is the one place to change
+    when a per-function incremental solve is available (``tilemem.Workspace``): keep a
+    workspace per document and hand it the edited program instead."""
+    from tilemem.api import solve_program
+    return solve_program(program, text, path, settings.backend, settings.rules, settings.engine)
+
+
+def _verify(program: ir.Program, text: str, path: str, settings: Effective,
+            level: str) -> list[Problem]:
+    if level == "off":
+        return []
+    from tilemem.tools.verify import verify
+    out = []
+    for v in verify(program, path, settings.rules, engine=settings.engine):
+        code = "unannotated-tile" if v.kind == "unannotated" else "operand-space"
+        out.append(Problem(v.line, v.col, f"{v.message} (TileMemoryInferred; the pass "
+                           f"fixes it: 'Apply the pass')", code, level, len(v.var) if v.line else None,
+                           source="tilemem verify"))
+    return out
+
+
+def _solution_problems(pa: ProgramAnalysis, path: str) -> list[Problem]:
+    """The solve's warnings (PyPTO's contract breaks, --strict; bridge marks without a
+    backend) and a residency note at each bridge-marked load."""
+    sol = pa.solution
+    out = []
+    for w in sol.warnings:
+        if w.path != path:
+            continue                     # about a rule file, not this document
+        out.append(Problem(w.line, w.col, w.message, w.code, "warning"))
+    if sol.residency:
+        from tilemem.facts.extract import bridge_marks
+        marked = {line for line, _ in bridge_marks(sol.source) if line}
+        for d in sol.residency:
+            if d.line not in marked:
+                continue
+            loop = f"the loop at line {d.loop_line}" if d.loop_line else "its loop"
+            if d.hoisted:
+                msg = f"residency ({sol.backend}): `{d.var}` is hoisted out of {loop}"
+            else:
+                msg = f"residency ({sol.backend}): `{d.var}` stays in {loop}: {d.reason}"
+                if len(d.refusals) > 1:
+                    msg += f" (and {len(d.refusals) - 1} more reason" \
+                           f"{'s' if len(d.refusals) > 2 else ''}: hover `{d.var}`)"
+            out.append(Problem(d.line, None, msg, "residency", "information"))
+    return out
+
+
+def _analyse_program(doc: DocumentAnalysis, pa: ProgramAnalysis, read, level: str) -> None:
+    """Read, solve and verify one program into ``pa`` (errors become problems)."""
+    settings = doc.settings
+    try:
+        pa.source = read()
+        pa.functions = _function_spans(pa.source, pa.last_line)
+        pa.solution = solve_one(pa.source, doc.text, doc.path, settings)
+    except TilememError as e:
+        pa.error = e
+        pa.problems.append(problem_of(e))
+        return
+    pa.problems.extend(_solution_problems(pa, doc.path))
+    try:
+        pa.problems.extend(_verify(pa.source, doc.text, doc.path, settings, level))
+    except TilememError as e:
+        pa.problems.append(problem_of(e))
+
+
+def analyse(text: str, path: str, client: ClientSettings, version: Optional[int] = None,
+            form: Optional[str] = None) -> DocumentAnalysis:
+    """Read, solve and verify every program of a document.  Never raises for what the
+    document says: errors are problems (an internal error too, logged)."""
+    doc = DocumentAnalysis(path, text, version)
+    try:
+        _analyse(doc, client, form)
+    except RecursionError:
+        doc.problems.append(Problem(1, None, "input nested too deeply to process",
+                                    "input-error", "error"))
+    except Exception as e:                   # never let a document stop the server
+        log.exception("tilemem lsp: internal error on %s", path)
+        doc.problems.append(Problem(1, None, f"internal error in tilemem ({type(e).__name__}: "
+                                    f"{e}); please report it with this file", "internal-error",
+                                    "error"))
+    return doc
+
+
+def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str]) -> None:
+    from tilemem.api import declared_ops
+    from tilemem.frontend.reading import input_form, read_program, read_programs
+    from tilemem.limits import guarded
+    text, path = doc.text, doc.path
+    try:
+        doc.settings = effective(client, path)
+    except UsageError as e:                  # a pyproject.toml that cannot be used
+        doc.problems.append(Problem(1, None, str(e), "config-error", "warning"))
+        doc.settings = Effective(client.backend, client.engine, client.rules or (), "client settings")
+    settings = doc.settings
+    doc.reading = input_form(text, form)
+    level = client.verify
+    with guarded(path, text):
+        ops = declared_ops(settings.rules)
+        if doc.reading == "ir":
+            pa = ProgramAnalysis("", 1, max(len(doc.lines), 1))
+            doc.programs.append(pa)
+            _analyse_program(doc, pa, lambda: read_program(text, path, "ir", None, ops), level)
+            if pa.source is not None:
+                pa.name = pa.source.name
+            return
+        if not _PROGRAM_DECORATOR.search(text):
+            doc.reading = None               # a Python module without programs: nothing to say
+            return
+        from tilemem.frontend.pysource import scan_module
+        try:
+            _, sites = scan_module(text, path)
+        except TilememError as e:            # not Python (yet): Python's own message
+            doc.problems.append(problem_of(e))
+            return
+        for site in sites:
+            pa = ProgramAnalysis(site.name, site.first_line, site.last_line)
+            doc.programs.append(pa)
+            _analyse_program(doc, pa, lambda name=site.name: read_programs(
+                text, path, "dsl", name, ops)[0], level)

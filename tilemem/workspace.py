@@ -1,0 +1,183 @@
+"""An open program kept solved under edits: only what an edit touches is solved again.
+
+::
+
+    ws = tilemem.Workspace(text, path="kernel.pto", backend="910B")
+    sol = ws.solution()                     # a tilemem.Solution, as tilemem.solve gives
+    sol = ws.edit((12, 8), (12, 14), "b_tile")   # replace line 12, columns 8-14 (0-based)
+    sol = ws.set_text(new_text)             # or the whole text at once
+
+Phases 0-3 and the rewrite are per InCore function: no rule of theirs joins facts of
+two functions.  A workspace keeps, for each InCore function, what they made of it (the
+rewritten function, its moves, spaces and contract breaks), and solves again only the
+functions an edit changed -- all of them in one solve.  A function counts as unchanged
+when its IR is equal to the one kept (so that whatever the reading made of the text
+around it, e.g. a callee's type in hand-written DSL, is in the comparison) and its text,
+from its ``def`` line to the next function's, is the same at the same line (the IR's
+equality leaves positions out; the output quotes them).  Phase 4 (loop-invariant Mat
+residency) reads call sites across functions and runs over the whole rewritten program;
+the text is read again whole.  The answer is byte-identical to ``tilemem.solve`` of the
+same text (``tests/test_workspace.py`` compares them on the corpora).
+
+A workspace is not thread-safe: one edit at a time.  An edit that makes the text
+unreadable raises the error ``tilemem.solve`` would (a TilememError); the workspace keeps
+the text, and the next edit that mends it is solved from what was kept.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from tilemem import ir
+from tilemem.records import replace
+
+__all__ = ["Workspace"]
+
+
+class _Kept:
+    """What phases 0-3 and the rewrite made of one InCore function."""
+    __slots__ = ("source", "line", "text", "rewritten", "moves", "spaces", "breaks")
+
+    def __init__(self, source, line, text, rewritten, moves, spaces, breaks):
+        self.source, self.line, self.text = source, line, text
+        self.rewritten, self.moves, self.spaces, self.breaks = rewritten, moves, spaces, breaks
+
+
+class Workspace:
+    """One program text, solved, and solved again after each edit (see the module
+    docstring).  ``backend``, ``rules``, ``engine``, ``limits``, ``form`` and ``program``
+    are :func:`tilemem.solve`'s."""
+
+    def __init__(self, text: str, path: str = "<input>", backend: Optional[str] = None,
+                 rules: Sequence[str] = (), engine: Optional[str] = None, limits=None,
+                 form: Optional[str] = None, program: Optional[str] = None):
+        self.path, self.backend, self.rules = path, backend, tuple(rules)
+        self.engine, self.limits, self.form, self.program_name = engine, limits, form, program
+        self.text = text
+        self._kept: dict[str, _Kept] = {}
+        self._solution = None
+        #: how many InCore functions the last solve solved again (the others were kept)
+        self.resolved_functions = 0
+
+    # ------------------------------------------------------------------ edits
+
+    def set_text(self, text: str):
+        """Replace the whole text; returns the new solution."""
+        self.text = text
+        self._solution = None
+        return self.solution()
+
+    def edit(self, start: tuple[int, int], end: tuple[int, int], new_text: str):
+        """Replace the text from ``start`` to ``end`` (``(line, column)``, 0-based, columns
+        in characters, ``end`` excluded, as an editor's range) by ``new_text``; returns
+        the new solution."""
+        lines = self.text.split("\n")
+        a, b = _offset(lines, *start), _offset(lines, *end)
+        if b < a:
+            raise ValueError(f"edit range ends ({end}) before it starts ({start})")
+        return self.set_text(self.text[:a] + new_text + self.text[b:])
+
+    # ------------------------------------------------------------------ the answer
+
+    def solution(self):
+        """The :class:`tilemem.Solution` of the current text (computed on first use)."""
+        if self._solution is None:
+            self._solution = self._solve()
+        return self._solution
+
+    def _solve(self):
+        from tilemem.api import declared_ops, solution_of
+        from tilemem.datalog.engine import gc_paused
+        from tilemem.frontend.reading import read_program
+        from tilemem.frontend.wellformed import check_program
+        from tilemem.limits import guarded
+        from tilemem.pipeline import Pipeline
+        text, path = self.text, self.path
+        with gc_paused(), guarded(path, text):          # the IR holds no cycles (api.solve)
+            prog = read_program(text, path, self.form, self.program_name,
+                                declared_ops(self.rules), self.limits)
+            check_program(prog, path)
+            kept = self._phase3(prog, text)
+            functions, moves, spaces, breaks = [], [], {}, []
+            for fn in prog.functions:
+                k = kept.get(fn.name) if fn.is_incore else None
+                if k is None:
+                    functions.append(fn)
+                    continue
+                functions.append(k.rewritten)
+                moves.extend(k.moves)
+                spaces.update(k.spaces)
+                breaks.extend(k.breaks)
+            breaks.sort(key=lambda b: (b.line or 0, b.col or 0, b.function, b.slot))
+            pipe = Pipeline(prog, backend=self.backend, rules=self.rules, path=path, text=text,
+                            engine=self.engine, limits=self.limits)
+            pipe.adopt(replace(prog, functions=functions), moves, _in_solve_order(spaces), breaks)
+            return solution_of(pipe, text, path, self.limits)
+
+    def _phase3(self, prog: ir.Program, text: str) -> dict[str, _Kept]:
+        """What phases 0-3 make of each InCore function: kept when unchanged, the others
+        solved together."""
+        spans = _function_texts(prog, text)
+        kept: dict[str, _Kept] = {}
+        changed = []
+        for fn in prog.functions:
+            if not fn.is_incore:
+                continue
+            line, ftext = spans.get(id(fn), (None, None))
+            old = self._kept.get(fn.name)
+            if old is not None and line is not None and old.line == line \
+                    and old.text == ftext and old.source == fn:
+                kept[fn.name] = old
+            else:
+                changed.append((fn, line, ftext))
+        self.resolved_functions = len(changed)
+        if changed:
+            from tilemem.pipeline import Pipeline
+            sub = replace(prog, functions=[fn for fn, _, _ in changed])
+            pipe = Pipeline(sub, backend=self.backend, rules=self.rules, path=self.path,
+                            text=text, engine=self.engine, limits=self.limits)
+            breaks = pipe.contract_breaks()         # (before the rewrite frees phase 3)
+            rewritten, moves = pipe.emitted()
+            spaces = pipe.spaces()
+            by_name = {f.name: f for f in rewritten.functions}
+            for fn, line, ftext in changed:
+                kept[fn.name] = _Kept(
+                    fn, line, ftext, by_name[fn.name],
+                    [m for m in moves if m.function == fn.name],
+                    {fn.name: spaces[fn.name]} if fn.name in spaces else {},
+                    [b for b in breaks if b.function == fn.name])
+        self._kept = kept
+        return kept
+
+
+def _in_solve_order(spaces: dict) -> dict:
+    """function -> var -> space, ordered as Pipeline.spaces orders a whole solve's (by
+    the var's id, ``function:name``)."""
+    out: dict = {}
+    for _, fn, var, space in sorted((f"{fn}:{v}", fn, v, sp) for fn, vs in spaces.items()
+                                    for v, sp in vs.items()):
+        out.setdefault(fn, {})[var] = space
+    return out
+
+
+def _offset(lines: list[str], line: int, col: int) -> int:
+    """The index in the text of (line, col), 0-based; a position past a line's end is
+    its end, past the last line the text's end (as editors clamp them)."""
+    if line < 0 or col < 0:
+        raise ValueError(f"negative position ({line}, {col})")
+    if line >= len(lines):
+        return sum(len(x) + 1 for x in lines) - 1
+    return sum(len(x) + 1 for x in lines[:line]) + min(col, len(lines[line]))
+
+
+def _function_texts(prog: ir.Program, text: str) -> dict[int, tuple[int, str]]:
+    """id(function) -> (its def line, its text up to the next function's def line); only
+    for functions whose line is known and that come in text order."""
+    starts = [(fn.line, fn) for fn in prog.functions if fn.line]
+    if any(a[0] >= b[0] for a, b in zip(starts, starts[1:])):
+        return {}                                   # not in text order: no reuse
+    lines = text.split("\n")
+    out = {}
+    for i, (line, fn) in enumerate(starts):
+        end = starts[i + 1][0] - 1 if i + 1 < len(starts) else len(lines)
+        out[id(fn)] = (line, "\n".join(lines[line - 1:end]))
+    return out
