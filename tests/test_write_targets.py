@@ -22,7 +22,6 @@ import resource
 import socket
 import stat
 import subprocess
-import sys
 import threading
 from pathlib import Path
 

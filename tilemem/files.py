@@ -49,8 +49,8 @@ from typing import Optional, Union
 
 from tilemem.errors import UsageError, printable
 
-__all__ = ["write_atomic", "remove_stale_temps", "TEMP_PREFIX", "FileIdentity", "FileChanged",
-           "fingerprint"]
+__all__ = ["write_atomic", "replace_atomic", "remove_stale_temps", "TEMP_PREFIX", "FileIdentity",
+           "FileChanged", "fingerprint"]
 
 TEMP_PREFIX = ".tilemem-"
 _HOST = hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
@@ -410,3 +410,25 @@ def write_atomic(path: str, data: Union[str, bytes],
         finally:
             _release_signals(mask)
     raise _error(path, f"no free temp file name in {_shown(directory)}")
+
+
+def replace_atomic(path, data: bytes, prefix: str = TEMP_PREFIX, suffix: str = ".tmp") -> None:
+    """Replace whatever ``path`` names by a file holding ``data``: a temp file (mode 0600,
+    named ``prefix...suffix``) in its directory, renamed over the name -- a link there
+    is replaced, never written through; any failure removes the temp file.  For cache
+    entries (:mod:`tilemem.cache`, :mod:`tilemem.resultcache`), whose names someone
+    could point elsewhere; outputs the user names go through :func:`write_atomic`.
+    Raises OSError."""
+    import tempfile
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.fspath(path)) or ".", prefix=prefix,
+                               suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

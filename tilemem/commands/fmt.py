@@ -58,7 +58,7 @@ def _options(args, several: bool):
 
 def run(args) -> int:
     import os
-    from tilemem.commands.common import read_arg, read_arg_identity, write_atomic
+    from tilemem.commands.common import read_arg_identity, write_atomic
     from tilemem.commands.report import Report, error_diagnostic
     from tilemem.errors import TilememError
     from tilemem.ir.printer import print_program
