@@ -150,6 +150,7 @@ def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
 
 
 def main(argv=None) -> int:
+    _stand_in_for_closed_streams()
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     ap = build_parser(first[0] if first else None)
     args = None
@@ -163,7 +164,6 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
-    _stand_in_for_closed_streams()
     saved = _catch_signals()
     try:
         return _run(args, argv)

@@ -114,7 +114,8 @@ def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
     (searched for only when there is a conflict: a solve pays nothing for it)."""
     from tilemem.datalog.keys import key_of
     from tilemem.datalog.syntax import same_value
-    from tilemem.explain import Explainer, format_fact
+    from tilemem.explain.nodes import format_fact
+    from tilemem.explain.search import Explainer
     explainer = Explainer(db)
     rel = conflict.relation
 
