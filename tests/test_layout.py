@@ -28,11 +28,6 @@ KNOWN_CYCLES: set[frozenset[str]] = {
     frozenset({"tilemem.explain.search", "tilemem.explain.whynot"}),
 }
 
-# Modules still over MAX_LINES while issue #31's splits land; shrinks the same way.
-KNOWN_LONG: set[str] = {
-    "tilemem/frontend/dsl/program.py",
-    "tilemem/frontend/parser.py",
-}
 
 
 def _modules() -> dict[str, tuple[Path, bool]]:
@@ -111,7 +106,4 @@ def test_no_module_over_the_limit():
         n = len(path.read_text(encoding="utf-8").splitlines())
         if n > MAX_LINES:
             long[path.relative_to(PACKAGE.parent).as_posix()] = n
-    new = {k: v for k, v in long.items() if k not in KNOWN_LONG}
-    assert not new, f"modules over {MAX_LINES} lines (split them by job): {new}"
-    gone = KNOWN_LONG - set(long)
-    assert not gone, f"no longer over the limit, delete from KNOWN_LONG: {sorted(gone)}"
+    assert not long, f"modules over {MAX_LINES} lines (split them by job): {long}"

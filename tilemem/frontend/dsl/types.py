@@ -484,6 +484,19 @@ def _kind(t) -> str:
     return _KIND_WORDS.get(ir.type_kind(t), "Unknown")
 
 
+def checked_annotation(ann, inferred, name: str, node, region: bool = False):
+    """The value's type ``inferred`` as ``name: ann = value`` compares it with the
+    annotation (``region``: see :func:`merge_annotation`), after checking that they agree
+    (:func:`validate_annotation`; raises DslError)."""
+    if region and isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType) \
+            and len(ann.shape) <= 2 < len(inferred.shape):
+        # an ND load / create under a 2D annotation (FlattenTileNdTo2D's output): the
+        # annotation's shape is trusted (ast_parser.py:450-485)
+        inferred = ir.replace(inferred, shape=tuple(ann.shape))
+    validate_annotation(ann, inferred, name, node)
+    return inferred
+
+
 def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
     """The type of ``name: ann = value`` (dsl.md §2.3): returns the override type, or
     None when the var simply takes the value's type.  ``region``: the value is a call
@@ -492,13 +505,7 @@ def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
         return None
     if isinstance(ann, ir.OpaqueType):          # pl.UnknownType / pl.Ptr / pl.MemRefType
         return None
-    inferred = value.type
-    if region and isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType) \
-            and len(ann.shape) <= 2 < len(inferred.shape):
-        # an ND load / create under a 2D annotation (FlattenTileNdTo2D's output): the
-        # annotation's shape is trusted (ast_parser.py:450-485)
-        inferred = ir.replace(inferred, shape=tuple(ann.shape))
-    validate_annotation(ann, inferred, name, node)
+    inferred = checked_annotation(ann, value.type, name, node, region)
     if is_unknown(inferred):
         return ann
     if isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType):
