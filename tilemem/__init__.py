@@ -2,14 +2,17 @@
 
 Library use::
 
-    import tilemem
-    sol = tilemem.solve(open("kernel.pto").read(), backend="910B")
+    import tilemem, pathlib
+    sol = tilemem.solve(pathlib.Path("kernel.pto"), backend="910B")   # a str is program text
     print(sol.text)          # the annotated program, as PyPTO prints it
     sol.spaces               # {function: {var: space}}
     sol.moves                # the inserted tile.move statements
+    print(sol.why("c_tile")) # why c_tile is in its space (tilemem why's answer)
 
     ws = tilemem.Workspace(text, backend="910B")     # kept solved under edits
     sol = ws.edit((12, 8), (12, 14), "b_tile")       # only the edited function is solved again
+
+Every error the library raises on purpose is a :class:`TilememError`.
 """
 __version__ = "0.1.0"
 

@@ -1,8 +1,9 @@
 """The library front: ``tilemem.solve``, ``tilemem.parse``, ``tilemem.print_program``."""
 from __future__ import annotations
 
+import io
 import os
-from typing import Optional, Sequence
+from typing import IO, Optional, Sequence, Union
 
 from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
@@ -37,8 +38,14 @@ def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
         return read_program(text, path, form, program, declared_ops(rules), limits)
 
 
-def _looks_like_path(s: str) -> bool:
-    return "\n" not in s and len(s) < 4096 and os.path.exists(s)
+#: what tilemem.solve reads: program text, a file's path, or an open file
+Source = Union[str, "os.PathLike[str]", IO]
+
+
+def _names_a_file(s: str) -> bool:
+    """A one-line string that names a file (or a program file that is not there)."""
+    return "\n" not in s and len(s) < 4096 and (
+        os.path.exists(s) or s.strip().endswith((".pto", ".py")))
 
 
 BRIDGE_WARNING = ("{n} load{s} carr{ies} the compiler's Mat-bridge mark "
@@ -109,23 +116,44 @@ class Solution(Record):
         with self._guarded():
             return self.session().explain_var(var, function)
 
-    def why_not(self, var: str, space: str, function: Optional[str] = None, depth: int = 3):
-        """Why ``var`` is not in ``space``: each rule that could derive ``space(var, space)``
-        and its first failing premise (a :class:`tilemem.explain.WhyNot`)."""
+    def why(self, subject, function: Optional[str] = None):
+        """The answer ``tilemem why`` prints, as a :class:`tilemem.explain.Answer`
+        (``str()``: the paragraph and the deciding steps; ``summary``: the paragraph;
+        ``to_dict()``: what ``tilemem why --json`` prints, without the file's fields).
+
+        ``subject``: a tile var (``"c_tile"`` or ``"kernel:c_tile"``; ``function`` says
+        which function when the name is in several), an inserted move's name, or a fact
+        pattern such as ``'move_at(P, "kernel:a", T)'`` (why the facts matching it hold,
+        or why none does)."""
+        from tilemem.explain.answer import answer_pattern, answer_var
         with self._guarded():
-            return self.session().why_not_var(var, space, function, depth)
+            if not isinstance(subject, str):
+                from tilemem.explain import ExplainError
+                raise ExplainError(f"why takes a var name or a fact pattern, not "
+                                   f"{type(subject).__name__}")
+            if "(" in subject:
+                return answer_pattern(self.session(), subject)
+            return answer_var(self.session(), subject, function)
+
+    def why_not(self, var: str, space: str, function: Optional[str] = None, depth: int = 3):
+        """Why ``var`` is not in ``space`` (``tilemem why VAR --not SPACE``): a
+        :class:`tilemem.explain.Answer`, whose ``trees`` hold the why-not search (each
+        rule that could derive ``space(var, space)`` and its first failing premise)."""
+        from tilemem.explain.answer import answer_not, space_name
+        with self._guarded():
+            return answer_not(self.session(), var, space_name(space), function, depth)
+
+    def proofs(self, fact: str):
+        """Proof trees of the facts matching a pattern such as ``move_at(P, "k:a", T)``,
+        or a :class:`tilemem.explain.WhyNot` when none holds."""
+        with self._guarded():
+            return self.session().why(fact)
 
     def explain_residency(self, var: str, function: Optional[str] = None):
         """Proof trees of the phase 4 verdicts on the statement defining ``var``
         (``residency_hoisted`` / ``residency_declined``); empty without a backend."""
         with self._guarded():
             return self.session().explain_residency(var, function)
-
-    def why(self, fact: str):
-        """Proof trees of the facts matching a pattern such as ``move_at(P, "k:a", T)``,
-        or a :class:`tilemem.explain.WhyNot` when none holds."""
-        with self._guarded():
-            return self.session().why(fact)
 
     def _guarded(self):
         """Explanations walk proofs as deep as the program nests (see tilemem.limits)."""
@@ -157,13 +185,17 @@ def _unread_rule_warnings(pipe) -> list[SolveWarning]:
     return out
 
 
-def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
+def solve(source: Source, backend: Optional[str] = None, rules: Sequence[str] = (),
           path: Optional[str] = None, engine: Optional[str] = None,
           limits: Optional[Limits] = None, form: Optional[str] = None,
           program: Optional[str] = None) -> Solution:
     """Infer the memory space of every tile of every InCore function.
 
-    ``text_or_path`` is program text, or the path of a file holding it.
+    ``source`` is program text (a ``str``), a file to read (a ``pathlib.Path`` or any
+    path-like object: ``tilemem.solve(Path("kernel.pto"))``), or an open file (its
+    ``name`` is the path messages give).  A ``str`` is always text: a one-line string
+    naming a file is refused with a message saying to pass a ``Path``.  ``path``: the
+    name messages give for text (default ``<input>``).
     ``backend``: None/"none", "910B"/"Ascend910B", "950"/"Ascend950".
     ``rules``: extra rule files (e.g. the op table entries of your own ops).
     ``engine``: the Datalog engine, "clingo" (the default: fast) or "pydatalog" (pure
@@ -178,19 +210,19 @@ def solve(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str]
     # 9.1 s on the 21,000-line DeepSeek MTP kernel).  What little cyclic garbage a solve
     # leaves is collected after it.
     with gc_paused():
-        text, path = _text_of(text_or_path, path)
+        text, path = _text_of(source, path)
         with guarded(path, text if isinstance(text, str) else None):
             prog = read_program(text, path, form, program, declared_ops(rules), limits)
             return _solve(prog, text, path, backend, rules, engine, limits)
 
 
-def solve_all(text_or_path: str, backend: Optional[str] = None, rules: Sequence[str] = (),
+def solve_all(source: Source, backend: Optional[str] = None, rules: Sequence[str] = (),
               path: Optional[str] = None, engine: Optional[str] = None,
               limits: Optional[Limits] = None, form: Optional[str] = None) -> list[Solution]:
     """:func:`solve` for every program of the text (a ``.py`` module may hold several),
     each solved on its own, in source order."""
     with gc_paused():
-        text, path = _text_of(text_or_path, path)
+        text, path = _text_of(source, path)
         with guarded(path, text if isinstance(text, str) else None):
             progs = read_programs(text, path, form, None, declared_ops(rules), limits)
             return [_solve(p, text, path, backend, rules, engine, limits) for p in progs]
@@ -204,10 +236,36 @@ def solve_program(program: ir.Program, text: str, path: str, backend: Optional[s
         return _solve(program, text, path, backend, rules, engine, limits)
 
 
-def _text_of(text_or_path: str, path: Optional[str]) -> tuple[str, str]:
-    if path is None and _looks_like_path(text_or_path):
-        return read_source(text_or_path), text_or_path
-    return text_or_path, path or "<input>"
+def _text_of(source: Source, path: Optional[str]) -> tuple[str, str]:
+    """(program text, the path messages give) of what ``solve`` was given."""
+    from tilemem.errors import TilememError
+    from tilemem.input_text import decode_source, read_stream
+    if isinstance(source, os.PathLike):
+        name = os.fspath(source)
+        return read_source(name), path or name
+    if hasattr(source, "read"):
+        name = path or str(getattr(source, "name", "<input>"))
+        try:
+            raw = getattr(source, "buffer", None)        # a text file: its bytes, checked
+            if raw is None and isinstance(source, io.TextIOBase):
+                data = source.read()
+            else:
+                data = read_stream(source if raw is None else raw, name)
+        except OSError as e:
+            raise TilememError(name, None, None, f"cannot read file: {e.strerror or e}") from None
+        return (data if isinstance(data, str) else decode_source(data, name)), name
+    if isinstance(source, (bytes, bytearray)):
+        return decode_source(bytes(source), path or "<input>"), path or "<input>"
+    if not isinstance(source, str):
+        raise TilememError(path, None, None, f"solve reads program text (str), a file path "
+                           f"(pathlib.Path) or an open file, not {type(source).__name__}")
+    if _names_a_file(source) and "@pl.program" not in source:
+        raise TilememError(source.strip(), None, None,
+                           "a str is program text, and this one names a file"
+                           + ("" if os.path.exists(source) else " that does not exist")
+                           + f": to read a file, pass a path: tilemem.solve(pathlib.Path({source.strip()!r}))")
+    return source, path or "<input>"
+
 
 
 def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],

@@ -293,13 +293,13 @@ def _run(args, argv) -> int:
                 return args.func(args)
         except (RecursionError, MemoryError) as exc:
             raise input_error(exc, *current_input) from None
-    except TilememError as e:
-        return _fail(e.format(), args, argv, err=e)
-    except (UsageError, DatalogError) as e:
+    except (UsageError, DatalogError) as e:      # TilememErrors at no place of the input
         # one line (a rule file's errors: one per line), control characters escaped
         msg = "\n".join(printable(line) for line in str(e).split("\n")) \
             if isinstance(e, DatalogError) else printable(str(e))
         return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
+    except TilememError as e:
+        return _fail(e.format(), args, argv, err=e)
     except (KeyboardInterrupt, Interrupted) as e:
         return _interrupted(e)
     except BrokenPipeError:

@@ -60,7 +60,7 @@ def run(args) -> int:
     import os
     from tilemem.commands.common import read_arg_identity, write_atomic
     from tilemem.commands.report import Report, error_diagnostic
-    from tilemem.errors import TilememError
+    from tilemem.errors import TilememError, UnlocatedError
     from tilemem.ir.printer import print_program
     from tilemem.tools.batch import expand_inputs, is_changed, unified_diff, with_newline
     from tilemem.tools.diagnostics import Diagnostic, first_difference
@@ -82,6 +82,8 @@ def run(args) -> int:
                 raise UsageError(f"{path}: -i rewrites printed IR, and this file is hand-written DSL "
                                  "(write its canonical form with -o FILE)")
             out = with_newline("\n\n".join(print_program(p, path) for p in progs))
+        except UnlocatedError:
+            raise                       # a bad option: the tool's own failure
         except TilememError as e:
             n_failed += 1
             if report is not None:

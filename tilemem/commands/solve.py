@@ -146,7 +146,7 @@ def _cache_dir(args):
 def _run_one(args, path_arg: str) -> int:
     import json
     from tilemem.commands.common import read_arg, read_arg_identity, result_cache, write_atomic
-    from tilemem.errors import TilememError
+    from tilemem.errors import TilememError, UnlocatedError
     from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solved_programs, \
         unified_diff
     cache = result_cache(args)
@@ -161,6 +161,8 @@ def _run_one(args, path_arg: str) -> int:
                                      reading_form(args), args.program, single=True,
                                      cache=cache)[0]
             res.text, res.warnings = solved.text, list(solved.warnings)
+        except UnlocatedError:
+            raise                       # a bad option or rule file: the tool's own failure
         except TilememError as e:
             res.path = e.path
             res.status, res.error = INPUT_ERROR, e.format_first_line()

@@ -5,7 +5,6 @@ import sys
 from tilemem.commands.common import EXIT_OK, add_cache_options, add_inputs, add_parser, read_arg, \
     reading_form, result_cache, wrap, add_reading_options
 
-SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 WIDTH = 100              # tilemem.explain.answer.WIDTH (not imported: help stays fast)
 
 
@@ -46,15 +45,6 @@ def register(sub):
     add_reading_options(p)
     add_cache_options(p)
     p.set_defaults(func=run)
-
-
-def _space_name(s: str) -> str:
-    from tilemem.errors import UsageError
-    name = s.split(".")[-1]
-    for sp in SPACES:
-        if sp.lower() == name.lower():
-            return sp
-    raise UsageError(f"unknown memory space '{s}' (one of: {', '.join(SPACES)})")
 
 
 def _ascii(args) -> bool:
@@ -104,7 +94,7 @@ def _answer(args, text: str, path: str, width, asc: bool) -> str:
     """What ``tilemem why`` prints for the program ``text``."""
     from tilemem.errors import UsageError
     from tilemem.explain import ExplainError, Session
-    from tilemem.explain.answer import answer_not, answer_pattern, answer_var
+    from tilemem.explain.answer import answer_not, answer_pattern, answer_var, space_name
     ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
                             form=reading_form(args), program=args.program)
     data: dict = {"schema": "tilemem-why/2", "path": path,
@@ -117,7 +107,7 @@ def _answer(args, text: str, path: str, width, asc: bool) -> str:
                     raise UsageError("--not takes a var, not a fact pattern")
                 ans = answer_pattern(ses, args.var)
             elif args.not_space:
-                ans = answer_not(ses, args.var, _space_name(args.not_space), args.function,
+                ans = answer_not(ses, args.var, space_name(args.not_space), args.function,
                                  depth=args.depth or 3)
             else:
                 ans = answer_var(ses, args.var, args.function)

@@ -222,11 +222,11 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
         res.warnings = list(solved.warnings)
         if want_json:
             res.json = solved.json(is_changed(res.source, res.text))
+    except (UsageError, DatalogError) as e:      # TilememErrors at no place of the input
+        res.status, res.error = INPUT_ERROR, printable(f"{res.path}: error: {e}")
     except TilememError as e:
         res.status, res.error = INPUT_ERROR, e.format_first_line()
         res.located = (e.line, e.col, e.message, e.source_line)
-    except (UsageError, DatalogError) as e:
-        res.status, res.error = INPUT_ERROR, printable(f"{res.path}: error: {e}")
     except Exception as e:  # a bug in tilemem: report it, keep going
         res.status = INTERNAL_ERROR
         res.error = printable(f"tilemem: internal error: {path}: {type(e).__name__}: {e}")
