@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from tilemem import ir
 from tilemem.backends import normalize_backend
@@ -31,6 +31,10 @@ from tilemem.errors import TilememError
 from tilemem.infer.solver import LocatedEvaluationError, derive, derive_residency
 from tilemem.ir.printer import print_program
 from tilemem.residency.verdicts import decisions
+
+if TYPE_CHECKING:
+    from tilemem.infer.contract import ContractBreak
+    from tilemem.residency.verdicts import ResidencyDecision
 
 
 class Pipeline:
@@ -95,7 +99,7 @@ class Pipeline:
             self._sol3 = Solution3.from_relations(self.phase3().rel)
         return self._sol3
 
-    def contract_breaks(self):
+    def contract_breaks(self) -> list[ContractBreak]:
         """Where PyPTO's answer leaves an operand outside its op's spaces (the rules'
         ``contract_break``), located in the source (``tilemem.infer.contract``)."""
         if self._breaks is None:
@@ -128,7 +132,7 @@ class Pipeline:
                     origins=self.explain, keep_db=self.explain, limits=self.limits)
         return self._phase4
 
-    def finished(self):
+    def finished(self) -> tuple[ir.Program, Optional[list[ResidencyDecision]]]:
         """(the final program: hoists applied, bridge marks stripped; the residency verdicts
         or None without a backend)."""
         if self._done is None:
