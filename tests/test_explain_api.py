@@ -112,3 +112,39 @@ def test_a_str_is_text_and_a_missing_path_is_a_clear_error(kernel_file, tmp_path
     assert e.value.path.endswith("missing.pto")
     with pytest.raises(TilememError, match="not int"):
         tilemem.solve(42)
+
+
+# ------------------------------------------------------------------ by position
+
+
+def test_why_a_line_answers_for_every_tile_decided_there(kernel_file, capsys):
+    sol = tilemem.solve(kernel_file)
+    ans = sol.why(10)                               # c = pl.tile.matmul(a, b): c, a_Left, b_Right
+    assert [p.data["var"] for p in ans.parts] == ["k:c", "k:a_Left", "k:b_Right"]
+    assert ans.summary.startswith("`c` is in Acc because of line 10")
+    assert str(ans).count("\n\n") == 2                # one answer a tile
+    assert [p.data["var"] for p in sol.why("10:9").parts] == ["k:c"]       # the column of `c`
+    col_b = KERNEL.splitlines()[9].index("(a, b)") + 5
+    assert [p.data["var"] for p in sol.why(f"10:{col_b}").parts] == ["k:b_Right"]
+    assert "no tile" in sol.why(3).summary
+    with pytest.raises(TilememError, match="line 99 is not in the input"):
+        sol.why(99)
+    # the CLI: FILE LINE, FILE:LINE and FILE:LINE:COL say the same
+    by_arg = cli_json(capsys, kernel_file, "10")
+    assert by_arg["answer"] == ans.summary and len(by_arg["answers"]) == 3
+    status, out, _ = run_in_process(capsys, "why", f"{kernel_file}:10")
+    assert status == 0 and out.rstrip("\n") == str(ans)
+    status, out, _ = run_in_process(capsys, "why", f"{kernel_file}:10:{col_b}")
+    assert status == 0 and out.startswith("`b_Right` is a tile.move of `b` to Right")
+    status, _, err = run_in_process(capsys, "why", kernel_file)
+    assert status == 2 and "FILE:LINE" in err
+
+
+def test_console_why_takes_a_line(kernel_file):
+    import io
+    from tilemem.tools.console import Console
+    out = io.StringIO()
+    c = Console(tilemem.solve(kernel_file).session(), out=out)
+    c.run_line(":why 10")
+    assert out.getvalue().startswith("`c` is in Acc because of line 10")
+    assert "`a_Left` is a tile.move" in out.getvalue()

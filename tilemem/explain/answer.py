@@ -311,9 +311,12 @@ class Answer:
     notes: list[str] = field(default_factory=list)  # further short lines (residency, moves)
     trees: list = field(default_factory=list)      # (title, ProofNode or WhyNot) for --tree
     data: dict = field(default_factory=dict)       # extra JSON fields
+    parts: list = field(default_factory=list)      # an answer by line: one answer a tile
 
     def render(self, width: Optional[int] = WIDTH, ascii: bool = False, tree: bool = False,
                depth: Optional[int] = None) -> str:
+        if self.parts:
+            return "\n\n".join(p.render(width, ascii, tree, depth) for p in self.parts)
         lines = wrap(self.summary, width)
         if tree or depth is not None:
             lines.extend(l for n in self.notes for l in _wrap_note(n, width))
@@ -361,6 +364,8 @@ class Answer:
         d = {"question": self.question, "answer": self.summary,
              "steps": [s.to_dict() for s in self.steps], "notes": self.notes}
         d.update(self.data)
+        if self.parts:
+            d["answers"] = [p.to_dict() for p in self.parts]
         return d
 
 
@@ -613,7 +618,7 @@ def require_rows(rows, what: str):
 
 def program_vars(program) -> list[tuple[str, str, object, Optional[int]]]:
     """(function, name, type, line) of every named value of the program: parameters,
-    assignment targets, loop variables and iter-args, in program order."""
+    assignment targets, loop variables, iter-args and return vars, in program order."""
     from tilemem import ir
     from tilemem.ir.walk import statements
     out = []
@@ -628,6 +633,9 @@ def program_vars(program) -> list[tuple[str, str, object, Optional[int]]]:
                 for t in [s.loop_var, *(s.iter_args or [])]:
                     if t:
                         out.append((fn.name, t, None, s.line))
+            elif isinstance(s, ir.Yield):           # a loop's or branch's return vars
+                for t, ty in zip(s.targets, s.target_types or [None] * len(s.targets)):
+                    out.append((fn.name, t, ty, s.line))
     return out
 
 
@@ -755,6 +763,106 @@ def _mark_fallback(ans: Answer, sen: "Sentence") -> None:
         ans.data["fallback"] = True
     if sen.missing:
         ans.data["unfilled"] = sen.missing
+
+
+_POSITION = re.compile(r"^(\d+)(?::(\d+))?$")
+
+
+def parse_position(subject) -> Optional[tuple[int, Optional[int]]]:
+    """(line, column or None) when ``subject`` names a position of the input: an int,
+    ``"12"`` or ``"12:8"``; None for anything else (a var, a pattern)."""
+    if isinstance(subject, bool):
+        return None
+    if isinstance(subject, int):
+        return subject, None
+    m = _POSITION.match(str(subject).strip())
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2)) if m.group(2) else None
+
+
+def answer_subject(ses, subject, function: Optional[str] = None) -> Answer:
+    """The answer ``tilemem why`` gives for ``subject``: a line (``12``, ``"12:8"``), a
+    fact pattern, an inserted move or a tile var."""
+    at = parse_position(subject)
+    if at is not None:
+        return answer_line(ses, *at)
+    if not isinstance(subject, str):
+        raise ExplainError(f"why takes a var name, a line or a fact pattern, not "
+                           f"{type(subject).__name__}")
+    if "(" in subject:
+        return answer_pattern(ses, subject)
+    return answer_var(ses, subject, function)
+
+
+def tiles_at_line(ses, line: int, col: Optional[int] = None) -> list[tuple[str, str]]:
+    """What line ``line`` of the input decides, in program order: ("var", var id) for each
+    tile defined, or given a space, there (a loop's iter-args, return vars and inits at
+    its line, a branch's return vars at its ``if``), ("move", name) for each move the
+    pass inserts before it, and the tiles residency hoists from there.  With ``col``,
+    only those whose name covers that column, when some does."""
+    x = ses.phase3()
+    out: list[tuple[str, str]] = []
+    for vid, q in sorted(x.rel.rows("site"), key=lambda r: (r[1], r[0])):
+        d = x.source.describe_pos(q)
+        if d is not None and d["line"] == line and ses.var_kind(vid) == "tile" \
+                and ("var", vid) not in out:
+            out.append(("var", vid))
+    for fn, name, _, at in program_vars(ses.program):       # where the text writes it
+        vid = f"{fn}:{name}"
+        if at == line and vid in ses.facts.vars and ses.var_kind(vid) == "tile" \
+                and ("var", vid) not in out:
+            out.append(("var", vid))
+    for m in ses.moves:
+        if m.consumer_line == line:
+            out.append(("move", f"{m.function}:{m.name}"))
+    for d in ses.residency or ():
+        vid = f"{d.function}:{d.var}"
+        if line in (d.line, d.loop_line) and ("var", vid) not in out:
+            out.append(("var" if vid in ses.facts.vars else "move", vid))
+    if col is not None:
+        src = x.source.lines
+        text = src[line - 1] if src and 1 <= line <= len(src) else ""
+        def names_of(kind: str, vid: str) -> list[str]:     # a move: its producer's name too
+            fn, _, name = vid.partition(":")
+            m = ses.move_of(name, fn) if kind == "move" else None
+            return [name] + ([m.producer] if m is not None else [])
+        hit = [(k, v) for k, v in out if any(_covers(text, n, col) for n in names_of(k, v))]
+        out = hit or out
+    return out
+
+
+def _covers(text: str, name: str, col: int) -> bool:
+    """Whether a whole-word occurrence of ``name`` on the line covers 1-based ``col``."""
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", text):
+        if m.start() < col <= m.end():
+            return True
+    return False
+
+
+def answer_line(ses, line: int, col: Optional[int] = None) -> Answer:
+    """Why each tile line ``line`` decides is where it is (see :func:`tiles_at_line`):
+    one answer a tile, in program order."""
+    lines = ses.phase3().source.lines
+    if not 1 <= line <= len(lines or ()):
+        raise ExplainError(f"line {line} is not in the input (it has {len(lines or ())} lines)")
+    found = tiles_at_line(ses, line, col)
+    where = f"line {line}" + (f":{col}" if col else "")
+    if not found:
+        text = (lines[line - 1].strip() if lines else "")
+        return Answer(f"why {where}", f"Line {line} defines, moves or hoists no tile of an "
+                      f"InCore function" + (f" (`{elide_tokens(text, 60)}`)." if text else "."),
+                      data={"line": line, "column": col})
+    parts = []
+    for kind, vid in found:
+        if kind == "move":
+            fn, _, name = vid.partition(":")
+            m = ses.move_of(name, fn)
+            parts.append(answer_move(ses, m) if m is not None else answer_var(ses, vid))
+        else:
+            parts.append(answer_var(ses, vid))
+    return Answer(f"why {where}", " ".join(p.summary for p in parts), parts=parts,
+                  data={"line": line, "column": col})
 
 
 def answer_move(ses, m) -> Answer:
