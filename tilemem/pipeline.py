@@ -28,7 +28,7 @@ from tilemem.frontend.reading import declared_ops, read_program
 from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
 from tilemem.errors import TilememError
-from tilemem.infer.solver import ValueOutOfRange, derive, derive_residency
+from tilemem.infer.solver import LocatedEvaluationError, derive, derive_residency
 from tilemem.ir.printer import print_program
 from tilemem.residency.verdicts import decisions
 
@@ -85,10 +85,11 @@ class Pipeline:
 
     @contextmanager
     def _located(self):
-        """A fact value the engine cannot hold is an error at its statement in the input."""
+        """A fact value the engine cannot hold, or two answers where the rules' keys
+        allow one, is an error at its statement in the input."""
         try:
             yield
-        except ValueOutOfRange as e:
+        except LocatedEvaluationError as e:
             raise TilememError(self.path, e.line, e.col, str(e), source=self.text) from None
 
     @property
