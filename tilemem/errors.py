@@ -62,11 +62,12 @@ class TilememError(Exception):
         if len(msg) > self.MAX_MESSAGE:
             msg = msg[: self.MAX_MESSAGE - 3] + "..."
         msg = printable(msg)
+        path = printable(self.path)
         if self.line is None:
-            return f"{self.path}: error: {msg}"
+            return f"{path}: error: {msg}"
         if self.col is None:
-            return f"{self.path}:{self.line}: error: {msg}"
-        return f"{self.path}:{self.line}:{self.col}: error: {msg}"
+            return f"{path}:{self.line}: error: {msg}"
+        return f"{path}:{self.line}:{self.col}: error: {msg}"
 
     def format(self) -> str:
         """``path:line:col: error: message``, then the source line and a caret line

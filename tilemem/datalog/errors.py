@@ -25,7 +25,8 @@ class Diagnostic(Record):
         self.message, self.severity = message, severity
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        from tilemem.errors import printable
+        return printable(f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}")
 
 
 class DatalogError(UnlocatedError):
