@@ -86,6 +86,14 @@ class Names:
     #: the function the answer is about: its vars go by their bare names
     home: Optional[str] = None
 
+    def about(self, function: str) -> "Names":
+        """These names for an answer about ``function`` (a copy: a session shares its
+        Names between answers)."""
+        import copy
+        out = copy.copy(self)
+        out.home = function
+        return out
+
     def var(self, vid: str) -> str:
         fn, sep, name = vid.partition(":")
         if not sep:
@@ -706,7 +714,7 @@ def hoist_evidence(ses, vid: str) -> list[str]:
     if x is None or "hoist_evidence" not in x.rules.predicates:
         return []
     names = ses.names(x)
-    names.home = vid.partition(":")[0]
+    names = names.about(vid.partition(":")[0])
     found = []
     for pos, _, _ in x.rel.match("residency_hoisted", (None, vid, None)):
         for row in x.rel.match("hoist_evidence", (pos, None)):
@@ -733,7 +741,7 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     names = ses.names(x)
     fn, _, name = vid.partition(":")
     shown = names.subject(vid)
-    names.home = fn
+    names = names.about(fn)
     rows = list(x.rel.match("space", (vid, None)))
     if not rows:
         kind = ses.var_kind(vid)
@@ -895,7 +903,7 @@ def answer_move(ses, m) -> Answer:
     """Why the pass inserted move ``m``: the deciding path of its ``move_at`` fact."""
     tree = ses.explain_move(m)
     names = ses.names(ses.phase3())
-    names.home = m.function
+    names = names.about(m.function)
     text, steps, line = value_sentence(names.subject(f"{m.function}:{m.name}"), f"a {op_table().inserted_move} of `{m.producer}` to {m.target}",
                                        tree, 2, names, verb="is", because=", inserted before")
     producer = f"{m.function}:{m.producer}"
@@ -962,7 +970,7 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
         steps = []
     else:
         actual, first = "", None
-        names.home = fn
+        names = names.about(fn)
         if rows:
             tree = x.explain("space", rows[0])
             sen = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
