@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO, Optional, Sequence, Union
+from contextlib import AbstractContextManager
+from typing import IO, TYPE_CHECKING, Any, Optional, Sequence, Union, cast
 
 from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
@@ -19,6 +20,11 @@ from tilemem.pipeline import Pipeline
 from tilemem.residency.verdicts import ResidencyDecision
 from tilemem.records import Fresh, LIST, Record, record
 from tilemem.solved import SolveWarning
+
+if TYPE_CHECKING:       # the explanation classes are imported when a question is asked
+    from tilemem.datalog.database import QueryResult
+    from tilemem.explain import ProofNode, Session, WhyNot
+    from tilemem.explain.answer import Answer
 
 __all__ = ["parse", "solve", "solve_all", "solve_program", "declared_ops", "print_program",
            "Solution", "SolveWarning"]
@@ -39,7 +45,7 @@ def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
 
 
 #: what tilemem.solve reads: program text, a file's path, or an open file
-Source = Union[str, "os.PathLike[str]", IO]
+Source = Union[str, "os.PathLike[str]", IO[Any]]
 
 
 def _names_a_file(s: str) -> bool:
@@ -78,16 +84,17 @@ class Solution(Record):
             _source_text: Optional[str] = None,
             _engine: Optional[str] = None,
             _limits: Optional[Limits] = None,
-            _session: object = None,
+            _session: Optional[Session] = None,
     ):
         self.text, self.program, self.spaces = text, program, spaces
         self.moves, self.backend, self.source = moves, backend, source
         self.path, self.extra_rules, self.residency = path, extra_rules, residency
         self._source_text, self._engine, self._limits = _source_text, _engine, _limits
         self._session = _session
-        self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
+        self.warnings = cast(Any, warnings).factory() if type(cast(Any, warnings)) is Fresh \
+            else warnings
 
-    def query(self, pattern: str):
+    def query(self, pattern: str) -> QueryResult:
         """Rows of a Datalog pattern over the program's facts and derived relations.
 
         Returns ``(columns, rows)``; e.g. ``query('space(V, "Acc")')``.  Relations of
@@ -96,9 +103,10 @@ class Solution(Record):
         until :meth:`close`.
         """
         with self._guarded():
-            return self.session().query(pattern)
+            result: QueryResult = self.session().query(pattern)
+            return result
 
-    def session(self):
+    def session(self) -> Session:
         """The :class:`tilemem.explain.Session` behind query/explain (built lazily)."""
         if self._session is None:
             from tilemem.explain import Session
@@ -107,16 +115,17 @@ class Solution(Record):
                                              explain=True, limits=self._limits))
         return self._session
 
-    def explain(self, var: str, function: Optional[str] = None):
+    def explain(self, var: str, function: Optional[str] = None) -> Union[ProofNode, WhyNot]:
         """The proof tree of the var's memory space (a :class:`tilemem.explain.ProofNode`;
         ``str()`` is an indented tree, ``to_dict()`` JSON-able data).  For a var the rules
         leave unresolved, a :class:`tilemem.explain.WhyNot` saying why.  ``var`` is a
         name, ``"function:name"``, or the name of an inserted move (then the proof of
         the ``move_at`` fact that inserted it)."""
         with self._guarded():
-            return self.session().explain_var(var, function)
+            tree: Union[ProofNode, WhyNot] = self.session().explain_var(var, function)
+            return tree
 
-    def why(self, subject, function: Optional[str] = None):
+    def why(self, subject: str, function: Optional[str] = None) -> Answer:
         """The answer ``tilemem why`` prints, as a :class:`tilemem.explain.Answer`
         (``str()``: the paragraph and the deciding steps; ``summary``: the paragraph;
         ``to_dict()``: what ``tilemem why --json`` prints, without the file's fields).
@@ -131,7 +140,8 @@ class Solution(Record):
         with self._guarded():
             return answer_subject(self.session(), subject, function)
 
-    def why_not(self, var: str, space: str, function: Optional[str] = None, depth: int = 3):
+    def why_not(self, var: str, space: str, function: Optional[str] = None,
+                depth: int = 3) -> Answer:
         """Why ``var`` is not in ``space`` (``tilemem why VAR --not SPACE``): a
         :class:`tilemem.explain.Answer`, whose ``trees`` hold the why-not search (each
         rule that could derive ``space(var, space)`` and its first failing premise)."""
@@ -139,19 +149,20 @@ class Solution(Record):
         with self._guarded():
             return answer_not(self.session(), var, space_name(space), function, depth)
 
-    def proofs(self, fact: str):
+    def proofs(self, fact: str) -> Union[list[ProofNode], WhyNot]:
         """Proof trees of the facts matching a pattern such as ``move_at(P, "k:a", T)``,
         or a :class:`tilemem.explain.WhyNot` when none holds."""
         with self._guarded():
-            return self.session().why(fact)
+            proofs: Union[list[ProofNode], WhyNot] = self.session().why(fact)
+            return proofs
 
-    def explain_residency(self, var: str, function: Optional[str] = None):
+    def explain_residency(self, var: str, function: Optional[str] = None) -> list[ProofNode]:
         """Proof trees of the phase 4 verdicts on the statement defining ``var``
         (``residency_hoisted`` / ``residency_declined``); empty without a backend."""
         with self._guarded():
             return self.session().explain_residency(var, function)
 
-    def _guarded(self):
+    def _guarded(self) -> AbstractContextManager[None]:
         """Explanations walk proofs as deep as the program nests (see tilemem.limits)."""
         return guarded(self.path, self._source_text)
 
@@ -162,7 +173,7 @@ class Solution(Record):
             self._session = None
 
 
-def _unread_rule_warnings(pipe) -> list[SolveWarning]:
+def _unread_rule_warnings(pipe: Pipeline) -> list[SolveWarning]:
     """A warning per relation of a --rules file that nothing the solve reads depends on."""
     if not pipe.rules:
         return []
@@ -175,7 +186,8 @@ def _unread_rule_warnings(pipe) -> list[SolveWarning]:
     for pred, loc in unread_user_relations(rules, read):
         why = ("is not read by any rule of the solve" if pred in with_backend else
                "is only read by the residency phase, which runs with a backend")
-        out.append(SolveWarning(loc.file, loc.line, loc.col,
+        where: Any = loc          # a tilemem.datalog.location.Loc
+        out.append(SolveWarning(where.file, where.line, where.col,
                                 f"relation '{pred}' {why}: what this file says about it has "
                                 f"no effect", "unread-relation", "warning"))
     return out
@@ -243,6 +255,7 @@ def _text_of(source: Source, path: Optional[str]) -> tuple[str, str]:
         name = path or str(getattr(source, "name", "<input>"))
         try:
             raw = getattr(source, "buffer", None)        # a text file: its bytes, checked
+            data: Union[str, bytes]
             if raw is None and isinstance(source, io.TextIOBase):
                 data = source.read()
             else:

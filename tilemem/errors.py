@@ -65,11 +65,12 @@ class TilememError(Exception):
         if len(msg) > self.MAX_MESSAGE:
             msg = msg[: self.MAX_MESSAGE - 3] + "..."
         msg = printable(msg)
+        path = printable(self.path)
         if self.line is None:
-            return f"{self.path}: error: {msg}"
+            return f"{path}: error: {msg}"
         if self.col is None:
-            return f"{self.path}:{self.line}: error: {msg}"
-        return f"{self.path}:{self.line}:{self.col}: error: {msg}"
+            return f"{path}:{self.line}: error: {msg}"
+        return f"{path}:{self.line}:{self.col}: error: {msg}"
 
     def format(self) -> str:
         """``path:line:col: error: message``, then the source line and a caret line
@@ -140,7 +141,10 @@ class Diagnostic(Record):
                 where += f":{self.col}"
         return f"{where}: {self.severity}: {self.message}"
 
-    __str__ = first_line
+    def __str__(self) -> str:
+        """The first line with control characters escaped (a file name or a rule file's text
+        may hold them)."""
+        return printable(self.first_line())
 
     def to_dict(self) -> dict:
         return {"path": self.path, "line": self.line, "column": self.col,

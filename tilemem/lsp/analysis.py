@@ -93,15 +93,15 @@ class ProgramAnalysis:
         return self.solution.spaces.get(function, {}).get(var)
 
     def explained(self, ask):
-        """``ask(session)`` on the program's explanation session (built on first use,
-        kept with the analysis); one question at a time (a session is not shared
-        between threads)."""
+        """``ask(solution)``: a question to the solution's explanation session (built on
+        first use, kept with the analysis); one question at a time (a session is not
+        shared between threads)."""
         if self.solution is None:
             return None
         with self._lock:
             if self._closed:             # superseded while the question waited
                 return None
-            return ask(self.solution.session())
+            return ask(self.solution)
 
     def close(self) -> None:
         with self._lock:

@@ -121,12 +121,9 @@ def _warm(st: DocumentState, result: DocumentAnalysis) -> None:
         if not st.is_latest(result.version):
             return
         try:
-            pa.explained(lambda ses: ses.phase3())
+            pa.explained(lambda sol: sol.session().phase3())
         except Exception:                        # a hover will say what fails
             log.debug("warming the explanation session failed", exc_info=True)
-
-
-server = None
 
 
 def build() -> TilememServer:
