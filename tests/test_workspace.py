@@ -54,7 +54,15 @@ def _check_edits(text: str, path: str, backend, edits: int = 3, **kw) -> None:
         end = len(ws.text.split("\n")[row])
         got = _incremental(ws, lambda: ws.edit((row, end), (row, end), f"  # edit {n}"))
         assert ws.resolved_functions == 1
+        assert ws.reread_functions in (None, 1)     # printed IR: only that function read
         assert got == _scratch(ws.text, path, backend, **kw), (path, "comment", n)
+        # a space in the line: the same IR, but the text (and so the columns) changed
+        text = ws.text.split("\n")[row]
+        if ", " in text:
+            at = text.index(", ") + 1
+            got = _incremental(ws, lambda: ws.edit((row, at), (row, at), " "))
+            assert ws.resolved_functions == 1 and ws.reread_functions in (None, 1)
+            assert got == _scratch(ws.text, path, backend, **kw), (path, "space", n)
     if lines and edits > 1:
         row = lines[-1] - 1
         indent = len(ws.text.split("\n")[row]) - len(ws.text.split("\n")[row].lstrip())
@@ -117,9 +125,11 @@ def test_an_unchanged_function_is_not_solved_again():
     text = (REPO / "examples" / "matmul_bias_relu.pto").read_text()
     ws = tilemem.Workspace(text, backend="910B")
     ws.solution()
-    assert ws.resolved_functions == 1
+    assert ws.resolved_functions == 1 and ws.reread_functions == 2
     ws.set_text(text + "\n")
-    assert ws.resolved_functions == 0
+    assert ws.resolved_functions == 0 and ws.reread_functions == 1   # the last one's text
+    ws.set_text(text.replace("    @pl.function", "    # a comment\n    @pl.function", 1))
+    assert ws.reread_functions is None                      # a comment: read whole
     assert ws.solution().text == tilemem.solve(text + "\n", backend="910B").text
 
 
