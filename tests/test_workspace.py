@@ -102,11 +102,14 @@ def test_hand_written_dsl_incremental_equals_from_scratch():
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
 def test_golden_corpus_incremental_equals_from_scratch():
-    """Every golden kernel: opened, one function edited, the whole text replaced by
-    PyPTO's answer; every tenth: the whole series of edits."""
+    """Every third golden kernel (the suite stays fast; the others are alike): opened,
+    one function edited, the whole text replaced by PyPTO's answer; every ninth: the
+    whole series of edits."""
     for i, case in enumerate(_cases(CORPUS)):
+        if i % 3:
+            continue
         src = case / "before.pto"
-        _check_edits(src.read_text(), str(src), _backend(case), edits=3 if i % 10 == 0 else 1)
+        _check_edits(src.read_text(), str(src), _backend(case), edits=3 if i % 9 == 0 else 1)
         # the whole text replaced by PyPTO's answer: every function edited at once
         ws = tilemem.Workspace(src.read_text(), path=str(src), backend=_backend(case))
         after = (case / "after.pto").read_text()
