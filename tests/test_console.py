@@ -172,7 +172,7 @@ def test_completion_of_commands_and_predicates():
     assert c.completions(":wh", ":wh") == [":why ", ":whynot "]
     assert "move_at(" in c.completions("move_a", "move_a")
     assert "move_at" in c.completions("move_a", ":rules move_a")
-    assert c.completions("space_", ':why space_') == ["space_at("]
+    assert c.completions("space_", ':why space_') == ["space_at(", "space_written("]
 
 
 # ------------------------------------------------------------------ the command

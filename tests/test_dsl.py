@@ -387,7 +387,7 @@ def test_predicate_prints_parenthesised_in_both_readings():
 def test_dtype_table_rows_name_registered_ops_and_fire():
     # dtypes.txt: every row is about an op of PyPTO's table, and each op's first row rejects
     # a dtype it does not list (a table the reader silently ignored would pass the goldens)
-    from tilemem.frontend.dsl.ops import dtype_rules
+    from tilemem.frontend.dsl.operand_rules import dtype_rules
     ops = {line.split("\t", 1)[0] for line in
            (Path(__file__).resolve().parents[1] / "rules" / "ops" / "op.facts").read_text().splitlines()}
     rules = dtype_rules()
@@ -402,7 +402,7 @@ def test_dtype_table_rows_name_registered_ops_and_fire():
 def test_value_table_rows_name_registered_ops_and_bound_by_rank():
     # ranges.txt: every row is about an op of PyPTO's table; a rank-relative bound follows the
     # operand's rank (tensor.gather dim in [-rank, rank - 1]: -2 and 1 accepted, 2 and -3 not)
-    from tilemem.frontend.dsl.ops import range_rules
+    from tilemem.frontend.dsl.operand_rules import range_rules
     ops = {line.split("\t", 1)[0] for line in
            (Path(__file__).resolve().parents[1] / "rules" / "ops" / "op.facts").read_text().splitlines()}
     rules = range_rules()

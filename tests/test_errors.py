@@ -9,7 +9,8 @@ import pytest
 
 from tilemem.errors import TilememError
 from tilemem.input_text import decode_source, read_source
-from tilemem.frontend.parser import MAX_NESTING, parse
+from tilemem.frontend.indenter import MAX_NESTING
+from tilemem.frontend.parser import parse
 from tilemem.ir.printer import print_program
 
 HEAD = ("import pypto.language as pl\n@pl.program\nclass A:\n    @pl.function\n"
@@ -181,7 +182,7 @@ def test_mangled_input_never_leaks_exceptions():
 
 
 def test_internal_failure_becomes_positioned_error(monkeypatch):
-    import tilemem.frontend.parser as parser_mod
+    import tilemem.frontend.ir_builder as parser_mod
 
     def boom(e):
         raise ValueError("boom")

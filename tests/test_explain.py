@@ -84,10 +84,10 @@ def test_matmul_result_is_acc_because_the_op_table_fixes_it():
     tree = sol.explain("c")
     assert isinstance(tree, ProofNode) and tree.holds
     assert (tree.pred, tree.row) == ("space", ("k:c", "Acc"))
-    wval = nodes(tree, "wval")[0]
-    assert wval.row == ("k:c", 2, "Acc")
-    assert "op_output_fixed" in wval.rule.text
-    fixed = [n for n in wval.children if n.pred == "op_output_fixed"]
+    space_written = nodes(tree, "space_written")[0]
+    assert space_written.row == ("k:c", 2, "Acc")
+    assert "op_output_fixed" in space_written.rule.text
+    fixed = [n for n in space_written.children if n.pred == "op_output_fixed"]
     assert fixed and fixed[0].kind == "rule_fact" and fixed[0].row == ("tile.matmul", "Acc")
     assert Path(fixed[0].rule.file).name == "op_output_fixed.facts"   # the op table's row
     # input leaves carry the statement's source line
@@ -189,7 +189,7 @@ def test_a_left_demand_is_not_clamped_why_not():
     assert isinstance(wn, WhyNot) and not wn.holds
     assert [n.row for n in wn.near] == [("k:x_tile", "Vec")]        # what holds instead
     (cand,) = wn.candidates
-    assert cand.failed_text == 'wval("k:x_tile", 0, "Left")'
+    assert cand.failed_text == 'space_written("k:x_tile", 0, "Left")'
     # one level down: the clamp rule got furthest; below it, the demand holds but
     # Left is not clampable
     clamp = cand.sub.candidates[0]
@@ -220,13 +220,13 @@ def test_view_and_alias_inherit_their_source_space():
     tree = sol.explain("a")
     assert tree.row == ("k:a", "Mat")
     check_tree(tree, x)
-    top = nodes(tree, "wval")[0]
+    top = nodes(tree, "space_written")[0]
     assert top.row == ("k:a", 2, "Mat")
     assert any(c.pred == "alias" and c.row == (2, "k:a", "k:v") for c in top.children)
     # the alias read v's space at line of the alias, which v inherited from m through the slice
     sa = next(c for c in top.children if c.pred == "space_at")
     assert sa.row == ("k:v", 2, "Mat")
-    inherit = [n for n in tree.walk() if n.pred == "wval" and n.row == ("k:v", 1, "Mat")]
+    inherit = [n for n in tree.walk() if n.pred == "space_written" and n.row == ("k:v", 1, "Mat")]
     # (through inheriting_def: the slice's definition is one that takes its input's space)
     assert inherit and any(c.pred == "op_inherits_input" and c.row == ("tile.slice",)
                            for c in inherit[0].walk())
@@ -304,7 +304,7 @@ def test_disagreeing_branch_phi_stays_unresolved_and_says_why():
     (cand,) = ans.candidates
     assert cand.failed_text == '"none" != "none"'          # the last write holds "none"
     (src,) = cand.blocking
-    assert src.pred == "wval" and src.row[2] == "none"
+    assert src.pred == "space_written" and src.row[2] == "none"
     conflict = nodes(src, "phi_conflict")
     assert conflict and {c.row for c in conflict[0].children if c.pred == "arm_space"} == {
         (2, "then", 0, "Vec"), (2, "else", 0, "Mat")}
@@ -312,8 +312,8 @@ def test_disagreeing_branch_phi_stays_unresolved_and_says_why():
     # why not Vec: the then-arm says Vec, the else-arm Mat
     wn = sol.why_not("phi", "Vec")
     s = str(wn)
-    assert 'no wval("k:phi", 7, "Vec")' in s
-    assert 'wval("k:phi", 7, "none")' in s                  # what holds instead
+    assert 'no space_written("k:phi", 7, "Vec")' in s
+    assert 'space_written("k:phi", 7, "none")' in s                  # what holds instead
     agree = [c for c in wn.candidates[0].sub.candidates if "The arms agree" in (c.rule.doc or "")]
     assert agree and agree[0].failed_text == 'arm_space(2, "else", 0, "Vec")'
     assert [n.row for n in agree[0].near] == [(2, "else", 0, "Mat")]
@@ -549,7 +549,7 @@ def test_why_cli_tree_not_json_and_errors(tmp_path, capsys):
     d = json.loads(out)
     assert d["var"] == "k:x_tile" and d["space"] == "Vec" and d["proof"]["pred"] == "space"
     assert d["answer"] == " ".join(run("why", f, "x_tile", "--width", "0").stdout.splitlines()[0].split())
-    assert [s["pred"] for s in d["steps"]][:1] == ["wval"]
+    assert [s["pred"] for s in d["steps"]][:1] == ["space_written"]
     st, out, err = run_in_process(capsys, "why", f, "x_tile", "--depth", "2", "--ascii")
     assert st == 0 and "├" not in out and "|- " in out and "  ..." in out
     st, out, err = run_in_process(capsys, "why", f, 'demand_edge(P, D, "k:x_tile")', "--tree")

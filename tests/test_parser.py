@@ -6,7 +6,8 @@ import pytest
 
 from tilemem import ir
 from tilemem.errors import TilememError
-from tilemem.frontend.parser import parse, to_type
+from tilemem.frontend.ir_builder import to_type
+from tilemem.frontend.parser import parse
 from tilemem.ir.printer import (print_expr, print_function, print_program, print_stmt, print_stmts,
                              print_tileview, print_type)
 
@@ -598,18 +599,18 @@ def test_table_driver_shapes_trees_as_lark_does():
     None, `?rule` passed through): both build plain trees of the same files."""
     import lark
 
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     from tilemem.frontend.tables import load_tables
     from tilemem.resources import resource_dir
 
     grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
     indenter = P.PtoIndenter()
-    ours = P._Driver(load_tables(grammar, indenter.always_accept), object())   # no methods: trees
+    ours = lalr.Driver(load_tables(grammar, indenter.always_accept), object())   # no methods: trees
     theirs = lark.Lark(grammar, parser="lalr", lexer="basic", postlex=indenter, maybe_placeholders=True)
 
     def same(a, b):
         if isinstance(b, lark.Tree):
-            return (type(a) is P._Tree and a.data == b.data and len(a.children) == len(b.children)
+            return (type(a) is pto_tokens.Tree and a.data == b.data and len(a.children) == len(b.children)
                     and all(same(x, y) for x, y in zip(a.children, b.children)))
         if b is None:
             return a is None
@@ -620,7 +621,7 @@ def test_table_driver_shapes_trees_as_lark_does():
         # a keyword among its parts) is read as its parts, as the reader does
         ip = theirs.parse_interactive()
         for tok in theirs.lex(text):
-            if tok.type in P._COMPOUND and (ours._as_parts(tok.type, tok.value) or tok.type not in ip.accepts()):
+            if tok.type in lalr.COMPOUND and (ours._as_parts(tok.type, tok.value) or tok.type not in ip.accepts()):
                 for part in ours.parts(tok.type, tok.value, tok.start_pos, tok.line, tok.column):
                     ip.feed_token(lark.Token(part.type, part.value, part.start_pos, part.line, part.column))
             else:
@@ -676,7 +677,7 @@ def test_compound_tokens_read_as_their_parts(monkeypatch):
     `,` ... `]`: the only way they were read before), and where the grammar takes no
     compound token it reads the parts instead: the same IR, positions, comments and
     errors, both readings."""
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     from tilemem.recursion import deep_recursion
     texts = [_compound_program(line) for line in _COMPOUND_LINES] + _friendly_texts()
     # a compound read as its parts inside brackets opened on an earlier line (which
@@ -695,7 +696,7 @@ def test_compound_tokens_read_as_their_parts(monkeypatch):
             return [(outcome(t, P.parse), outcome(t, lambda t, p: P.parse_syntax(t, p)[0])) for t in texts]
     fast = outcomes()
     assert any(type(r[0]) is tuple and r[0][0] == "Program" for r in fast)
-    driver = P._Driver.__new__(P._Driver)
+    driver = lalr.Driver.__new__(lalr.Driver)
     driver.__dict__.update(P._driver().__dict__, kinds={})
     monkeypatch.setattr(driver, "_as_parts", lambda ttype, value: True)    # every compound as its parts
     monkeypatch.setattr(P, "_DRIVER", driver)
@@ -704,10 +705,10 @@ def test_compound_tokens_read_as_their_parts(monkeypatch):
 
 
 def _tokens_or_error(tokens, text):
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     try:
         return [(t.type, t.value, t.start_pos, t.line, t.column) for t in tokens(text)]
-    except P._SyntaxProblem as e:
+    except pto_tokens.SyntaxProblem as e:
         return (e.message, e.line, e.col)
 
 
@@ -723,7 +724,7 @@ def test_scanner_tokens_as_the_exact_tokenizer():
     """The scanner (two groups, the terminal looked up by the token's text, the rest of
     the text handed to the exact tokenizer at a character no terminal matches) gives
     the tokens, positions and errors of the tokenizer with a named group per terminal."""
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     d = P._driver()
     assert d.scanner is not None
     texts = _friendly_texts() + _LEXER_EDGES
@@ -736,18 +737,18 @@ def test_scanner_joins_dotted_and_name():
     """The scanner matches DOTTED and NAME as one alternative (what stands between them in
     the match order starts with punctuation); the tokens stay the exact tokenizer's
     (test_scanner_tokens_as_the_exact_tokenizer)."""
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     name = "[A-Za-z_][A-Za-z0-9_]*"
     assert rf"(?:{name}(?:\.{name})*+)" in P._driver().scanner.pattern
-    assert P._punctuation_first(r"\[[0-9]+\]") and P._punctuation_first(r"\->")
-    assert not any(map(P._punctuation_first, [r"\[*a", r"\[a|b", r"\w+", "a", r"\_", r"\[?"]))
+    assert lalr._punctuation_first(r"\[[0-9]+\]") and lalr._punctuation_first(r"\->")
+    assert not any(map(lalr._punctuation_first, [r"\[*a", r"\[a|b", r"\w+", "a", r"\_", r"\[?"]))
 
 
 def test_scanner_regexps_keep_their_language():
     """A terminal's regexp becomes group-free for the scanner; one whose match may
     depend on the text around it (anchors, lookaround, backreferences) is not
     scanned (every text then takes the exact tokenizer)."""
-    from tilemem.frontend.parser import _uncaptured
+    from tilemem.frontend.lalr import _uncaptured
     assert _uncaptured(r"a(b|c)+[(]\(d") == r"a(?:b|c)+[(]\(d"
     assert _uncaptured(r"[^]](x)") == r"[^]](?:x)"
     assert _uncaptured(r"(?i)x(?:y)") == r"(?i)x(?:y)"
@@ -760,7 +761,7 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
     written (truncated, another shape) is rebuilt, and no cache reads the same."""
     import json
 
-    from tilemem.frontend import parser as P
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     from tilemem.frontend.tables import load_tables
     from tilemem.resources import resource_dir
 
@@ -769,7 +770,7 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
     texts = _friendly_texts()
 
     def reads(tables):      # lark numbers its states differently from build to build
-        monkeypatch.setattr(P, "_DRIVER", P._Driver(tables, P._Builder()))
+        monkeypatch.setattr(P, "_DRIVER", lalr.Driver(tables, ir_builder.Builder()))
         return [print_program(parse(t)) for t in texts]
 
     want = [print_program(parse(t)) for t in texts]

@@ -37,3 +37,23 @@ def test_user_space_row_that_names_no_var_is_not_a_tile(engine):
     sol = tilemem.solve(text, path="k.pto", rules=[("mine.dl", rules)], engine=engine)
     assert set(sol.spaces) == {"kernel"}
     assert sol.spaces["kernel"]["c_tile"] == "Acc"
+
+
+def test_rule_comments_cite_files_that_exist():
+    """A rule file's comments name files of this repository (tilemem/..., docs/...,
+    tools/...) that exist, and every section of docs/semantics.md they cite."""
+    import re
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "semantics.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## (\d+)\.", docs, re.M)) | set(re.findall(r"\((§\d+\.\d+)\)", docs))
+    missing = []
+    for f in sorted((root / "rules").glob("*.dl")):
+        text = f.read_text(encoding="utf-8")
+        for path in re.findall(r"\b((?:tilemem|docs|tools|rules)/[\w/]+\.\w+)", text):
+            if not (root / path).exists():
+                missing.append(f"{f.name}: {path}")
+        for sec in re.findall(r"docs/semantics\.md\s*(?://\s*)?§([\d.]+)", text):
+            if sec not in sections and f"§{sec}" not in sections:
+                missing.append(f"{f.name}: docs/semantics.md §{sec}")
+        missing += [f"{f.name}: cites {m}" for m in re.findall(r"\b(?:SEMANTICS|backend|printer)\.md\b", text)]
+    assert missing == []

@@ -57,6 +57,8 @@ RELATIONS = {
                      "backend layout required at input slot (both backends)"),
     "op_kwarg": ("op: symbol, kwarg: symbol, type: symbol",
                  "a declared attribute and its C++ type (op_registry.cpp ValidateKwargs checks a call's value)"),
+    "op_arg": ("op: symbol, slot: number, name: symbol",
+               "a declared positional argument (add_argument): a call passes at most these"),
     # roles PyPTO's passes give ops by name (not in ops.json: ROLES below)
     "op_inserted_move": ("op: symbol", "the op the pass inserts to copy a tile into another space"),
     "op_matmul_slot": ("op: symbol, slot: number, space: symbol",
@@ -140,6 +142,8 @@ def facts_for(o):
         yield "op_buffer_alias_view", (name,)
     if o.get("output_reuses_input_arg") is not None:
         yield "op_output_reuses_input", (name, int(o["output_reuses_input_arg"]))
+    for slot, arg in enumerate(o.get("args") or []):
+        yield "op_arg", (name, slot, arg)
     for kw, ty in sorted((o.get("kwarg_types") or {}).items()):
         yield "op_kwarg", (name, kw, ty.replace("std::string", "string"))
     spec = o.get("backend_tile_layout_spec")

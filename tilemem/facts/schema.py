@@ -5,10 +5,10 @@ There is one schema, the typed ``.decl`` + ``.input`` lines of the rule files
 reads it:
 
 * the program's relations are the ``.input`` relations whose rows do not come from a
-  ``.facts`` file (the op table's do): :func:`program_relations`, in pipeline order
-  (``program.dl``'s, which every phase reads, then those of the phase-4 rule files);
-* the phase-4 relations are those a ``p4_*.dl`` file declares, extracted only for the
-  residency rules: :func:`phase4_relations`.
+  ``.facts`` file (the op table's do), all declared in ``rules/schema.dl``:
+  :func:`program_relations`, in its order;
+* the phase-4 relations are those ``schema.dl`` lists as ``residency_input``, extracted
+  only for the residency rules: :func:`phase4_relations`.
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ _PHASE_FILE = re.compile(r"^p(\d+)_")
 
 
 def file_phase(name: str) -> int:
-    """A rule file's place in the pipeline: ``program.dl`` 0, ``pN_*.dl`` N + 1, others after."""
+    """A rule file's place in the pipeline: ``schema.dl`` and ``program.dl`` 0, ``pN_*.dl``
+    N + 1, others after."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    if base == "program.dl":
+    if base in ("schema.dl", "program.dl"):
         return 0
     m = _PHASE_FILE.match(base)
     return int(m.group(1)) + 1 if m else 100
@@ -41,7 +42,7 @@ def _schema():
     found.sort(key=lambda t: t[:3])
     relations = {name: info.columns or tuple(f"c{i}" for i in range(info.arity))
                  for *_, name, info in found}
-    phase4 = frozenset(name for phase, _, _, name, _ in found if phase == 5)
+    phase4 = frozenset(f.head.args[0].value for f in rules.predicates["residency_input"].facts)
     return relations, phase4
 
 

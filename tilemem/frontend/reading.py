@@ -19,12 +19,14 @@ A DSL file may hold several programs (``--program NAME`` picks one).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Optional, Sequence
 
 from tilemem import ir
 from tilemem.errors import TilememError
 
-__all__ = ["FORMS", "input_form", "read_programs", "read_program", "declared_ops", "HEADER"]
+__all__ = ["FORMS", "input_form", "read_programs", "read_program", "declared_ops", "HEADER",
+           "may_hold_programs"]
 
 HEADER = "# pypto.program:"
 FORMS = ("ir", "dsl")
@@ -42,6 +44,17 @@ def input_form(text: str, form: Optional[str] = None) -> str:
             continue
         return "ir" if s.startswith(HEADER) else "dsl"
     return "ir"
+
+
+# a module that may hold a program class: `@pl.program`, `@pypto.language.program(...)`
+_PROGRAM_DECORATOR = re.compile(r"@\s*[\w.]*\bprogram\b")
+
+
+def may_hold_programs(text: str) -> bool:
+    """Whether a Python module may hold a ``@pl.program`` class (a quick look at its text:
+    tools that see every ``.py`` file of a project, an editor or a pre-commit hook, skip
+    the modules that cannot)."""
+    return bool(_PROGRAM_DECORATOR.search(text))
 
 
 def _masked(text: str, keep: list[tuple[int, int]], python: Optional[dict] = None) -> str:
@@ -192,6 +205,9 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
     if input_form(text, form) == "ir":
         from tilemem.frontend.parser import parse
         prog = parse(text, path, limits)
+        # printed text is re-deduced, not believed (the op table, the type rules)
+        from tilemem.frontend.check import check_printed
+        check_printed(prog, path, text, frozenset(declared_ops))
         if program is not None and prog.name != program:
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
         return [prog]

@@ -32,9 +32,13 @@ from typing import Optional
 
 from tilemem.cache import cache_dir, read_private, sha256, write_private
 
-__all__ = ["load_tables"]
+__all__ = ["load_tables", "check_lark_version", "LARK_MAJOR"]
 
 FORMAT = 2
+
+#: the major version of lark whose internals ``_build`` reads (``parse_tree_builder``'s
+#: child filters, the LALR parse table); pyproject.toml pins lark to it
+LARK_MAJOR = 1
 
 
 def load_tables(grammar: str, always_accept) -> dict:
@@ -101,6 +105,19 @@ def _well_formed(data) -> bool:
         return False
 
 
+def check_lark_version(version: Optional[str] = None) -> None:
+    """Refuse a lark of another major version than the one whose internals are read
+    (its tables could be shaped otherwise: a wrong parse, not an error)."""
+    if version is None:
+        import lark
+        version = lark.__version__
+    major = version.split(".", 1)[0]
+    if major != str(LARK_MAJOR):
+        raise RuntimeError(f"tilemem reads the internals of lark {LARK_MAJOR}.x (its LALR tables), "
+                           f"but lark {version} is installed: install lark>={LARK_MAJOR}.1.9,"
+                           f"<{LARK_MAJOR + 1}")
+
+
 class _AcceptOnly:
     """What lark asks of a postlexer when it builds the tables: the terminals it consumes."""
 
@@ -113,6 +130,7 @@ class _AcceptOnly:
 
 def _build(grammar: str, always_accept) -> dict:
     """Let lark analyse the grammar; keep what the reader's driver needs, as plain data."""
+    check_lark_version()
     from lark import Lark
     from lark.parse_tree_builder import (ChildFilterLALR, ChildFilterLALR_NoPlaceholders,
                                          maybe_create_child_filter)

@@ -35,7 +35,7 @@ def names_in(e) -> Iterator[ir.Name]:
                 yield x
 
 
-def _binds(s: ir.Stmt) -> list[str]:
+def binds(s: ir.Stmt) -> list[str]:
     """The names statement ``s`` binds for the statements after it (a loop header's for
     its body and after)."""
     if isinstance(s, (ir.Assign, ir.Yield)):
@@ -45,6 +45,14 @@ def _binds(s: ir.Stmt) -> list[str]:
     if isinstance(s, ir.With) and s.as_name:
         return [s.as_name]
     return []
+
+
+def unbound_message(function: str, name: str, defined: set) -> str:
+    """The words for a read of ``name`` before anything binds it (``defined``: the names
+    the function binds somewhere)."""
+    if name in defined:
+        return f"InCore function '{function}' reads '{name}' before it is defined"
+    return f"InCore function '{function}' reads undefined name '{name}'"
 
 
 def _too_big(x: ir.IntConst, path: str) -> TilememError:
@@ -96,12 +104,9 @@ def _check_exprs(fn: ir.Function, bound, path: str, spaces: "_SpaceCheck" = None
             if tx is _Name:
                 if bound is not None and x.id not in bound and not x.id.endswith(FREE_SUFFIX):
                     if defined_later is None:
-                        defined_later = {n for t, _ in statements(fn.body) for n in _binds(t)}
+                        defined_later = {n for t, _ in statements(fn.body) for n in binds(t)}
                     # PyPTO's reader binds a name where it is defined, in program order
-                    raise TilememError(path, x.line, x.col, (
-                        f"InCore function '{fn.name}' reads '{x.id}' before it is defined"
-                        if x.id in defined_later else
-                        f"InCore function '{fn.name}' reads undefined name '{x.id}'"))
+                    raise TilememError(path, x.line, x.col, unbound_message(fn.name, x.id, defined_later))
             elif tx is _IntConst:
                 if x.value not in INT64_RANGE:
                     raise _too_big(x, path)
@@ -133,7 +138,7 @@ def _check_exprs(fn: ir.Function, bound, path: str, spaces: "_SpaceCheck" = None
                     stack.append(v)
                     stack.append(k)
         if bound is not None:
-            bound.update(_binds(s))
+            bound.update(binds(s))
     if unknown is not None:
         raise unknown
 

@@ -23,7 +23,7 @@ __all__ = [
     "Type", "TileView", "TileType", "TensorType", "ScalarType", "TupleType", "OpaqueType",
     "Stmt", "Assign", "EvalStmt", "Return", "Yield", "For", "While", "If", "With", "Break",
     "Continue", "Pass", "OpaqueStmt", "Param", "Function", "Program", "replace", "subexpressions",
-    "type_kind",
+    "type_kind", "DERIVED_LEVEL_ROLE",
 ]
 
 
@@ -704,6 +704,18 @@ class Param(_Node):
         self.line, self.col = line, col
 
 
+# FunctionType -> (level, role) that PyPTO's Function constructor derives when the
+# decorator gives none (printer.md section 2); both readings apply it
+DERIVED_LEVEL_ROLE = {
+    "InCore": ("CHIP_DIE", "SubWorker"),
+    "AIC": ("AIC", "SubWorker"),
+    "AIV": ("AIV", "SubWorker"),
+    "Group": ("CORE_GROUP", "SubWorker"),
+    "Orchestration": ("CHIP", "Orchestrator"),
+    "Graph": ("CHIP", "Orchestrator"),
+}
+
+
 @node(uncompared=('name_hints', 'line', 'col'), hidden=('name_hints', 'line', 'col'))
 class Function(_Node):
     """A ``@pl.function`` method of the program class.
@@ -762,33 +774,43 @@ Stmts = list[Stmt]
 AnyNode = Union[Expr, Type, Stmt, Function, Program]
 
 
-def subexpressions(e, operands_only: bool = False):
+# the expression nodes that hold no other
+_LEAF_NODES = frozenset({Name, Dotted, IntConst, FloatConst, BoolConst, NoneConst, StrConst, Opaque})
+
+
+def subexpressions(e, operands_only: bool = False, constants: bool = True):
     """Every expression node inside ``e`` (``e`` included), in pre-order, left to right;
     iterative, since inputs may nest deeply.  ``operands_only``: skip what PyPTO's IR
-    keeps as attributes rather than operands (a call's keyword arguments, dict literals)."""
+    keeps as attributes rather than operands (a call's keyword arguments, dict literals).
+    ``constants=False``: not the items of a list of number constants (a shape, an offset
+    list: their nodes are made one at a time, for a walk that wants none of them)."""
     stack = [e]
     while stack:
         x = stack.pop()
         if x is None:
             continue
         yield x
-        if isinstance(x, Call):
+        tx = type(x)        # (no node class has subclasses: a type test, not isinstance chains)
+        if tx in _LEAF_NODES:
+            continue
+        if tx is Call:
             if not operands_only:
                 stack.extend(v for _, v in reversed(x.kwargs))
             stack.extend(reversed(x.args))
-        elif isinstance(x, (ListExpr, TupleExpr)):
+        elif tx is ListExpr or tx is TupleExpr:
             if type(x.items) in HELD_ITEMS:
-                yield from x.items          # leaves, made one at a time
+                if constants or type(x.items) is NameItems:
+                    yield from x.items      # leaves, made one at a time
             else:
                 stack.extend(reversed(x.items))
-        elif isinstance(x, DictExpr):
+        elif tx is DictExpr:
             if not operands_only:
                 for k, v in reversed(x.items):
                     stack.extend((v, k))
-        elif isinstance(x, Subscript):
+        elif tx is Subscript:
             stack.extend(reversed(x.index))
             stack.append(x.value)
-        elif isinstance(x, BinOp):
+        elif tx is BinOp:
             stack.extend((x.right, x.left))
-        elif isinstance(x, UnaryOp):
+        elif tx is UnaryOp:
             stack.append(x.operand)

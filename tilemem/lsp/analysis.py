@@ -22,8 +22,6 @@ from tilemem.lsp.varindex import FunctionVars, index_function
 
 log = logging.getLogger("tilemem.lsp")
 
-# a module that may hold a program class: `@pl.program`, `@pypto.language.program`, ...
-_PROGRAM_DECORATOR = re.compile(r"@\s*[\w.]*\bprogram\b")
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -267,7 +265,7 @@ def analyse(text: str, path: str, client: ClientSettings, version: Optional[int]
 
 def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str]) -> None:
     from tilemem.api import declared_ops
-    from tilemem.frontend.reading import input_form, read_program, read_programs
+    from tilemem.frontend.reading import input_form, may_hold_programs, read_program, read_programs
     from tilemem.limits import guarded
     text, path = doc.text, doc.path
     try:
@@ -287,7 +285,7 @@ def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str])
             if pa.source is not None:
                 pa.name = pa.source.name
             return
-        if not _PROGRAM_DECORATOR.search(text):
+        if not may_hold_programs(text):
             doc.reading = None               # a Python module without programs: nothing to say
             return
         from tilemem.frontend.pysource import scan_module

@@ -230,7 +230,7 @@ class ExprReader:
         return const_bool(e.value, e)
 
     def _none(self, e) -> Val:
-        from tilemem.frontend.dsl.ops import syntax_op       # ops.py reads this module
+        from tilemem.frontend.dsl.wrappers import syntax_op
         return Val(ir.Call(syntax_op("no_task"), (), (), e.line, e.col), scalar("TASK_ID"))
 
     def _str(self, e: ir.StrConst) -> Val:
@@ -421,7 +421,7 @@ class ExprReader:
             return Val(ir.Subscript(base.expr, (ir.IntConst(i),), e.line, e.col), t.items[i])
         if isinstance(t, (ir.TileType, ir.TensorType)):
             return self.read_or_slice(base, e)
-        from tilemem.frontend.dsl.ops import array_dtype
+        from tilemem.frontend.dsl.types import array_dtype
         if array_dtype(t) is not None:
             return self.array_read(base, e)
         raise DslError(f"Subscript on a value of type {_type_text(t)} is not supported", e)

@@ -143,7 +143,6 @@ class TypeReader:
             if len(items) != 2 or type(items[0]) is not ir.IntConst:
                 raise DslError(f"Array subscript requires [extent, dtype], got: "
                                f"{', '.join(self.reader.source_of(i) for i in items)}", e)
-            from tilemem.frontend.dsl.ops import array_type
             return array_type(ir.IntConst(items[0].value), self.dtype(items[1], param))
         is_tensor = kind in ("Tensor", "DistributedTensor")
         # TR:448-: a DistributedTensor reads as a Tensor, only the IR kind differs; an
@@ -485,6 +484,19 @@ def _kind(t) -> str:
     return _KIND_WORDS.get(ir.type_kind(t), "Unknown")
 
 
+def checked_annotation(ann, inferred, name: str, node, region: bool = False):
+    """The value's type ``inferred`` as ``name: ann = value`` compares it with the
+    annotation (``region``: see :func:`merge_annotation`), after checking that they agree
+    (:func:`validate_annotation`; raises DslError)."""
+    if region and isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType) \
+            and len(ann.shape) <= 2 < len(inferred.shape):
+        # an ND load / create under a 2D annotation (FlattenTileNdTo2D's output): the
+        # annotation's shape is trusted (ast_parser.py:450-485)
+        inferred = ir.replace(inferred, shape=tuple(ann.shape))
+    validate_annotation(ann, inferred, name, node)
+    return inferred
+
+
 def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
     """The type of ``name: ann = value`` (dsl.md §2.3): returns the override type, or
     None when the var simply takes the value's type.  ``region``: the value is a call
@@ -493,13 +505,7 @@ def merge_annotation(ann, value: Val, name: str, node, region: bool = False):
         return None
     if isinstance(ann, ir.OpaqueType):          # pl.UnknownType / pl.Ptr / pl.MemRefType
         return None
-    inferred = value.type
-    if region and isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType) \
-            and len(ann.shape) <= 2 < len(inferred.shape):
-        # an ND load / create under a 2D annotation (FlattenTileNdTo2D's output): the
-        # annotation's shape is trusted (ast_parser.py:450-485)
-        inferred = ir.replace(inferred, shape=tuple(ann.shape))
-    validate_annotation(ann, inferred, name, node)
+    inferred = checked_annotation(ann, value.type, name, node, region)
     if is_unknown(inferred):
         return ann
     if isinstance(ann, ir.TileType) and isinstance(inferred, ir.TileType):
@@ -529,3 +535,15 @@ def _shapes_match(a, b) -> bool:
         if cx is None or cy is None or cx != cy:
             return False
     return True
+
+
+def array_type(extent: ir.Expr, dtype: str) -> ir.Type:
+    """``pl.Array[N, pl.DT]`` (tilemem's IR keeps it as the annotation it prints)."""
+    return ir.OpaqueType(ir.Subscript(dotted("pl", "Array"), (extent, dotted("pl", dtype))))
+
+
+def array_dtype(t) -> Optional[str]:
+    if isinstance(t, ir.OpaqueType) and type(t.expr) is ir.Subscript and type(t.expr.value) is ir.Dotted \
+            and t.expr.value.parts[-1] == "Array" and len(t.expr.index) == 2 and type(t.expr.index[1]) is ir.Dotted:
+        return t.expr.index[1].parts[-1]
+    return None

@@ -1,0 +1,35 @@
+"""Printed IR checked as strictly as hand-written DSL (issue #27).
+
+:func:`check_printed` runs the structure checks (:mod:`.structure`) and the op-call
+checks (:mod:`.calls`) over a program read from printed text and rejects it with every
+problem found (:mod:`.problems`), each a located ``file:line:col: error:``."""
+from __future__ import annotations
+
+from typing import Optional
+
+from tilemem import ir
+from tilemem.frontend.check.calls import CallCheck, call_table
+from tilemem.frontend.check.problems import MAX_PROBLEMS, Problems, ProgramErrors
+from tilemem.frontend.check.structure import StructureCheck
+from tilemem.ir.walk import own_exprs, statements
+
+__all__ = ["check_printed", "ProgramErrors", "MAX_PROBLEMS"]
+
+
+def check_printed(program: ir.Program, path: str, text: Optional[str], declared_ops=frozenset()) -> None:
+    """Raise a TilememError (a :class:`ProgramErrors` for several) naming every problem
+    of the program; return when there is none."""
+    problems = Problems(path, text)
+    table = call_table(declared_ops)
+    functions = {fn.name: fn for fn in program.functions}
+    subexpressions = ir.subexpressions
+    for fn in program.functions:
+        structure = StructureCheck(program, fn, functions, problems)
+        calls = CallCheck(fn, table, problems)
+        for s, depth in statements(fn.body):
+            # one walk of the statement's own expressions serves both checks (they read
+            # names and calls: not the constants of shapes and offsets)
+            nodes = [x for e in own_exprs(s) for x in subexpressions(e, constants=False)]
+            structure.statement(s, nodes)
+            calls.statement(s, depth, nodes)
+    problems.raise_any()

@@ -1,0 +1,240 @@
+"""Every op call of printed IR checked as PyPTO's front end checks it when it reads the
+text back: the op table knows the op, the call passes no more positional arguments than
+the op declares and only keywords the op takes (each once), and the op's type rule --
+the same deducers, dtype and value tables the DSL reading uses -- accepts the operands
+and agrees with the annotation the text gives the result.
+
+What the printed text does not carry is not guessed: an operand whose type the text
+does not give (a var of a tuple unpacking, a ``with ... as`` name), a symbolic extent the
+deducer cannot compare, an op of a ``--rules`` file (its annotation is its type) -- each
+leaves the check that needs it out, never a rejection.
+"""
+from __future__ import annotations
+
+import functools
+from difflib import get_close_matches
+
+from tilemem import ir
+from tilemem.frontend.check.problems import Problems
+from tilemem.ir import typerules
+
+__all__ = ["CallCheck", "call_table"]
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped() -> tuple:
+    """(known ops, op -> declared positional args, op -> keywords it takes) of the op
+    table, with the keywords the DSL's wrappers store on each op (ops.txt)."""
+    from tilemem.datalog import RuleSet
+    from tilemem.frontend.dsl.ops import kwarg_types
+    from tilemem.frontend.dsl.wrappers import op_table
+    rows = RuleSet.from_package().fact_rows
+    ops = frozenset(r[0] for r in rows.get("op", ()))
+    args: dict = {}
+    for op, slot, name in sorted(rows.get("op_arg", ()), key=lambda r: (r[0], r[1])):
+        args.setdefault(op, []).append(name)
+    retargetable = {op: kw for op, kw in rows.get("op_retargetable", ())}
+    keywords: dict = {op: set(kws) for op, kws in kwarg_types().items()}
+    for op, kw in rows.get("op_output_kwarg", ()):
+        keywords.setdefault(op, set()).add(kw)
+    for spec in op_table().specs.values():
+        stored = [spec.irop] if spec.irop else list(spec.rule_args) if spec.rule == "binary_or_scalar" else []
+        if spec.rule == "slice":
+            stored = [f"{spec.ns}.slice"]
+            keywords.setdefault(stored[0], set()).add("pad_value")
+        for op in stored:
+            keywords.setdefault(op, set()).update(key for key, _, _ in spec.kwargs)
+    return (ops, {op: tuple(a) for op, a in args.items()}, {op: frozenset(k) for op, k in keywords.items()},
+            retargetable)
+
+
+class CallCheck:
+    """The op-call checks of one function, fed its statements in program order with the
+    expression nodes each holds itself; keeps the types the text gives its names."""
+
+    def __init__(self, fn: ir.Function, table: "_Table", problems: Problems):
+        self.table, self.problems = table, problems
+        self.types = {p.name: p.type for p in fn.params}
+        self.splits: list = []      # (depth, mode) of the enclosing pl.split_aiv loops
+
+    def statement(self, s: ir.Stmt, depth: int, nodes: list) -> None:
+        splits = self.splits
+        while splits and splits[-1][0] >= depth:
+            splits.pop()
+        split = splits[-1][1] if splits else None
+        value = s.value if type(s) is ir.Assign and len(s.targets) == 1 else None
+        for x in nodes:
+            if type(x) is ir.Call and x.op is not None:
+                result = _check_call(x, self.types, self.table, split, self.problems)
+                if x is value and result is not None:
+                    _check_annotation(s, result, self.types, self.problems)
+        _bind(s, self.types)
+        if type(s) is ir.For and s.kind == "split_aiv":
+            # inside, the printer leaves out the shard ops' split=: their rule reads the scope's
+            splits.append((depth, s.iter.kwarg("mode")))
+
+
+def call_table(declared_ops=frozenset()) -> "_Table":
+    """The op table as the checks read it, with the ops of ``--rules`` files."""
+    ops, arg_names, keywords, retargetable = _shipped()
+    return _Table(ops | frozenset(declared_ops), arg_names, keywords, frozenset(declared_ops), retargetable)
+
+
+class _Table:
+    """What the checks read of the op table: the known ops (the shipped table's and the
+    ``--rules`` files'), each shipped op's declared positional arguments and keywords."""
+
+    def __init__(self, known, arg_names, keywords, declared, retargetable):
+        self.known, self.arg_names, self.keywords, self.declared = known, arg_names, keywords, declared
+        self.retargetable = retargetable        # op -> the kwarg the pass may rewrite
+        self.derived = typerules.CallTypes()    # the derivations of this check (same call, same type)
+
+
+def _bind(s: ir.Stmt, types: dict) -> None:
+    """The types the statement gives the names it binds, as the text writes them."""
+    t = type(s)
+    if t is ir.Assign:
+        if len(s.targets) == 1 and s.type is not None:
+            types[s.targets[0]] = s.type
+        else:
+            for name in s.targets:
+                types.pop(name, None)       # (a tuple unpacking: not written)
+    elif t is ir.For:
+        if s.loop_var:
+            types[s.loop_var] = ir.ScalarType("INDEX")
+        for name, init in zip(s.iter_args or (), s.init_values):
+            got = types.get(init.id) if type(init) is ir.Name else None
+            if got is None:
+                types.pop(name, None)
+            else:
+                types[name] = got
+    elif t is ir.Yield:
+        for name, ty in zip(s.targets, s.target_types):
+            if ty is not None:
+                types[name] = ty
+            else:
+                types.pop(name, None)
+    elif t is ir.With and s.as_name:
+        types.pop(s.as_name, None)
+
+
+def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Problems):
+    """Check one op call; its deduced result type (None: not a tile, not deduced)."""
+    op = call.op
+    if op not in table.known:
+        near = get_close_matches(op, sorted(table.known), n=1, cutoff=0.75)
+        hint = f" (did you mean 'pl.{near[0]}'?)" if near else ""
+        problems.add_at(call, f"unknown operation '{call.func}'{hint}")
+        return None
+    before = len(problems.found)
+    seen = set()
+    for key, value in call.kwargs:
+        if key in seen:
+            problems.add(*_keyword_at(key, value), f"{call.func}: keyword argument '{key}' repeated")
+        seen.add(key)
+    if op in table.declared:
+        return None     # an op of the user's: the rule file declares no signature; its annotation is its type
+    declared_args = table.arg_names.get(op, ())
+    if len(call.args) > len(declared_args):
+        names = f" ({', '.join(declared_args)})" if declared_args else ""
+        problems.add_at(call.args[len(declared_args)], f"{call.func} takes at most {len(declared_args)} "
+                                                       f"positional argument(s){names}, got {len(call.args)}")
+    takes = table.keywords.get(op)
+    if takes is not None:
+        for key, value in call.kwargs:
+            if key != "attrs" and key not in takes:
+                near = get_close_matches(key, sorted(takes), n=1, cutoff=0.6)
+                hint = f" (did you mean '{near[0]}'?)" if near else ""
+                problems.add(*_keyword_at(key, value), f"{call.func} got an unexpected keyword argument '{key}'{hint}")
+    if len(problems.found) > before:
+        return None     # a wrong signature: the operands are not what the type rule reads
+    return _check_operands(call, types, split, table, problems)
+
+
+def _keyword_at(key: str, value: ir.Expr) -> tuple:
+    """The position of ``key`` in ``key=value`` (the printer writes no spaces around ``=``)."""
+    if value.line is not None and value.col is not None and value.col > len(key) + 1:
+        return value.line, value.col - len(key) - 1
+    return value.line, value.col
+
+
+def _type_of(types: dict):
+    def type_of(e):
+        if type(e) is ir.Name:
+            return types.get(e.id)
+        return None
+    return type_of
+
+
+def _describe(call: ir.Call, types: dict) -> str:
+    """The operands as the rules saw them (``x_tile [16, 64] BF16 Vec``): what a what-if
+    edit changed, next to what the op needs."""
+    from tilemem.ir.printer import print_expr
+    shown = []
+    for a in call.args:
+        t = types.get(a.id) if type(a) is ir.Name else None
+        if isinstance(t, (ir.TileType, ir.TensorType)):
+            dims = ", ".join(print_expr(d) for d in t.shape)
+            space = f" {t.space}" if isinstance(t, ir.TileType) and t.space else ""
+            shown.append(f"{a.id} [{dims}] {t.dtype}{space}")
+    return f" (operands: {'; '.join(shown)})" if shown else ""
+
+
+def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: Problems):
+    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
+    from tilemem.frontend.dsl.values import DslError
+    op = call.op
+    result = None
+    if op.startswith("tile."):
+        try:
+            result = typerules.derive_call_type(call, types.get, scope_split=split, memo=table.derived)
+        except typerules.DeductionError as e:
+            if _retargeted(call, types, split, table):
+                return None
+            problems.add_at(call, f"{call.func}: {e}{_describe(call, types)}")
+            return None
+    type_of = _type_of(types)
+    try:
+        for rule in dtype_rules().get(op, ()):
+            rule.check(call, result, type_of)
+        for rule in range_rules().get(op, ()):
+            rule.check(call, type_of)
+    except DslError as e:
+        problems.add_at(call, f"{call.func}: {e.message}")
+        return None
+    return result
+
+
+def _retargeted(call: ir.Call, types: dict, split, table: _Table) -> bool:
+    """Whether the call's deducer accepts it in another space of its retargetable kwarg:
+    the pass rewrites a load's or create's ``target_memory`` without deducing again (a
+    transposed Mat create becomes Vec), so a program printed after it may hold a call the
+    deducer refuses as printed; the text does not say which space it was built in."""
+    kwarg = table.retargetable.get(call.op)
+    if kwarg is None:
+        return False
+    from tilemem.ir.views import SPACES
+    for space in SPACES:
+        try:
+            typerules.derive_call_type(call.with_kwarg(kwarg, ir.Dotted(("pl", "Mem", space))), types.get,
+                                       scope_split=split)
+        except typerules.DeductionError:
+            continue
+        return True
+    return False
+
+
+def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -> None:
+    """The annotation against the type the op's rule deduced (kind, dtype, rank, constant
+    extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
+    if not isinstance(s.type, ir.TileType):
+        return
+    from tilemem.frontend.dsl.wrappers import op_table
+    from tilemem.frontend.dsl.types import checked_annotation
+    from tilemem.frontend.dsl.values import DslError
+    call = s.value
+    try:
+        checked_annotation(s.type, inferred, s.targets[0], s, call.func in op_table().region_ops)
+    except DslError as e:
+        where = s.type if s.type.line is not None else s
+        problems.add_at(where, f"{e.message}{_describe(call, types)}")

@@ -1,0 +1,482 @@
+"""The printed-form reader's scanner and LALR(1) driver, over the tables lark computes
+from ``grammar/pto.lark`` (:mod:`tilemem.frontend.tables`): tokens in, the builder's
+callbacks run at each reduction, error recovery for lines the grammar does not model."""
+from __future__ import annotations
+
+import re
+from itertools import chain
+from typing import TYPE_CHECKING, Optional
+
+from tilemem.frontend.indenter import PtoIndenter
+from tilemem.frontend.tokens import Reread, SyntaxProblem, Token, Tree, UnexpectedToken
+
+if TYPE_CHECKING:
+    from tilemem.frontend.ir_builder import Builder
+
+
+
+
+
+# ----------------------------------------------------------------------------- parser construction
+
+def _rule_callback(method, expand1: bool, include, append_none: int):
+    """What a reduction by one rule builds from the values it pops: lark's child shaping
+    (filtered tokens dropped, inlined ``_rules`` spliced in, ``[x]`` absent -> None, a
+    ``?rule``'s single child passed through), then the transformer's method."""
+    if include is None and not append_none:
+        if not expand1:
+            return method
+        return lambda children: children[0] if len(children) == 1 else method(children)
+    if not append_none and not any(inline or nones for _, inline, nones in include):
+        # only tokens filtered out (the common case: `primary "." NAME`, `args "," argument`)
+        keep = [i for i, _, _ in include]
+        if len(keep) == 1:
+            (a,) = keep
+            if expand1:
+                return lambda children: children[a]
+            return lambda children: method([children[a]])
+        if len(keep) == 2 and not expand1:
+            a, b = keep
+            return lambda children: method([children[a], children[b]])
+
+    def shaped(children):
+        kept = []
+        for i, inline, nones in include:
+            if nones:
+                kept += [None] * nones
+            if inline:
+                kept += children[i].children
+            else:
+                kept.append(children[i])
+        if append_none:
+            kept += [None] * append_none
+        if expand1 and len(kept) == 1:
+            return kept[0]
+        return method(kept)
+    return shaped
+
+
+def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int, int]:
+    """(line, offset of that line's start) after a token that may hold newlines, at ``pos``."""
+    k = value.count("\n")
+    if k:
+        return line + k, pos + value.rindex("\n") + 1
+    return line, line_start
+
+
+#: terminals that stand for several of the grammar's tokens (see grammar/pto.lark): read
+#: as one token where the grammar takes them, else as their parts (Driver.parts)
+COMPOUND = ("DOTTED", "INTLIST")
+#: the "terminal" of a compound text the tokenizer yields as its parts (Driver._as_parts)
+_PARTS = {f"({name} parts)": name for name in COMPOUND}
+
+#: distinct token texts whose terminal a driver remembers (then it starts over; MTP's
+#: 767,614 tokens are 15,684 texts)
+KINDS_MAX = 1 << 16
+
+
+def _uncaptured(regexp: str) -> Optional[str]:
+    """``regexp`` with its capturing groups made non-capturing (the same language), or
+    None when whether it matches may depend on the text around the match (anchors,
+    ``\\b``, lookaround) or it refers to a group (backreferences, conditionals): then
+    a token's terminal is not a function of its text alone (see :meth:`Driver._kind`)."""
+    out = []
+    i, n = 0, len(regexp)
+    in_class = False
+    while i < n:
+        c = regexp[i]
+        if c == "\\":
+            if regexp[i + 1:i + 2] in ("b", "B", "A", "Z") or regexp[i + 1:i + 2].isdigit():
+                return None
+            out.append(regexp[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            out.append(c)
+            i += 1
+            if regexp.startswith("^", i):
+                out.append("^")
+                i += 1
+            if regexp.startswith("]", i):      # a leading `]` is a member
+                out.append("]")
+                i += 1
+            continue
+        elif c in "^$":
+            return None
+        elif c == "(":
+            if not regexp.startswith("?", i + 1):
+                c = "(?:"
+            elif regexp[i + 2:i + 3] in ("=", "!", "<", "(") or regexp.startswith("P=", i + 2):
+                return None
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def _punctuation_first(regexp: str) -> bool:
+    """Whether every match of ``regexp`` starts with one escaped punctuation character
+    (``\\[...``: no alternation at its top, nothing before the character)."""
+    return (len(regexp) > 1 and regexp[0] == "\\" and not (regexp[1].isalnum() or regexp[1] == "_")
+            and regexp[2:3] not in ("*", "?", "{") and "|" not in regexp)
+
+
+def _scanner(lexed):
+    """The scanner of :meth:`Driver.tokens` (``([ \\t\\f]*)(TERMINAL|...|ANY CHARACTER)``:
+    the blanks and the text of each token, in the tokenizer's match order) and each terminal's
+    whole-text matcher; (None, ()) when a terminal's regexp cannot be made
+    group-free (then every text is lexed the exact way)."""
+    plain = [(name, _uncaptured(r)) for name, r in lexed]
+    try:
+        if any(r is None or re.compile(r).groups for _, r in plain):
+            return None, ()
+        alts = [r for _, r in plain]
+        for i, d in enumerate(alts):
+            # `N(?:\.N)++` before `N` (DOTTED, NAME): one alternative `N(?:\.N)*+` in the
+            # first one's place matches what the two match (N holds no dot), in one pass
+            # over a name -- when what stands between them starts with punctuation (an
+            # INTLIST's `\[`), never where a name does
+            n = next((n for n in alts[i + 1:] if d == rf"{n}(?:\.{n})++"), None)
+            if n is not None and "." not in n and "\\" not in n:
+                j = alts.index(n)
+                if all(_punctuation_first(r) for r in alts[i + 1:j]):
+                    alts[i] = rf"{n}(?:\.{n})*+"
+                    del alts[j]
+                break
+        scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
+        return scanner, tuple((name, re.compile(r).fullmatch) for name, r in plain)
+    except re.error:        # pragma: no cover - lark's own regexps compile
+        return None, ()
+
+
+class Driver:
+    """An LALR driver over the grammar's tables (:mod:`tilemem.frontend.tables`).
+
+    It runs the rule callbacks (the embedded transformer) as it reduces and takes its
+    tokens from the postlexer, which takes them from a tokenizer compiled from the
+    grammar's terminals (one regex match per token, leading blanks included).
+    """
+
+    def __init__(self, data: dict, builder: "Builder"):
+        self.literals = data["literals"]
+        name_re = re.compile(next(r for n, r in data["terminals"] if n == "NAME") + r"\Z")
+        self.keywords = {}
+        lexed = []      # (name, regexp) of the terminals the tokenizer matches, in lark's order
+        for name, regexp in data["terminals"]:
+            lit = self.literals.get(name)
+            if lit is not None and name_re.match(lit):
+                self.keywords[lit] = name       # lexed as NAME, then re-typed
+                continue
+            lexed.append((name, regexp))
+        # Leading blanks are skipped inside the same match (one regex call per token).
+        self.master = re.compile(r"[ \t\f]*(?:" + "|".join(f"(?P<{n}>{r})" for n, r in lexed) + ")")
+        self.scanner, self.terminals = _scanner(lexed)
+        self.kinds: dict = {}       # token text -> terminal (see _kind)
+        self.ignore = frozenset(data["ignore"])
+        self.newline_types = frozenset(data["newline"])
+        self.rare = self.ignore | self.newline_types | set(_PARTS)
+        start, end = data["start"], data["end"]
+        reductions = []
+        for origin, size, callback, expand1, include, append_none in data["rules"]:
+            if size == 1 and expand1 and include is None and not append_none:
+                cb = None       # `?rule: x` passes its only child through unchanged
+            else:
+                method = getattr(builder, callback, None)
+                if method is None:
+                    method = (lambda name: lambda children: Tree(name, children))(callback)
+                cb = _rule_callback(method, expand1, include, append_none)
+            reductions.append((size, cb, origin))
+        symbols = data["symbols"]
+        # a state is its row: {symbol: (True, next state's row) | (False, reduction)}, so
+        # the parser's stack holds rows (one index a step instead of two)
+        table = [{} for _ in data["states"]]
+        for row, flat in zip(table, data["states"]):
+            for k in range(0, len(flat), 2):
+                action = flat[k + 1]
+                row[symbols[flat[k]]] = ((True, table[action >> 1]) if action & 1
+                                         else (False, reductions[action >> 1]))
+        self.start_state, self.end_state = table[start], table[end]
+
+    def tokens(self, text: str):
+        """The tokens of ``text``, with their positions.
+
+        The scanner's two groups are the blanks before a token and its text (no group
+        per terminal: a regex with one named group per terminal matches at half the
+        speed); which terminal a text is does not depend on where it stands (see
+        :meth:`_kind`), so it is looked up once per distinct text.  The scanner's last
+        alternative takes any one character, so its matches follow each other without a
+        gap: where no terminal matches, the rest of the text is lexed by
+        :meth:`_tokens_exact`, which reports the error where the parser reaches it.
+        (``finditer``, not ``findall``: the matches of a 1 MB line held at once cost
+        ~50 bytes a byte.)"""
+        if self.scanner is None:
+            return self._tokens_exact(text)
+        return self._scanned(text)
+
+    def _scanned(self, text: str):
+        kinds = self.kinds
+        kind = self._kind
+        ignore = self.ignore
+        nl_types = self.newline_types
+        T = Token
+        pos = 0
+        line = 1
+        line_start = 0
+        rare = self.rare
+        for m in self.scanner.finditer(text):
+            blank, value = m.groups()
+            ttype = kinds.get(value)
+            if ttype is None:
+                ttype = kind(value)
+                if ttype is None:
+                    # the any-character alternative: up to here the scanner matched what
+                    # the exact tokenizer matches (the same alternatives, first), and
+                    # from here the exact tokenizer decides
+                    yield from self._tokens_exact(text, pos, line, line_start)
+                    return
+                if len(kinds) >= KINDS_MAX:
+                    kinds.clear()
+                kinds[value] = ttype
+            if blank:
+                pos += len(blank)
+            if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
+                if ttype in _PARTS:
+                    yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
+                elif ttype not in ignore:
+                    yield T(ttype, value, pos, line, pos - line_start + 1)
+                if ttype in nl_types:
+                    line, line_start = _lines_after(value, pos, line, line_start)
+            else:
+                yield T(ttype, value, pos, line, pos - line_start + 1)
+            pos += len(value)
+
+    def _kind(self, value: str) -> Optional[str]:
+        """The terminal of a token's text: the first in match order whose whole language
+        holds it (None: none does).  The same as the tokenizer's named group: the first
+        alternative that matches at a position wins, and (no anchors or lookaround) one
+        that matches ``value`` whole matches at any position where ``value`` starts, so
+        no alternative before the one that matched there holds ``value``."""
+        for name, whole in self.terminals:
+            if whole(value):
+                if name == "NAME":
+                    return self.keywords.get(value, name)
+                if name in COMPOUND and self._as_parts(name, value):
+                    return f"({name} parts)"
+                return name
+        return None
+
+    def _as_parts(self, ttype: str, value: str) -> bool:
+        """Whether a compound text is always read as its parts: a DOTTED that holds a
+        keyword (``True.x``, ``a.if``) or starts with a name the reader takes as a float
+        (``inf.x``); the parser reads (or rejects) those tokens as before."""
+        if ttype != "DOTTED":
+            return False
+        parts = value.split(".")
+        return parts[0] in ("nan", "inf") or any(p in self.keywords for p in parts)
+
+    def parts(self, ttype: str, value: str, pos: int, line: int, col: int) -> list:
+        """The grammar's tokens a compound text stands for: a DOTTED's NAME (or keyword)
+        and DOT tokens, an INTLIST's ``[``, INT, ``,`` and ``]``."""
+        out = []
+        if ttype == "INTLIST":
+            out.append(Token("LSQB", "[", pos, line, col))
+            for i, digits in enumerate(value[1:-1].split(", ")):
+                if i:
+                    out.append(Token("COMMA", ",", pos + 1, line, col + 1))
+                    pos += 2
+                    col += 2
+                out.append(Token("INT", digits, pos + 1, line, col + 1))
+                pos += len(digits)
+                col += len(digits)
+            out.append(Token("RSQB", "]", pos + 1, line, col + 1))
+            return out
+        keywords = self.keywords
+        for i, part in enumerate(value.split(".")):
+            if i:
+                out.append(Token("DOT", ".", pos, line, col))
+                pos += 1
+                col += 1
+            out.append(Token(keywords.get(part, "NAME"), part, pos, line, col))
+            pos += len(part)
+            col += len(part)
+        return out
+
+    def _tokens_exact(self, text: str, pos: int = 0, line: int = 1, line_start: int = 0):
+        """One regex match per token, its terminal the named group that matched: the
+        tokenizer from where the scanner meets a character no terminal matches (its
+        error is raised lazily, where the parser reaches it, as lark's lexer does)."""
+        match = self.master.match
+        keywords = self.keywords
+        ignore = self.ignore
+        nl_types = self.newline_types
+        T = Token
+        n = len(text)
+        while pos < n:
+            m = match(text, pos)
+            if m is None:
+                ch = text[pos]
+                col = pos - line_start + 1
+                if ch in "\"'":
+                    raise SyntaxProblem("unterminated string literal", line, col)
+                shown = repr(ch) if not ch.isprintable() else f"'{ch}'"
+                raise SyntaxProblem(f"unexpected character {shown}", line, col)
+            ttype = m.lastgroup
+            value = m.group(ttype)
+            end = m.end()
+            pos = end - len(value)
+            if ttype not in ignore:
+                if ttype == "NAME":
+                    ttype = keywords.get(value, "NAME")
+                elif ttype in COMPOUND and self._as_parts(ttype, value):
+                    yield from self.parts(ttype, value, pos, line, pos - line_start + 1)
+                    pos = end
+                    continue
+                yield T(ttype, value, pos, line, pos - line_start + 1)
+            if ttype in nl_types:
+                line, line_start = _lines_after(value, pos, line, line_start)
+            pos = end
+
+    def parse(self, text: str, postlexer: PtoIndenter):
+        states = [self.start_state]
+        values: list = []
+        tok = None
+        checkpoint = None       # (len(states), len(values), token) at the start of the current statement
+        stream = tokens = postlexer.process(self.tokens(text))
+        push_state, push_value = states.append, values.append
+        pop_state, pop_value = states.pop, values.pop
+        while True:
+            try:
+                for tok in stream:
+                    ttype = tok.type
+                    while True:
+                        row = states[-1]
+                        try:
+                            shift, arg = row[ttype]
+                        except KeyError:
+                            if ttype in COMPOUND:      # where the grammar takes none: as its parts
+                                parts = self.parts(ttype, tok.value, tok.start_pos, tok.line, tok.column)
+                                if tok is postlexer.line_first:
+                                    postlexer.line_first = parts[0]
+                                if tok is postlexer.stmt_first:
+                                    postlexer.stmt_first = parts[0]
+                                raise Reread(parts) from None
+                            if tok is postlexer.stmt_first:     # the statement's first token is already unexpected
+                                checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
+                            if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
+                                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                            break
+                        if shift:
+                            if tok is postlexer.stmt_first:
+                                checkpoint = (len(states), len(values), tok)
+                            push_state(arg)
+                            push_value(tok)
+                            break
+                        size, callback, origin = arg
+                        if callback is None:            # a single child passed through: only the state changes
+                            states[-1] = states[-2][origin][1]
+                            continue
+                        if size == 1:
+                            children = [pop_value()]
+                            pop_state()
+                        elif size:
+                            children = values[-size:]
+                            del states[-size:]
+                            del values[-size:]
+                        else:
+                            children = []
+                        push_value(callback(children))
+                        push_state(states[-1][origin][1])
+            except Reread as reread:     # (a compound comes from `tokens`: no earlier parts are left)
+                stream = chain(postlexer.passed_on(reread.tokens), tokens)
+                continue
+            break
+        end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
+        return self._feed(end_tok, states, values)
+
+    def _feed(self, tok: Token, states: list, values: list):
+        """Feed one token (the slow path: recovery and end of input); returns the result at $END."""
+        end_state = self.end_state
+        is_end = tok.type == "$END"
+        while True:
+            row = states[-1]
+            try:
+                shift, arg = row[tok.type]
+            except KeyError:
+                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+            if shift:
+                states.append(arg)
+                values.append(tok)
+                return None
+            size, callback, origin = arg
+            if size:
+                children = values[-size:]
+                del states[-size:]
+                del values[-size:]
+            else:
+                children = []
+            values.append(children[0] if callback is None else callback(children))
+            states.append(states[-1][origin][1])
+            if is_end and states[-1] is end_state:
+                return values[-1]
+
+    def _recover(self, bad: Token, stream, checkpoint, states, values, text, postlexer) -> bool:
+        """Turn an unparsable but valid-Python simple statement into an OPAQUE_LINE.
+
+        Only for a statement where the grammar accepts a simple statement (function
+        bodies), and only if Python itself accepts the statement's text: real syntax
+        errors are still reported.
+        """
+        if checkpoint is None or bad.type in ("_INDENT", "_DEDENT", "$END"):
+            return False
+        depth, vdepth, first = checkpoint
+        # states[depth - 1] is the state in which `first` was shifted: the statement start
+        if first is not postlexer.stmt_first or "OPAQUE_LINE" not in states[depth - 1]:
+            return False
+        nl = bad
+        while True:
+            # the statement ends at the end of the line or at a `;` (`x += 1; y = 2`) -- but
+            # not at a `;` after a compound statement's header: `if c: x += 1; y = 2` is one
+            # `if` whose body holds both
+            while nl.type != "_NL" and nl.type != "SEMICOLON":
+                nl = next(stream, None)
+                if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+                    return False
+            src = text[first.start_pos:nl.start_pos].rstrip()
+            if nl.type == "_NL" or _python_statement_kind(src) != "compound":
+                break
+            nl = next(stream, None)
+            if nl is None:
+                return False
+        if not _python_simple_statement(src):
+            return False
+        del states[depth:]
+        del values[vdepth:]
+        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column)
+        self._feed(opaque, states, values)
+        self._feed(nl, states, values)
+        return True
+
+
+def _python_simple_statement(src: str) -> bool:
+    """Whether ``src`` is one complete Python statement (a construct tilemem does not model)."""
+    return _python_statement_kind(src) is not None
+
+
+def _python_statement_kind(src: str) -> Optional[str]:
+    """``"simple"`` or ``"compound"`` (one with a body: ``if c: x += 1``) when ``src`` is one
+    complete Python statement, else None."""
+    if not src or src.endswith(":"):
+        return None
+    try:
+        import ast          # only for a line the grammar does not model
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")        # e.g. invalid escape sequences
+            mod = ast.parse(src)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+    if len(mod.body) != 1:
+        return None
+    return "compound" if hasattr(mod.body[0], "body") else "simple"
