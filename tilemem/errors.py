@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["TilememError", "UsageError", "position_of", "source_line_at", "printable"]
+__all__ = ["TilememError", "UnlocatedError", "UsageError", "position_of", "source_line_at", "printable"]
 
 
 # Characters a terminal acts on instead of showing: C0 controls but the tab (ESC starts
@@ -62,11 +62,12 @@ class TilememError(Exception):
         if len(msg) > self.MAX_MESSAGE:
             msg = msg[: self.MAX_MESSAGE - 3] + "..."
         msg = printable(msg)
+        path = printable(self.path)
         if self.line is None:
-            return f"{self.path}: error: {msg}"
+            return f"{path}: error: {msg}"
         if self.col is None:
-            return f"{self.path}:{self.line}: error: {msg}"
-        return f"{self.path}:{self.line}:{self.col}: error: {msg}"
+            return f"{path}:{self.line}: error: {msg}"
+        return f"{path}:{self.line}:{self.col}: error: {msg}"
 
     def format(self) -> str:
         """``path:line:col: error: message``, then the source line and a caret line
@@ -124,6 +125,27 @@ def position_of(data, offset: int) -> tuple[int, int]:
     return line, col
 
 
-class UsageError(Exception):
+class UnlocatedError(TilememError):
+    """A TilememError at no position of an input: ``str()`` is its message alone.
+
+    The base of the library's other errors (a bad option, a bad rule file, a question
+    that cannot be answered), so that ``except TilememError`` catches everything
+    tilemem raises on purpose; ``path``, ``line`` and ``col`` are None."""
+
+    def __init__(self, message: str = ""):
+        super().__init__(None, None, None, str(message))
+        self.path = None
+
+    def format_first_line(self) -> str:
+        return self.message
+
+    def format(self) -> str:
+        return self.message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageError(UnlocatedError):
     """A problem with how tilemem was invoked (bad option value, unwritable output),
     as opposed to a problem at a position in the input program."""

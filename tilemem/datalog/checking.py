@@ -33,6 +33,7 @@ class CheckedProgram(NamedTuple):
     arity: dict                       # name -> (arity, where it was fixed, how)
     defined: dict                     # name -> Loc of the first rule or fact for it
     first_use: dict                   # name -> Loc of its first use
+    keys: dict                        # name -> Key (its .key, checked against its .decl)
     planned: tuple                    # each rule's body in evaluation order
     nodes: tuple                      # every predicate name, sorted
     edges: dict                       # (q, p) -> negative: a rule for p uses q
@@ -80,6 +81,7 @@ class _Checker:
         decls, inputs = self.declarations()
         self.read_fact_files(decls, inputs)
         arity, defined, first_use = self.arities(decls, inputs)
+        keys = self.keys(decls)
         self.definitions(decls, inputs, defined)
         self.ground_facts()
         # types: constants and variables agree with the typed columns they meet
@@ -95,7 +97,7 @@ class _Checker:
         if self.errors:
             raise RuleError(self.errors)
         return CheckedProgram(self.items, self.rules, self.facts, decls, inputs, arity,
-                              defined, first_use, planned, nodes, edges, graph, strata,
+                              defined, first_use, keys, planned, nodes, edges, graph, strata,
                               tuple(self.warnings))
 
     def declarations(self) -> tuple[dict, dict]:
@@ -131,6 +133,32 @@ class _Checker:
                     err(d.loc, f"column {c} of {d.name} has unknown type '{t}' "
                                f"(one of: {', '.join(COLUMN_TYPES)})")
         return decls, inputs
+
+    def keys(self, decls: dict) -> dict:
+        """The ``.key`` of every relation that has one: of a declared relation, naming
+        some of its columns (each once), not all of them, one per relation."""
+        from tilemem.datalog.syntax import Key
+        keys: dict[str, Key] = {}
+        for it in self.items:
+            if not isinstance(it, Key):
+                continue
+            d = decls.get(it.name)
+            if it.name in keys:
+                self.err(it.loc, f"relation '{it.name}' has a .key already (at {keys[it.name].loc})")
+            elif d is None:
+                self.err(it.loc, f".key {it.name}: '{it.name}' has no .decl (a key names "
+                                 "declared columns)")
+            elif any(c not in d.columns for c in it.columns):
+                bad = next(c for c in it.columns if c not in d.columns)
+                self.err(it.loc, f".key {it.name}: no column '{bad}' in {d}")
+            elif len(set(it.columns)) != len(it.columns):
+                self.err(it.loc, f".key {it.name}: a column named twice")
+            elif len(it.columns) == len(d.columns):
+                self.err(it.loc, f".key {it.name}: every column is in the key, so it says "
+                                 "nothing (name the columns that determine the others)")
+            else:
+                keys[it.name] = it
+        return keys
 
     def read_fact_files(self, decls: dict, inputs: dict) -> None:
         """Rows of .input relations read from .facts files (Soufflé's layout) join the

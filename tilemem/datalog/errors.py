@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from typing import Iterable, Optional
+from tilemem.errors import UnlocatedError
 from tilemem.records import Record, record
 
 __all__ = [
@@ -24,11 +25,13 @@ class Diagnostic(Record):
         self.message, self.severity = message, severity
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
+        from tilemem.errors import printable
+        return printable(f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}")
 
 
-class DatalogError(Exception):
-    """Base class of every error raised by tilemem.datalog."""
+class DatalogError(UnlocatedError):
+    """Base class of every error raised by tilemem.datalog (a TilememError: rule files
+    and queries carry their positions in the message)."""
 
 
 class RuleError(DatalogError):

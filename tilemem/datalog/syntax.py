@@ -10,6 +10,7 @@ The language (a Soufflé-like subset)::
     // .decl, fact or rule is that item's documentation (``doc``)
     .decl space(var, space)        // name and column names (fixes the arity)
     .decl assign(pos: number, var: symbol)   // ... optionally typed, as Soufflé types them
+    .key space(var)                // one row per var: rows equal on var are equal
     .input assign                  // facts come from Python (Database.add_facts)
     .input op(IO="file", filename="ops/op.facts")   // ... or from a Soufflé .facts file
     fact_pred("Vec", 3).           // ground fact
@@ -26,6 +27,9 @@ The language (a Soufflé-like subset)::
   divisor: see :func:`arith_value`); aggregates
   ``R = count : { body }``, ``R = min T : { body }``, ``max``, ``sum`` (integers
   only), as Soufflé writes them (see :class:`Aggregate`).
+* ``.key name(col, ...)`` names columns of a declared relation that determine the others
+  (a functional dependency): two rows that agree on them and differ elsewhere, after an
+  evaluation, are an error (``Database.key_conflicts``).
 * ``.decl`` is optional; when present, every use must match its arity.  An
   ``.input`` relation without ``.decl`` takes its arity from its uses.
 * zero-arity predicates are written ``p()``.
@@ -46,7 +50,7 @@ from tilemem.datalog.location import Loc, Located, value_key
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
-    "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
+    "Rule", "Decl", "Key", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
     "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE", "ARITH_OPS",
     "arith_value",
 ]
@@ -306,6 +310,18 @@ class Decl:
 
 
 @dataclass(frozen=True)
+class Key:
+    """``.key name(col, ...)``: the named columns of relation ``name`` determine the rest."""
+    name: str
+    columns: tuple[str, ...]
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".key {self.name}({', '.join(self.columns)})"
+
+
+@dataclass(frozen=True)
 class Input:
     """``.input name`` (rows from Python) or ``.input name(filename="f.facts")`` (rows read
     from a Soufflé .facts file, relative to the rule file)."""
@@ -323,7 +339,7 @@ class Input:
         return f".input {self.name}({', '.join(f'{k}={format_value(v)}' for k, v in self.params)})"
 
 
-Item = Union[Decl, Input, Rule]
+Item = Union[Decl, Key, Input, Rule]
 
 
 @dataclass(frozen=True)
@@ -529,6 +545,10 @@ class _ToAst(Transformer):
         name, *cols = children
         return Decl(str(name), tuple(c for c, _ in cols), self._doc(meta), self._loc(meta),
                     tuple(t for _, t in cols))
+
+    def key(self, meta, children):
+        name, *cols = children
+        return Key(str(name), tuple(str(c) for c in cols), self._doc(meta), self._loc(meta))
 
     def io_param(self, meta, children):
         key, _eq, value = children
