@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tilemem.records import Record, record
+from tilemem.records import Record, field_names, is_record, record
 
 __all__ = ["SolveWarning", "SolvedProgram", "SOLUTION_SCHEMA"]
 
@@ -45,9 +45,12 @@ class SolveWarning(Record):
 
 
 def _plain(x):
-    """A JSON-friendly copy of a record (dataclass, named tuple, dict or object)."""
-    import dataclasses
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+    """A JSON-friendly copy of a record (a tilemem record, dataclass, named tuple, dict or
+    object)."""
+    if is_record(x):            # (before dataclasses: a record would build its fields)
+        return {f: _plain(getattr(x, f)) for f in field_names(x) if not f.startswith("_")}
+    if hasattr(type(x), "__dataclass_fields__") and not isinstance(x, type):
+        import dataclasses      # (a dataclass of the caller's)
         return {f.name: _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
                 if not f.name.startswith("_")}
     if hasattr(x, "_asdict"):
