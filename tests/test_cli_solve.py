@@ -22,7 +22,7 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus 
 
 
 def solved_text(path, backend=None) -> str:
-    text = tilemem.solve(str(path), backend=backend).text
+    text = tilemem.solve(path, backend=backend).text
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -82,7 +82,7 @@ def test_json_schema():
     r = run("solve", EXAMPLE, "--backend", "910B", "--json")
     assert r.returncode == 0
     doc = json.loads(r.stdout)
-    sol = tilemem.solve(str(EXAMPLE), backend="910B")
+    sol = tilemem.solve(EXAMPLE, backend="910B")
     expected_keys = {"schema", "path", "program", "reading", "backend", "changed", "spaces", "moves",
                      "warnings"}
     if getattr(sol, "residency", None) is not None:
@@ -106,7 +106,7 @@ ONE_STATEMENT = DATA / "solve" / "one_statement_bodies.pto"   # PyPTO leaves ope
 def test_contract_warnings_in_json_library_and_strict(tmp_path):
     """The one-statement-body operands PyPTO leaves in Mat: one warning each, in the
     library, in --json, and --strict turns them into exit status 1 (output unchanged)."""
-    sol = tilemem.solve(str(ONE_STATEMENT))
+    sol = tilemem.solve(ONE_STATEMENT)
     breaks = [w for w in sol.warnings if w.code == "contract-break"]
     assert [(w.line, w.var) for w in breaks] == [(11, "kernel:m"), (13, "kernel:m"),
                                                  (23, "kernel:n"), (26, "kernel:m")]

@@ -110,7 +110,7 @@ def test_solve_check_formats(tmp_path, capsys):
     m = GH.match(line)
     assert m and m.group(2) == str(k) and m.group(5) == "solving would change this file"
     import tilemem
-    solved = tilemem.solve(str(k)).text.splitlines()
+    solved = tilemem.solve(k).text.splitlines()
     first = next(i for i, (a, b) in enumerate(zip(k.read_text().splitlines(), solved), 1) if a != b)
     assert int(m.group(3)) == first                          # the first line that changes
     status, out, _ = run_in_process(capsys, "solve", k, "--check", "--output-format", "sarif")

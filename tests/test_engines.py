@@ -203,10 +203,10 @@ def test_solve_and_cli_choose_the_engine(tmp_path, capsys, monkeypatch):
     used = []
     real = database.engine_class
     monkeypatch.setattr(database, "engine_class", lambda e: used.append(e) or real(e))
-    default = tilemem.solve(str(case / "before.pto"), backend=backend)
+    default = tilemem.solve(case / "before.pto", backend=backend)
     assert set(used) == {"clingo"}
     used.clear()
-    slow = tilemem.solve(str(case / "before.pto"), backend=backend, engine="pydatalog")
+    slow = tilemem.solve(case / "before.pto", backend=backend, engine="pydatalog")
     assert set(used) == {"pydatalog"}
     assert slow.text == default.text and slow.moves == default.moves
     assert slow.spaces == default.spaces

@@ -15,7 +15,7 @@ MODULES = sorted((REPO / "examples").glob("*.py"))
 @pytest.mark.parametrize("backend", [None, "910B", "950"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_solves_and_is_a_fixed_point(path, backend):
-    sol = tilemem.solve(str(path), backend=backend)
+    sol = tilemem.solve(path, backend=backend)
     assert sol.spaces, "every example has tiles to place"
     again = tilemem.solve(sol.text, backend=backend)
     assert again.text == sol.text
@@ -25,7 +25,7 @@ def test_example_solves_and_is_a_fixed_point(path, backend):
 @pytest.mark.parametrize("backend", [None, "910B", "950"])
 @pytest.mark.parametrize("path", MODULES, ids=[p.name for p in MODULES])
 def test_dsl_module_example_solves_and_is_a_fixed_point(path, backend):
-    sols = solve_all(str(path), backend=backend)
+    sols = solve_all(path, backend=backend)
     assert len(sols) >= 2, "the module example shows several programs"
     for sol in sols:
         assert sol.program.reading == "dsl"

@@ -185,7 +185,7 @@ def test_a_left_demand_is_not_clamped_why_not():
         return out_0
     """)
     assert sol.spaces["k"]["x_tile"] == "Vec"
-    wn = sol.why_not("x_tile", "Left")
+    wn = sol.session().why_not_var("x_tile", "Left")
     assert isinstance(wn, WhyNot) and not wn.holds
     assert [n.row for n in wn.near] == [("k:x_tile", "Vec")]        # what holds instead
     (cand,) = wn.candidates
@@ -310,7 +310,7 @@ def test_disagreeing_branch_phi_stays_unresolved_and_says_why():
         (2, "then", 0, "Vec"), (2, "else", 0, "Mat")}
     assert "both arms know a space and they differ" in str(ans)
     # why not Vec: the then-arm says Vec, the else-arm Mat
-    wn = sol.why_not("phi", "Vec")
+    wn = sol.session().why_not_var("phi", "Vec")
     s = str(wn)
     assert 'no space_written("k:phi", 7, "Vec")' in s
     assert 'space_written("k:phi", 7, "none")' in s                  # what holds instead
@@ -325,7 +325,7 @@ def test_disagreeing_branch_phi_stays_unresolved_and_says_why():
 def test_inserted_move_and_the_consumer_that_forced_it():
     sol = solve(MATMUL_ADD)
     text = program(MATMUL_ADD)
-    (tree,) = sol.why('move_at(P, "k:a", T)')
+    (tree,) = sol.proofs('move_at(P, "k:a", T)')
     assert tree.row == (2, "k:a", "Left")
     assert tree.positions == [(2, {"line": line_no(text, "pl.tile.matmul(a, b)")})]
     check_tree(tree, sol.session().phase3())
@@ -338,13 +338,13 @@ def test_inserted_move_and_the_consumer_that_forced_it():
     moved = sol.explain("a_Left")
     assert moved.pred == "move_at" and moved.row == (2, "k:a", "Left")
     # the Acc -> Vec move before the add
-    (vec,) = sol.why('move_at(P, "k:c", "Vec")')
+    (vec,) = sol.proofs('move_at(P, "k:c", "Vec")')
     assert {n.row[3] for n in nodes(vec, "constrained_use")} == {"tile.add"}
 
 
 def test_pattern_without_match_gives_a_why_not():
     sol = solve(MATMUL_ADD)
-    ans = sol.why('move_at(P, "k:d", T)')
+    ans = sol.proofs('move_at(P, "k:d", T)')
     assert isinstance(ans, WhyNot) and not ans.holds
 
 
@@ -402,7 +402,7 @@ def test_residency_hoist_and_decline_are_explained():
     assert sol0.explain_residency("rhs_mat") == []
     assert sol0.query("hoist(P, L)").rows == []
     with pytest.raises(ExplainError, match="backend"):
-        sol0.why("hoist(P, L)")
+        sol0.proofs("hoist(P, L)")
 
 
 def test_why_cli_includes_the_residency_verdict(tmp_path):
@@ -438,7 +438,7 @@ def test_a_rule_added_by_the_user_is_explained_without_python(tmp_path):
         acc_into_vec(V, Op) :- space(V, "Acc"), arg(P, _, V), call(P, Op, _), op_output_fixed(Op, "Vec").
     """))
     sol = solve(MATMUL_ADD, rules=[str(rules)])
-    (tree,) = sol.why("acc_into_vec(V, Op)")
+    (tree,) = sol.proofs("acc_into_vec(V, Op)")
     assert tree.row == ("k:c", "tile.add")
     assert tree.rule.file == str(rules) and tree.rule.line == 3
     assert "An accumulator fed straight into an elementwise op." in str(tree)
@@ -617,7 +617,7 @@ def walk_case(name: str, capsys) -> int:
     facts_lines = set(out.splitlines())
     rules = RuleSet.from_package()
     rule_facts = {f.text for f in rules.facts}
-    sol = tilemem.solve(str(path), backend=backend)
+    sol = tilemem.solve(path, backend=backend)
     try:
         ses = sol.session()
         x = ses.phase3()

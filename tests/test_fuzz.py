@@ -273,11 +273,11 @@ def run_library(data: bytes, backend=None, time_limit: float = 60.0, limits=None
                 return "error", e
             try:
                 sol = tilemem.solve(text, backend=backend, path=PATH, limits=limits)
+            except UsageError as e:
+                return "usage", str(e)
             except TilememError as e:
                 check_error(e, text)
                 return "error", e.message
-            except UsageError as e:
-                return "usage", str(e)
             # the answer is itself a valid program -- unless a string of the input spells a
             # line break with an escape (``"\\r"``): PyPTO's printer writes it raw (std::quoted
             # escapes only backslash and quote), so the answer, PyPTO's own text, is one that
@@ -937,7 +937,7 @@ def test_endless_device_is_an_error_not_a_hang(device):
         pytest.skip(f"no {device}")
     with deadline(30):
         with pytest.raises(TilememError) as exc:
-            tilemem.solve(device)
+            tilemem.solve(Path(device))
     check_error(exc.value, None)
     assert "binary input" in exc.value.message
     r = _cli(["solve", device])

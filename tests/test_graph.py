@@ -28,7 +28,7 @@ def _edges(g):
 
 
 def test_nodes_carry_the_solved_spaces_and_edges_the_operand_slots():
-    sol = tilemem.solve(str(EXAMPLE), backend="910B")
+    sol = tilemem.solve(EXAMPLE, backend="910B")
     (g,) = build_graphs(sol)
     assert g.graph["function"] == "kernel"
     for var, space in sol.spaces["kernel"].items():
@@ -42,7 +42,7 @@ def test_nodes_carry_the_solved_spaces_and_edges_the_operand_slots():
 
 
 def test_loops_are_clusters_with_iter_args_and_carried_values():
-    (g,) = build_graphs(tilemem.solve(str(LOOP)))
+    (g,) = build_graphs(tilemem.solve(LOOP))
     clusters = g.graph["clusters"]
     (cid,) = clusters
     assert clusters[cid]["label"] == "for k in pl.range(0, 256, 64)"
@@ -56,7 +56,7 @@ def test_loops_are_clusters_with_iter_args_and_carried_values():
 
 @needs_corpus
 def test_branches_and_a_redefined_name():
-    (g,) = build_graphs(tilemem.solve(str(PHI)))
+    (g,) = build_graphs(tilemem.solve(PHI))
     kinds = sorted(c["kind"] for c in g.graph["clusters"].values())
     assert kinds == ["arm", "arm", "if"]
     assert {("seed", "acc", "then"), ("acc_more", "acc", "else"), ("acc", "acc_Vec", "0")} <= _edges(g)
@@ -80,7 +80,7 @@ def test_hoisted_statements_are_marked():
 
 
 def test_residency_records_mark_hoisted_nodes_per_function():
-    sol = tilemem.solve(str(LOOP))
+    sol = tilemem.solve(LOOP)
     fn = sol.program.function("kernel")
     recs = [{"function": "kernel", "var": "a_k", "hoisted": True, "reason": "hoisted out of the loop at line 9"},
             {"function": "kernel", "var": "b_k", "hoisted": False, "reason": "its source stays"},
@@ -94,7 +94,7 @@ def test_residency_records_mark_hoisted_nodes_per_function():
 
 
 def test_residency_reasons_become_tooltips():
-    sol = tilemem.solve(str(EXAMPLE), backend="910B")
+    sol = tilemem.solve(EXAMPLE, backend="910B")
     fn = sol.program.function("kernel")
     g = build_graph(fn, sol.source.function("kernel"),
                     residency=[{"var": "kernel:a_tile", "reason": "declined: not in a loop"}])
@@ -103,7 +103,7 @@ def test_residency_reasons_become_tooltips():
 
 
 def test_dot_text_has_clusters_legend_and_escapes():
-    (g,) = build_graphs(tilemem.solve(str(LOOP)))
+    (g,) = build_graphs(tilemem.solve(LOOP))
     dot = to_dot([g], title='a "quoted" title')
     assert dot.startswith("digraph tilemem {") and dot.rstrip().endswith("}")
     assert 'subgraph "cluster_kernel_c1"' in dot
@@ -115,14 +115,14 @@ def test_dot_text_has_clusters_legend_and_escapes():
 
 @needs_dot
 def test_dot_text_is_accepted_by_graphviz():
-    graphs = build_graphs(tilemem.solve(str(EXAMPLE), backend="910B"))
+    graphs = build_graphs(tilemem.solve(EXAMPLE, backend="910B"))
     proc = subprocess.run(["dot", "-Tsvg"], input=to_dot(graphs), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     ET.fromstring(proc.stdout[proc.stdout.index("<svg"):])
 
 
 def test_builtin_svg_is_well_formed_and_complete():
-    graphs = build_graphs(tilemem.solve(str(LOOP)))
+    graphs = build_graphs(tilemem.solve(LOOP))
     svg = to_svg_builtin(graphs, "loop")
     root = ET.fromstring(svg)
     ns = "{http://www.w3.org/2000/svg}"
@@ -135,7 +135,7 @@ def test_builtin_svg_is_well_formed_and_complete():
 
 
 def test_html_is_self_contained():
-    graphs = build_graphs(tilemem.solve(str(LOOP)))
+    graphs = build_graphs(tilemem.solve(LOOP))
     page = to_html(to_svg_builtin(graphs), to_dot(graphs), "t")
 
     class Scan(HTMLParser):

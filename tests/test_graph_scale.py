@@ -86,7 +86,7 @@ def test_hover_colour_is_not_a_mark_colour():
 
 
 def test_page_has_index_search_legend_and_every_decision(tmp_path):
-    sol = tilemem.solve(str(EXAMPLE), backend="910B")
+    sol = tilemem.solve(EXAMPLE, backend="910B")
     graphs = build_graphs(sol)
     page = to_html(to_svg_builtin(graphs, legend=False), to_dot(graphs), "t", sol.residency,
                    graphs=graphs, moves=sol.moves, source=EXAMPLE.read_text())
@@ -173,7 +173,7 @@ def test_real_kernel_page_in_chromium(tmp_path):
     page = tmp_path / "decode_front.html"
     r = run("graph", BIG, "--backend", "910B", "--engine", "clingo", "-o", page)
     assert r.returncode == 0, r.stderr
-    graphs = build_graphs(tilemem.solve(str(BIG), backend="910B", engine="clingo"))
+    graphs = build_graphs(tilemem.solve(BIG, backend="910B", engine="clingo"))
     assert sum(g.number_of_nodes() for g in graphs) == 548
     kv = next(g for g in graphs if g.graph["function"] == "kv_a_proj")
     body = _check_page(page, tmp_path, "kv_a_proj", "kv_a_proj:")

@@ -161,10 +161,10 @@ def test_wild_programs_never_crash(data):
 # ----------------------------------------------------------------------------- determinism
 
 _DIGEST_SCRIPT = r"""
-import hashlib, json, sys
+import hashlib, json, pathlib, sys
 import tilemem
 jobs = json.loads(sys.stdin.read())
-print(json.dumps([hashlib.sha256(tilemem.solve(p, backend=b).text.encode()).hexdigest()
+print(json.dumps([hashlib.sha256(tilemem.solve(pathlib.Path(p), backend=b).text.encode()).hexdigest()
                   for p, b in jobs]))
 """
 
@@ -187,8 +187,8 @@ def _determinism_jobs(tmp_path) -> list[tuple[str, str | None]]:
 
 def test_output_is_byte_identical_across_hash_seeds(tmp_path):
     jobs = _determinism_jobs(tmp_path)
-    here = [hashlib.sha256(tilemem.solve(p, backend=b).text.encode()).hexdigest() for p, b in jobs]
-    assert here == [hashlib.sha256(tilemem.solve(p, backend=b).text.encode()).hexdigest()
+    here = [hashlib.sha256(tilemem.solve(Path(p), backend=b).text.encode()).hexdigest() for p, b in jobs]
+    assert here == [hashlib.sha256(tilemem.solve(Path(p), backend=b).text.encode()).hexdigest()
                     for p, b in jobs], "two solves in one process differ"
     seeds = ["0", "1", "4242", "4294967295"] + (["random"] * 4 if LONG else [])
 

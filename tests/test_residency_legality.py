@@ -174,7 +174,7 @@ def test_loop_variance_is_reported_before_the_missing_alias_proof():
     if not case.is_dir():
         pytest.skip("../shared/corpus-models not found next to the checkout")
     import tilemem
-    sol = tilemem.solve(str(case / "before.pto"), backend="910B")
+    sol = tilemem.solve(case / "before.pto", backend="910B")
     d = next(d for d in sol.residency
              if (d.function, d.var) == ("s4_q_nope_latent_proj", "w_qn_h_chunk__tile"))
     assert [r.code for r in d.refusals] == ["loop_variant", "external_source"]

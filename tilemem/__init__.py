@@ -2,33 +2,98 @@
 
 Library use::
 
-    import tilemem
-    sol = tilemem.solve(open("kernel.pto").read(), backend="910B")
+    import tilemem, pathlib
+    sol = tilemem.solve(pathlib.Path("kernel.pto"), backend="910B")   # a str is program text
     print(sol.text)          # the annotated program, as PyPTO prints it
     sol.spaces               # {function: {var: space}}
     sol.moves                # the inserted tile.move statements
+    print(sol.why("c_tile")) # why c_tile is in its space (tilemem why's answer)
 
     ws = tilemem.Workspace(text, backend="910B")     # kept solved under edits
     sol = ws.edit((12, 8), (12, 14), "b_tile")       # only the edited function is solved again
+
+Functions
+    solve(source, backend=None, rules=(), path=None, engine=None, limits=None, form=None,
+          program=None) -> Solution     infer the memory space of every tile (source:
+                                        program text, a path-like or an open file)
+    solve_all(...) -> list[Solution]    every program of a .py module, each on its own
+    parse(text, path="<input>", ...) -> ir.Program    read program text into the IR
+    print_program(program) -> str       print the IR as PyPTO prints it
+
+Solution (what solve returns), its fields
+    text        the annotated program, as PyPTO prints it
+    program     the rewritten IR (tilemem.ir node classes)
+    spaces      {function: {var: space}}
+    moves       the inserted moves (MoveRecord: function, consumer_line, producer,
+                target, name)
+    backend     the backend solved for (None: no residency phase)
+    source      the program as read
+    path        the name messages give
+    residency   phase 4 verdicts with a backend (ResidencyDecision), else None
+    warnings    SolveWarning records (PyPTO's contract breaks, a bridge mark without a
+                backend, unread --rules relations)
+  and its questions: why(var, move or pattern) and why_not(var, space) (Answer
+  objects: the words of `tilemem why`), explain(var) and proofs(pattern) (proof
+  trees), explain_residency(var), query(pattern), close().
+
+Answer objects (tilemem.explain)
+    ProofNode   a proof tree (str(): indented; to_dict(): JSON-able)
+    WhyNot      why a fact does not hold: each rule that could derive it and the
+                premise it fails on
+    Answer      the words of `tilemem why`: a paragraph, the deciding steps, notes
+
+Exceptions: every error the library raises on purpose is a TilememError
+    TilememError    an error about the input, located (path, line, col, message)
+    UnlocatedError  a TilememError at no position of an input (the base of those below)
+    UsageError      a bad argument or setting (an unknown backend, ...)
+    ExplainError    a question explanations cannot answer (an unknown var, ...)
+    DatalogError    a rule file or query that cannot be used (QueryError: a bad pattern)
+
+Everything is imported on first use (``tilemem --version`` stays fast); ``dir(tilemem)``
+and ``help(tilemem)`` list it all.  The package is typed (PEP 561, ``py.typed``).
 """
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
 
-__all__ = ["solve", "parse", "print_program", "Solution", "TilememError", "Workspace",
-           "__version__"]
+#: public name -> the module that defines it (imported when the name is first used)
+_LAZY = {
+    "solve": "tilemem.api",
+    "solve_all": "tilemem.api",
+    "parse": "tilemem.api",
+    "Solution": "tilemem.api",
+    "SolveWarning": "tilemem.api",
+    "print_program": "tilemem.ir.printer",
+    "Workspace": "tilemem.workspace",
+    "MoveRecord": "tilemem.infer.emitter",
+    "ResidencyDecision": "tilemem.residency.verdicts",
+    "Limits": "tilemem.limits",
+    "ProofNode": "tilemem.explain",
+    "WhyNot": "tilemem.explain",
+    "Answer": "tilemem.explain.answer",
+    "TilememError": "tilemem.errors",
+    "UnlocatedError": "tilemem.errors",
+    "UsageError": "tilemem.errors",
+    "ExplainError": "tilemem.explain",
+    "DatalogError": "tilemem.datalog",
+    "QueryError": "tilemem.datalog",
+}
+
+__all__ = [*_LAZY, "__version__"]
 
 
-def __getattr__(name):
-    # Import lazily so that `tilemem --version` and `tilemem fmt` stay fast.
-    if name in ("solve", "parse", "Solution"):
-        from tilemem import api
-        return getattr(api, name)
-    if name == "print_program":
-        from tilemem.ir.printer import print_program
-        return print_program
-    if name == "Workspace":
-        from tilemem.workspace import Workspace
-        return Workspace
-    if name == "TilememError":
-        from tilemem.errors import TilememError
-        return TilememError
-    raise AttributeError(f"module 'tilemem' has no attribute '{name}'")
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tilemem' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value          # the next use is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names (imported or not yet) and the module's own dunders."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__"))})

@@ -103,15 +103,8 @@ def write_private(path: Optional[Path], data: bytes) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not private_dir(path.parent):
         return
-    import tempfile
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    from tilemem.files import replace_atomic
+    replace_atomic(path, data, prefix=".cache-")
 
 
 def prune(directory: Optional[Path], prefix: str, keep: int) -> None:

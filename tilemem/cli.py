@@ -10,7 +10,9 @@ own failures go to stderr — and, with ``--json``, also to stdout as a JSON obj
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
 import os
 import re
 import sys
@@ -148,6 +150,7 @@ def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
 
 
 def main(argv=None) -> int:
+    _stand_in_for_closed_streams()
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     ap = build_parser(first[0] if first else None)
     args = None
@@ -168,6 +171,54 @@ def main(argv=None) -> int:
         return _interrupted(e)
     finally:
         _restore_signals(saved)
+
+
+class StdoutClosed(OSError):
+    """Standard output was closed when tilemem started (``>&-``): writing to it fails."""
+
+
+class _ClosedStdout(io.TextIOBase):
+    """``sys.stdout`` when file descriptor 1 was closed: every write raises StdoutClosed
+    (the command ends with one line on stderr and status 2), flushing has nothing to do."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text):
+        raise StdoutClosed(errno.EBADF, "it is closed")
+
+    @property
+    def buffer(self):
+        return self                     # bytes are refused the same way
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _stand_in_for_closed_streams() -> None:
+    """Closed standard streams (``>&-``, ``2>&-``): put /dev/null on their descriptors,
+    so that no file tilemem opens takes their number (a C library's message to fd 2
+    would land in it); a closed stdout refuses writes (_ClosedStdout), a closed stderr
+    takes the messages and drops them -- nothing else changes."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        except OSError:
+            pass
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull)
 
 
 class Interrupted(BaseException):
@@ -230,7 +281,7 @@ def _interrupted(e: BaseException) -> int:
 def _run(args, argv) -> int:
     from tilemem.commands.common import current_input, limits_from
     from tilemem.datalog import DatalogError
-    from tilemem.errors import TilememError, UsageError
+    from tilemem.errors import TilememError, UsageError, printable
     from tilemem.limits import input_error, use_limits
     from tilemem.recursion import deep_recursion
     try:
@@ -242,19 +293,23 @@ def _run(args, argv) -> int:
                 return args.func(args)
         except (RecursionError, MemoryError) as exc:
             raise input_error(exc, *current_input) from None
+    except (UsageError, DatalogError) as e:      # TilememErrors at no place of the input
+        # one line (a rule file's errors: one per line), control characters escaped
+        msg = "\n".join(printable(line) for line in str(e).split("\n")) \
+            if isinstance(e, DatalogError) else printable(str(e))
+        return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
     except TilememError as e:
         return _fail(e.format(), args, argv, err=e)
-    except (UsageError, DatalogError) as e:
-        msg = str(e)
-        return _fail(msg if _LOCATED.match(msg) else f"tilemem: error: {msg}", args, argv)
     except (KeyboardInterrupt, Interrupted) as e:
         return _interrupted(e)
     except BrokenPipeError:
         return EXIT_OK
+    except StdoutClosed:
+        return _fail("tilemem: error: cannot write to standard output: it is closed", args, argv)
     except Exception as e:  # a bug: say so, without a traceback
         if os.environ.get("TILEMEM_DEBUG"):
             raise
-        return _fail(f"tilemem: internal error: {type(e).__name__}: {e}\n"
+        return _fail(f"tilemem: internal error: {printable(f'{type(e).__name__}: {e}')}\n"
                      "This is a bug in tilemem; please report it together with the input file "
                      "(set TILEMEM_DEBUG=1 to see the traceback).", args, argv, EXIT_INTERNAL)
 
@@ -288,8 +343,9 @@ def console_main() -> None:
         sys.exit(status)
     run_exit_handlers()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
     except (OSError, ValueError):
         sys.exit(status)             # the normal exit reports it as it always has
     os._exit(status)

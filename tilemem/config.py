@@ -95,7 +95,21 @@ def find_config(start: Path) -> Optional[Path]:
         if p.is_file():
             if "tilemem" in _read_toml(p).get("tool", {}):
                 return p
+        elif os.path.lexists(p):
+            # a dangling link or a directory where the nearer configuration would be:
+            # skipping it would silently take a farther one
+            raise ConfigError(f"{p}: cannot read: {_not_a_file(p)} (fix it, or choose the "
+                              "configuration with --config FILE or --isolated)")
     return None
+
+
+def _not_a_file(p: Path) -> str:
+    """Why ``p``, which exists as a name, is not a configuration file one can read."""
+    if p.is_symlink() and not p.exists():
+        return f"a symbolic link to '{os.readlink(p)}', which does not exist"
+    if p.is_dir():
+        return "it is a directory"
+    return "not a regular file"
 
 
 def _read_toml(path: Path) -> dict:
@@ -189,7 +203,8 @@ def load_settings(cli: Mapping[str, Any], inputs: Sequence[str] = (), *,
     if config and not isolated:
         path = Path(config)
         if not path.is_file():
-            raise ConfigError(f"{config}: no such configuration file")
+            raise ConfigError(f"{config}: " + ("no such configuration file" if not os.path.lexists(path)
+                                                else f"cannot read: {_not_a_file(path)}"))
     elif not isolated:
         path = find_config(search_start(inputs, stdin_filename))
     table = read_table(path) if path else {}

@@ -7,12 +7,13 @@ cap (``tilemem.limits``).
 from __future__ import annotations
 
 import os
+import stat
 from typing import Optional
 
-from tilemem.errors import TilememError, position_of, source_line_at
+from tilemem.errors import TilememError, position_of, printable, source_line_at
 from tilemem.limits import current_limits
 
-__all__ = ["read_source", "read_stream", "decode_source"]
+__all__ = ["read_source", "read_source_identity", "read_stream", "decode_source"]
 
 
 def read_source(path, max_bytes: Optional[int] = None) -> str:
@@ -23,10 +24,23 @@ def read_source(path, max_bytes: Optional[int] = None) -> str:
     current input-size cap, ``tilemem.limits``).  A leading UTF-8 byte-order mark is
     dropped.
     """
+    return read_source_identity(path, max_bytes, identity=False)[0]
+
+
+def read_source_identity(path, max_bytes: Optional[int] = None, identity: bool = True):
+    """``(text, identity)``: ``read_source``, and (with ``identity``) what the file was
+    when read (``tilemem.files.FileIdentity``, for a rewrite in place to compare with;
+    None for a file that is not a regular file)."""
     spath = os.fspath(path)
+    shown = printable(spath)
+    ident = None
     try:
         with open(spath, "rb") as fh:
-            data = read_stream(fh, spath, max_bytes)
+            st = os.fstat(fh.fileno()) if identity else None
+            data = read_stream(fh, shown, max_bytes)
+        if st is not None and stat.S_ISREG(st.st_mode):
+            from tilemem.files import FileIdentity
+            ident = FileIdentity.of(st, data)
     except FileNotFoundError:
         raise TilememError(spath, None, None, "cannot read file: no such file") from None
     except IsADirectoryError:
@@ -35,7 +49,7 @@ def read_source(path, max_bytes: Optional[int] = None) -> str:
         raise TilememError(spath, None, None, "cannot read file: permission denied") from None
     except OSError as exc:
         raise TilememError(spath, None, None, f"cannot read file: {exc.strerror or exc}") from None
-    return decode_source(data, spath)
+    return decode_source(data, shown), ident
 
 
 def read_stream(fh, path: str, max_bytes: Optional[int] = None) -> bytes:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from tilemem import ir
 from tilemem.backends import normalize_backend
@@ -28,9 +28,13 @@ from tilemem.frontend.reading import declared_ops, read_program
 from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
 from tilemem.errors import TilememError
-from tilemem.infer.solver import ValueOutOfRange, derive, derive_residency
+from tilemem.infer.solver import LocatedEvaluationError, derive, derive_residency
 from tilemem.ir.printer import print_program
 from tilemem.residency.verdicts import decisions
+
+if TYPE_CHECKING:
+    from tilemem.infer.contract import ContractBreak
+    from tilemem.residency.verdicts import ResidencyDecision
 
 
 class Pipeline:
@@ -81,10 +85,11 @@ class Pipeline:
 
     @contextmanager
     def _located(self):
-        """A fact value the engine cannot hold is an error at its statement in the input."""
+        """A fact value the engine cannot hold, or two answers where the rules' keys
+        allow one, is an error at its statement in the input."""
         try:
             yield
-        except ValueOutOfRange as e:
+        except LocatedEvaluationError as e:
             raise TilememError(self.path, e.line, e.col, str(e), source=self.text) from None
 
     @property
@@ -94,7 +99,7 @@ class Pipeline:
             self._sol3 = Solution3.from_relations(self.phase3().rel)
         return self._sol3
 
-    def contract_breaks(self):
+    def contract_breaks(self) -> list[ContractBreak]:
         """Where PyPTO's answer leaves an operand outside its op's spaces (the rules'
         ``contract_break``), located in the source (``tilemem.infer.contract``)."""
         if self._breaks is None:
@@ -127,7 +132,7 @@ class Pipeline:
                     origins=self.explain, keep_db=self.explain, limits=self.limits)
         return self._phase4
 
-    def finished(self):
+    def finished(self) -> tuple[ir.Program, Optional[list[ResidencyDecision]]]:
         """(the final program: hoists applied, bridge marks stripped; the residency verdicts
         or None without a backend)."""
         if self._done is None:

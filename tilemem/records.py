@@ -13,6 +13,7 @@ first use, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass
 from __future__ import annotations
 
 from operator import attrgetter
+from typing import Any
 
 __all__ = ["Record", "record", "Fresh", "LIST", "DICT", "replace", "field_names", "is_record"]
 
@@ -28,7 +29,9 @@ class Fresh:
         return f"{self.factory.__name__}()"
 
 
-LIST, DICT = Fresh(list), Fresh(dict)
+# typed Any: a field declared ``list[X] = LIST`` gets a fresh list (see Fresh)
+LIST: Any = Fresh(list)
+DICT: Any = Fresh(dict)
 _MISSING = object()
 
 

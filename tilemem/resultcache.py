@@ -245,15 +245,5 @@ def _write_atomic(path: Path, data: bytes) -> None:
     :func:`tilemem.files.write_atomic`: that one writes through a symlink to its target,
     which in a cache directory others may write to would let an entry's name point the
     write anywhere; here a rename replaces whatever the name is."""
-    import tempfile
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from tilemem.files import replace_atomic
+    replace_atomic(path, data, prefix=_TEMP, suffix=".part")

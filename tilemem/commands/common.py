@@ -197,33 +197,51 @@ current_input: list = [None, None]
 
 def read_input(path: str, stdin_name: Optional[str] = None) -> tuple[str, str]:
     """(text, display path) of a program file, or of standard input for ``-`` (shown as
-    ``stdin_name``, default ``<stdin>``)."""
-    from tilemem.input_text import decode_source, read_source, read_stream
+    ``stdin_name``, default ``<stdin>``); the display path has its control characters
+    escaped (``errors.printable``): every message built from it can be printed."""
+    text, shown, _ = read_input_identity(path, stdin_name, identity=False)
+    return text, shown
+
+
+def read_input_identity(path: str, stdin_name: Optional[str] = None, identity: bool = True):
+    """``(text, display path, identity)``: :func:`read_input`, and what the file was when
+    read (``tilemem.files.FileIdentity``; None for standard input or without
+    ``identity``), for a rewrite in place to check it is still that file."""
+    from tilemem.errors import printable
+    from tilemem.input_text import decode_source, read_source_identity, read_stream
+    ident = None
     if path == "-":
-        name = stdin_name or "<stdin>"
+        name = printable(stdin_name or "<stdin>")
         text, shown = decode_source(read_stream(sys.stdin.buffer, name), name), name
     else:
-        text, shown = read_source(path), path
+        (text, ident), shown = read_source_identity(path, identity=identity), printable(path)
     current_input[:] = [shown, text]
-    return text, shown
+    return text, shown, ident
 
 
 def read_arg(args, path: Optional[str] = None) -> tuple[str, str]:
     """``read_input`` of a command's (first) input, with its --stdin-filename."""
+    return read_arg_identity(args, path, identity=False)[:2]
+
+
+def read_arg_identity(args, path: Optional[str] = None, identity: bool = True):
+    """``(text, display path, identity)`` of a command's (first) input: ``read_arg``, and
+    (with ``identity``) what the file was when read (``read_input_identity``)."""
     if path is None:
         path = args.file if hasattr(args, "file") else args.files[0]
         if path != "-" and os.path.isdir(path):
-            from tilemem.errors import UsageError
-            raise UsageError(f"{path} is a directory: `tilemem {args.command}` reads one program "
-                             "(solve, verify and fmt take directories)")
-    return read_input(path, getattr(args, "stdin_filename", None))
+            from tilemem.errors import UsageError, printable
+            raise UsageError(f"{printable(path)} is a directory: `tilemem {args.command}` reads "
+                             "one program (solve, verify and fmt take directories)")
+    return read_input_identity(path, getattr(args, "stdin_filename", None), identity=identity)
 
 
-def write_atomic(path: str, text) -> None:
-    """Write text (or bytes) to path atomically: through symlinks, keeping mode, owner and
-    hard links, never a half-written file or a stray temp file (``tilemem.files``)."""
+def write_atomic(path: str, text, expect=None) -> None:
+    """Write text (or bytes) to path: old or new content, never half of one, through
+    symlinks, keeping mode, owner and hard links, into a FIFO or device as a stream;
+    ``expect``: the FileIdentity the file must still have (``tilemem.files``)."""
     from tilemem.files import write_atomic as write
-    write(path, text)
+    write(path, text, expect)
 
 
 def emit(text: str, out: Optional[str]) -> None:

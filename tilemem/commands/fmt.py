@@ -58,9 +58,9 @@ def _options(args, several: bool):
 
 def run(args) -> int:
     import os
-    from tilemem.commands.common import read_arg, write_atomic
+    from tilemem.commands.common import read_arg_identity, write_atomic
     from tilemem.commands.report import Report, error_diagnostic
-    from tilemem.errors import TilememError
+    from tilemem.errors import TilememError, UnlocatedError
     from tilemem.ir.printer import print_program
     from tilemem.tools.batch import expand_inputs, is_changed, unified_diff, with_newline
     from tilemem.tools.diagnostics import Diagnostic, first_difference
@@ -75,13 +75,15 @@ def run(args) -> int:
     n_changed = n_failed = 0
     for path_arg, _ in files:
         try:
-            text, path = read_arg(args, path_arg)
+            text, path, identity = read_arg_identity(args, path_arg, identity=bool(args.in_place))
             progs = read_programs(args, text, path)
             if args.in_place and progs[0].reading == "dsl":
                 from tilemem.errors import UsageError
                 raise UsageError(f"{path}: -i rewrites printed IR, and this file is hand-written DSL "
                                  "(write its canonical form with -o FILE)")
             out = with_newline("\n\n".join(print_program(p, path) for p in progs))
+        except UnlocatedError:
+            raise                       # a bad option: the tool's own failure
         except TilememError as e:
             n_failed += 1
             if report is not None:
@@ -111,7 +113,7 @@ def run(args) -> int:
                 sys.stdout.write(st.diff(unified_diff(text, out, path)))
         if args.in_place:
             if changed:
-                write_atomic(path_arg, out)
+                write_atomic(path_arg, out, identity)
         elif not args.diff:
             emit(st.program(out) if not args.output or args.output == "-" else out, args.output)
     if report is not None:

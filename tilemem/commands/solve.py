@@ -145,8 +145,8 @@ def _cache_dir(args):
 
 def _run_one(args, path_arg: str) -> int:
     import json
-    from tilemem.commands.common import read_arg, result_cache, write_atomic
-    from tilemem.errors import TilememError
+    from tilemem.commands.common import read_arg, read_arg_identity, result_cache, write_atomic
+    from tilemem.errors import TilememError, UnlocatedError
     from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solved_programs, \
         unified_diff
     cache = result_cache(args)
@@ -161,6 +161,8 @@ def _run_one(args, path_arg: str) -> int:
                                      reading_form(args), args.program, single=True,
                                      cache=cache)[0]
             res.text, res.warnings = solved.text, list(solved.warnings)
+        except UnlocatedError:
+            raise                       # a bad option or rule file: the tool's own failure
         except TilememError as e:
             res.path = e.path
             res.status, res.error = INPUT_ERROR, e.format_first_line()
@@ -175,7 +177,7 @@ def _run_one(args, path_arg: str) -> int:
         if res.status != "ok":
             return EXIT_INPUT
         return EXIT_CHECK if n_changed or (args.strict and res.warnings) else EXIT_OK
-    text, path = read_arg(args, path_arg)
+    text, path, identity = read_arg_identity(args, path_arg, identity=bool(args.in_place))
     from tilemem.errors import UsageError
 
     def check(readings):
@@ -199,7 +201,7 @@ def _run_one(args, path_arg: str) -> int:
         bases, labels = [text], [path]
     changed = [is_changed(b, o) for b, o in zip(bases, outs)]
     if args.in_place and changed[0]:
-        write_atomic(path_arg, outs[0])
+        write_atomic(path_arg, outs[0], identity)
     from tilemem.tools.colors import Style
     st = style(args, data=True) if not args.output or args.output == "-" else Style(False)
     if args.json:
@@ -277,7 +279,7 @@ def _run_batch(args) -> int:
     from tilemem.backends import normalize_backend
     from tilemem.commands.common import write_atomic
     from tilemem.commands.report import Report
-    from tilemem.errors import UsageError
+    from tilemem.errors import UsageError, printable
     from tilemem.infer.solver import load_rules
     from tilemem.tools.batch import (BATCH_SCHEMA, INTERNAL_ERROR, OK, Progress, expand_inputs,
                                      output_paths, run_batch, unified_diff)
@@ -303,7 +305,8 @@ def _run_batch(args) -> int:
         for i, res in enumerate(run_batch([p for p, _ in files], backend, rules, args.json, jobs,
                                           engine=args.engine, timeout=args.timeout_per_file,
                                           memory=args.memory_per_file,
-                                          cache_dir=_cache_dir(args))):
+                                          cache_dir=_cache_dir(args),
+                                          identity=bool(args.in_place))):
             progress.clear()
             n_warned += bool(res.warnings)
             if report is not None:
@@ -328,9 +331,9 @@ def _run_batch(args) -> int:
                         os.makedirs(os.path.dirname(targets[i]) or ".", exist_ok=True)
                         write_atomic(targets[i], res.text)
                     elif args.in_place and res.changed:
-                        write_atomic(files[i][0], res.text)
+                        write_atomic(files[i][0], res.text, res.identity)
                 except (OSError, UsageError) as e:
-                    print(f"tilemem: error: {e}", file=sys.stderr)
+                    print(printable(f"tilemem: error: {e}"), file=sys.stderr)
                     n_input_err += 1
                 if args.json:
                     doc = res.json

@@ -64,10 +64,10 @@ def _verify_text(args, text: str, path: str):
         for program in read_programs(args, text, path):     # a .py module: each program
             check_program(program, path)
             violations.extend(verify(program, path, args.rules or (), engine=args.engine))
-    except TilememError as e:
-        return e.path, error_diagnostics(e, path)
     except (UsageError, DatalogError):
         raise                           # a bad rule file or engine: the tool's own failure
+    except TilememError as e:
+        return e.path, error_diagnostics(e, path)
     except RecursionError:
         return path, [Diagnostic(path, None, None, "input nested too deeply to process",
                                  "input-error")], False

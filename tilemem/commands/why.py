@@ -5,7 +5,6 @@ import sys
 from tilemem.commands.common import EXIT_OK, add_cache_options, add_inputs, add_parser, read_arg, \
     reading_form, result_cache, wrap, add_reading_options
 
-SPACES = ("Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR")
 WIDTH = 100              # tilemem.explain.answer.WIDTH (not imported: help stays fast)
 
 
@@ -27,8 +26,10 @@ def register(sub):
                        "'move_at(P, \"kernel:a\", T)'. A tensor or scalar is said to be one: "
                        "memory spaces are decided for tiles only."))
     add_inputs(p, many=False)
-    p.add_argument("var", metavar="VAR",
-                   help="a tile var (name or function:name), an inserted move, or a fact pattern")
+    p.add_argument("var", metavar="VAR", nargs="?",
+                   help="a tile var (name or function:name), an inserted move, a line (12, or "
+                        "12:8 with its column: every tile defined, moved or hoisted there; "
+                        "FILE:12 and FILE:12:8 say the same), or a fact pattern")
     p.add_argument("--not", dest="not_space", metavar="SPACE",
                    help="explain why VAR is NOT in SPACE (Vec, Mat, Left, Right, Acc, Bias)")
     p.add_argument("--function", metavar="F", help="the InCore function VAR belongs to")
@@ -48,15 +49,6 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def _space_name(s: str) -> str:
-    from tilemem.errors import UsageError
-    name = s.split(".")[-1]
-    for sp in SPACES:
-        if sp.lower() == name.lower():
-            return sp
-    raise UsageError(f"unknown memory space '{s}' (one of: {', '.join(SPACES)})")
-
-
 def _ascii(args) -> bool:
     if args.ascii:
         return True
@@ -68,8 +60,24 @@ def _ascii(args) -> bool:
     return False
 
 
+def _position_in_file(args) -> None:
+    """``FILE:LINE`` or ``FILE:LINE:COL`` (an editor's or a compiler's way to name a
+    place) for ``FILE LINE[:COL]``: splits the position off the file argument."""
+    import os
+    import re
+    from tilemem.errors import UsageError
+    m = re.match(r"^(.*?):(\d+)(?::(\d+))?$", args.file or "")
+    if m and not os.path.exists(args.file) and (os.path.exists(m.group(1)) or m.group(1) == "-"):
+        if args.var is not None:
+            raise UsageError(f"{args.file} names a line: give it, or VAR, not both")
+        args.file, args.var = m.group(1), m.group(2) + (f":{m.group(3)}" if m.group(3) else "")
+    if args.var is None:
+        raise UsageError("why needs VAR (a tile var, a line, or a fact pattern) or FILE:LINE")
+
+
 def run(args) -> int:
     from tilemem.errors import UsageError
+    _position_in_file(args)
     text, path = read_arg(args)
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
@@ -104,7 +112,7 @@ def _answer(args, text: str, path: str, width, asc: bool) -> str:
     """What ``tilemem why`` prints for the program ``text``."""
     from tilemem.errors import UsageError
     from tilemem.explain import ExplainError, Session
-    from tilemem.explain.answer import answer_not, answer_pattern, answer_var
+    from tilemem.explain.answer import answer_not, answer_subject, parse_position, space_name
     ses = Session.from_text(text, path, backend=args.backend, rules=args.rules or (),
                             form=reading_form(args), program=args.program)
     data: dict = {"schema": "tilemem-why/2", "path": path,
@@ -112,15 +120,13 @@ def _answer(args, text: str, path: str, width, asc: bool) -> str:
     with ses:
         data["backend"] = ses.backend
         try:
-            if "(" in args.var:
-                if args.not_space:
-                    raise UsageError("--not takes a var, not a fact pattern")
-                ans = answer_pattern(ses, args.var)
-            elif args.not_space:
-                ans = answer_not(ses, args.var, _space_name(args.not_space), args.function,
+            if args.not_space:
+                if "(" in args.var or parse_position(args.var) is not None:
+                    raise UsageError("--not takes a var, not a line or a fact pattern")
+                ans = answer_not(ses, args.var, space_name(args.not_space), args.function,
                                  depth=args.depth or 3)
             else:
-                ans = answer_var(ses, args.var, args.function)
+                ans = answer_subject(ses, args.var, args.function)
             rendered = ans.render(width, asc, tree=args.tree, depth=args.depth)
             if args.json:
                 data.update(ans.to_dict())

@@ -27,7 +27,7 @@ _MODULES = {
     "location": ("Loc",),
     # the rule language's AST and parser (a solve reads its rule program as JSON and never
     # needs them)
-    "syntax": ("Aggregate", "Arith", "Atom", "Comparison", "Const", "Decl", "Input",
+    "syntax": ("Aggregate", "Arith", "Atom", "Comparison", "Const", "Decl", "Key", "Input",
                "Negation", "Rule", "Var", "format_value", "parse_program", "parse_query"),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
@@ -36,7 +36,7 @@ __all__ = [
     "RuleSet", "PredicateInfo", "Database", "QueryResult", "Engine", "PyDatalogEngine",
     "ClingoEngine", "ENGINES", "DEFAULT_ENGINE", "engine_class", "EngineUnavailable", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
     "Diagnostic", "Rule", "Atom", "Negation", "Comparison", "Arith", "Aggregate", "Var", "Const", "Decl",
-    "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
+    "Key", "Input", "Loc", "parse_program", "parse_query", "format_value", "plan_body",
 ]
 
 

@@ -32,7 +32,7 @@ __all__ = ["FORMAT", "CACHED_RULE_SETS", "entry_path", "load_tree", "store_tree"
            "load_program", "store_program"]
 
 #: the version of what is stored (a program of another format is not read)
-FORMAT = "4"
+FORMAT = "5"
 
 #: rule sets kept on disk (the most recently used; ~750 kB each with the shipped rules)
 CACHED_RULE_SETS = 64

@@ -2,33 +2,17 @@
 from __future__ import annotations
 
 from typing import Iterable, Optional
-from tilemem.records import Record, record
+
+from tilemem.errors import Diagnostic, UnlocatedError   # Diagnostic: a message in a rule file
 
 __all__ = [
     "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
 ]
 
 
-@record(frozen=True)
-class Diagnostic(Record):
-    """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
-    def __init__(
-            self,
-            file: str,
-            line: int,
-            col: int,
-            message: str,
-            severity: str = "error",  # "error" or "warning"
-    ):
-        self.file, self.line, self.col = file, line, col
-        self.message, self.severity = message, severity
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
-
-
-class DatalogError(Exception):
-    """Base class of every error raised by tilemem.datalog."""
+class DatalogError(UnlocatedError):
+    """Base class of every error raised by tilemem.datalog (a TilememError: rule files
+    and queries carry their positions in the message)."""
 
 
 class RuleError(DatalogError):

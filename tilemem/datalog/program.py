@@ -15,12 +15,12 @@ import threading
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import disk_cache, sources as _sources
-from tilemem.datalog.checking import check, dependency_graph
 from tilemem.datalog.errors import Diagnostic
 from tilemem.datalog.location import Loc, Located
 from tilemem.datalog.sources import LruCache, Source
-# the rule language's AST and parser (tilemem.datalog.syntax) are imported by the functions
-# that build or read the syntax tree: a solve reads the JSON program and never needs them
+# the rule language's AST and parser (tilemem.datalog.syntax) and its checks (.checking) are
+# imported by the functions that build or read the syntax tree: a solve reads the JSON
+# program and never needs them
 
 if TYPE_CHECKING:
     from tilemem.datalog.syntax import ParsedFile, Rule
@@ -35,22 +35,24 @@ class PredicateInfo(Located):
     the ground facts written in rule files.  ``loc`` is the ``.decl`` if there is one,
     else the first place that defines (or, failing that, uses) the predicate.
     ``stratum`` is the index of the predicate's component in ``RuleSet.strata``;
-    ``is_derived``: some rule (with a body) derives it.
+    ``is_derived``: some rule (with a body) derives it; ``key``: the columns its ``.key``
+    names (they determine the others), or None.
 
     A plain class: the rule set of a solve read from the disk cache has no syntax tree
     until something asks for ``rules``, ``facts`` or ``doc`` (then its RuleSet loads the
-    tree; see the module docstring); ``columns`` and ``loc`` are in the program.
+    tree; see the module docstring); ``columns``, ``key`` and ``loc`` are in the program.
     """
     __slots__ = ("name", "arity", "is_input", "is_derived", "stratum", "recursive",
-                 "fact_file", "columns", "loc", "_detail", "_owner")
+                 "fact_file", "columns", "loc", "key", "_detail", "_owner")
     _FIELDS = ("name", "arity", "is_input", "is_derived", "stratum", "recursive", "fact_file",
-               "columns", "loc")
+               "columns", "loc", "key")
 
     def __init__(self, name: str, arity: int, columns: Optional[tuple[str, ...]], doc: str,
                  is_input: bool, rules: tuple, facts: tuple, loc: Optional[Loc],
-                 stratum: int = -1, recursive: bool = False, fact_file: Optional[str] = None):
+                 stratum: int = -1, recursive: bool = False, fact_file: Optional[str] = None,
+                 key: Optional[tuple[str, ...]] = None):
         self._set(name, arity, is_input, bool(rules), stratum, recursive, fact_file,
-                  columns, loc, (doc, tuple(rules), tuple(facts)), None)
+                  columns, loc, key, (doc, tuple(rules), tuple(facts)), None)
 
     def _set(self, *values) -> None:
         for k, v in zip(self.__slots__, values):
@@ -60,12 +62,13 @@ class PredicateInfo(Located):
     def _summary(cls, owner: "RuleSet", name: str, arity: int, is_input: bool,
                  is_derived: bool, stratum: int, recursive: bool,
                  fact_file: Optional[str], columns: Optional[list],
-                 loc: Optional[list]) -> "PredicateInfo":
+                 loc: Optional[list], key: Optional[list]) -> "PredicateInfo":
         """The info without the syntax-tree parts, which ``owner`` loads when asked."""
         info = cls.__new__(cls)
         info._set(name, arity, is_input, is_derived, stratum, recursive, fact_file,
                   tuple(columns) if columns is not None else None,
-                  Loc(*loc) if loc is not None else None, None, owner)
+                  Loc(*loc) if loc is not None else None,
+                  tuple(key) if key is not None else None, None, owner)
         return info
 
     def _details(self) -> tuple:
@@ -123,6 +126,7 @@ class RuleSet:
 
 
     def __init__(self, parsed: Sequence[ParsedFile]):
+        from tilemem.datalog.checking import check
         checked = check(parsed)
         self.sources: tuple[str, ...] = tuple(p.name for p in parsed)
         self.items = checked.items
@@ -156,7 +160,8 @@ class RuleSet:
                 rules=tuple(rules_of.get(name, ())), facts=tuple(facts_of.get(name, ())),
                 loc=d.loc if d else checked.defined.get(name, checked.first_use.get(name)),
                 stratum=stratum_of[name], recursive=recursive,
-                fact_file=inputs[name].param("filename") if name in inputs else None)
+                fact_file=inputs[name].param("filename") if name in inputs else None,
+                key=checked.keys[name].columns if name in checked.keys else None)
         self.predicates: dict[str, PredicateInfo] = preds
         # the rule files' facts as rows of values (what engines load)
         rows: dict[str, list[tuple]] = {}
@@ -212,7 +217,8 @@ class RuleSet:
             "strata": [list(c) for c in self.strata],
             "predicates": [[i.name, i.arity, i.is_input, i.is_derived, i.stratum, i.recursive,
                             i.fact_file, list(i.columns) if i.columns is not None else None,
-                            [i.loc.file, i.loc.line, i.loc.col] if i.loc is not None else None]
+                            [i.loc.file, i.loc.line, i.loc.col] if i.loc is not None else None,
+                            list(i.key) if i.key is not None else None]
                            for i in self.predicates.values()],
             "fact_rows": {k: [list(r) for r in v] for k, v in self.fact_rows.items()},
             "warnings": [[w.file, w.line, w.col, w.message, w.severity] for w in self.warnings],
@@ -229,7 +235,8 @@ class RuleSet:
         d["nodes"] = tuple(data["nodes"])
         d["edges"] = {(q, p): bool(neg) for q, p, neg in data["edges"]}
         d["strata"] = tuple(tuple(c) for c in data["strata"])
-        d["warnings"] = tuple(Diagnostic(*w) for w in data["warnings"])
+        d["warnings"] = tuple(Diagnostic(f, line, col, message, severity=severity)
+                              for f, line, col, message, severity in data["warnings"])
         d["fact_rows"] = {k: tuple(map(tuple, v)) for k, v in data["fact_rows"].items()}
         d["_compiled"] = dict(data["compiled"])
         d["_graph"] = None
@@ -261,6 +268,7 @@ class RuleSet:
         """networkx DiGraph of the dependencies: edge ``q -> p`` when a rule for p uses q
         (attribute ``negative``: some use is negated).  Built on first use."""
         if self._graph is None:
+            from tilemem.datalog.checking import dependency_graph
             self._graph = dependency_graph(self.nodes, self.edges)
         return self._graph
 

@@ -10,6 +10,7 @@ The language (a Soufflé-like subset)::
     // .decl, fact or rule is that item's documentation (``doc``)
     .decl space(var, space)        // name and column names (fixes the arity)
     .decl assign(pos: number, var: symbol)   // ... optionally typed, as Soufflé types them
+    .key space(var)                // one row per var: rows equal on var are equal
     .input assign                  // facts come from Python (Database.add_facts)
     .input op(IO="file", filename="ops/op.facts")   // ... or from a Soufflé .facts file
     fact_pred("Vec", 3).           // ground fact
@@ -26,6 +27,9 @@ The language (a Soufflé-like subset)::
   divisor: see :func:`arith_value`); aggregates
   ``R = count : { body }``, ``R = min T : { body }``, ``max``, ``sum`` (integers
   only), as Soufflé writes them (see :class:`Aggregate`).
+* ``.key name(col, ...)`` names columns of a declared relation that determine the others
+  (a functional dependency): two rows that agree on them and differ elsewhere, after an
+  evaluation, are an error (``Database.key_conflicts``).
 * ``.decl`` is optional; when present, every use must match its arity.  An
   ``.input`` relation without ``.decl`` takes its arity from its uses.
 * zero-arity predicates are written ``p()``.
@@ -46,7 +50,7 @@ from tilemem.datalog.location import Loc, Located, value_key
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
-    "Rule", "Decl", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
+    "Rule", "Decl", "TypeDecl", "Key", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
     "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE", "ARITH_OPS",
     "arith_value",
 ]
@@ -289,20 +293,52 @@ COLUMN_TYPES = ("number", "symbol")
 
 @dataclass(frozen=True)
 class Decl:
-    """``.decl name(col: type, ...)``; ``types[i]`` is None for an untyped column."""
+    """``.decl name(col: type, ...)``; ``types[i]`` is None for an untyped column.  Once
+    checked, ``types`` are base types (number, symbol) and ``domains[i]`` names the
+    ``.type`` domain a column was declared with (None: a base type or untyped)."""
     name: str
     columns: tuple[str, ...]
     doc: str = ""
     loc: Optional[Loc] = None
     types: tuple[Optional[str], ...] = ()
+    domains: tuple[Optional[str], ...] = ()
 
     def column_type(self, i: int) -> Optional[str]:
         return self.types[i] if i < len(self.types) else None
 
+    def column_domain(self, i: int) -> Optional[str]:
+        """The column's domain, else its base type (None when untyped)."""
+        d = self.domains[i] if i < len(self.domains) else None
+        return d or self.column_type(i)
+
     def __str__(self) -> str:
-        cols = [c if self.column_type(i) is None else f"{c}: {self.column_type(i)}"
+        cols = [c if self.column_domain(i) is None else f"{c}: {self.column_domain(i)}"
                 for i, c in enumerate(self.columns)]
         return f".decl {self.name}({', '.join(cols)})"
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    """``.type Name <: base``: a domain of the base type (number or symbol)."""
+    name: str
+    base: str
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".type {self.name} <: {self.base}"
+
+
+@dataclass(frozen=True)
+class Key:
+    """``.key name(col, ...)``: the named columns of relation ``name`` determine the rest."""
+    name: str
+    columns: tuple[str, ...]
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".key {self.name}({', '.join(self.columns)})"
 
 
 @dataclass(frozen=True)
@@ -323,7 +359,7 @@ class Input:
         return f".input {self.name}({', '.join(f'{k}={format_value(v)}' for k, v in self.params)})"
 
 
-Item = Union[Decl, Input, Rule]
+Item = Union[Decl, TypeDecl, Key, Input, Rule]
 
 
 @dataclass(frozen=True)
@@ -529,6 +565,14 @@ class _ToAst(Transformer):
         name, *cols = children
         return Decl(str(name), tuple(c for c, _ in cols), self._doc(meta), self._loc(meta),
                     tuple(t for _, t in cols))
+
+    def type_decl(self, meta, children):
+        name, base = children
+        return TypeDecl(str(name), str(base), self._doc(meta), self._loc(meta))
+
+    def key(self, meta, children):
+        name, *cols = children
+        return Key(str(name), tuple(str(c) for c in cols), self._doc(meta), self._loc(meta))
 
     def io_param(self, meta, children):
         key, _eq, value = children

@@ -20,8 +20,9 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from tilemem.datalog import Atom, Const, Var
+from tilemem.datalog import Atom, Const, Negation, Var
 from tilemem.explain.nodes import ExplainError, ProofNode, _rule_doc, _rule_loc, short_doc
+from tilemem.explain.reasons import reason
 from tilemem.explain.whynot import WhyNot
 from tilemem.ir.optable import op_table
 
@@ -82,11 +83,22 @@ class Names:
             return f"`{vid}`"
         return f"`{name}` (in {fn})" if name in self.ambiguous else f"`{name}`"
 
+    #: the function the answer is about: its vars go by their bare names
+    home: Optional[str] = None
+
+    def about(self, function: str) -> "Names":
+        """These names for an answer about ``function`` (a copy: a session shares its
+        Names between answers)."""
+        import copy
+        out = copy.copy(self)
+        out.home = function
+        return out
+
     def var(self, vid: str) -> str:
         fn, sep, name = vid.partition(":")
         if not sep:
             return vid
-        return vid if name in self.ambiguous else name
+        return vid if name in self.ambiguous and fn != self.home else name
 
     def is_var(self, value) -> bool:
         return isinstance(value, str) and value in self.source.facts.vars
@@ -124,7 +136,7 @@ def _doc(node: ProofNode) -> str:
 _LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [\w-]+){0,4} \d+\w*(?:, [\w -]+?)?|[A-Z][\w-]*, [\w -]+?"
                     r"|[A-Z][\w-]*(?: [\w-]+)?):\s+(?=[a-z(])")
 _DECL = re.compile(r"^[a-z_][a-z0-9_]*\([^()]*\):\s+")
-_REF = re.compile(r"\s*\((?:SEMANTICS|pass_notes|backend|typerules|tileview)\.md[^()]*\)")
+_REF = re.compile(r"\s*\((?:docs/semantics|SEMANTICS|pass_notes|backend|typerules|tileview)\.md[^()]*\)")
 
 
 def sentence(doc: str, limit: int = 160) -> str:
@@ -307,9 +319,12 @@ class Answer:
     notes: list[str] = field(default_factory=list)  # further short lines (residency, moves)
     trees: list = field(default_factory=list)      # (title, ProofNode or WhyNot) for --tree
     data: dict = field(default_factory=dict)       # extra JSON fields
+    parts: list = field(default_factory=list)      # an answer by line: one answer a tile
 
     def render(self, width: Optional[int] = WIDTH, ascii: bool = False, tree: bool = False,
                depth: Optional[int] = None) -> str:
+        if self.parts:
+            return "\n\n".join(p.render(width, ascii, tree, depth) for p in self.parts)
         lines = wrap(self.summary, width)
         if tree or depth is not None:
             lines.extend(l for n in self.notes for l in _wrap_note(n, width))
@@ -344,26 +359,126 @@ class Answer:
                     + (", ..." if len(lines) > 4 else "")
             text = f"  {where:<11} {s.fact}"
             if s.where:
-                text += f"  {'<- ' if s.doc else ''}{s.where}"
+                text += f"  {'<- ' if s.node.kind == 'derived' else ''}{s.where}"
             out.append(text)
         return out
 
+    def __str__(self) -> str:
+        return self.render()
+
     def to_dict(self) -> dict:
+        """The answer as JSON-able data (what ``tilemem why --json`` prints, without the
+        file's fields)."""
         d = {"question": self.question, "answer": self.summary,
              "steps": [s.to_dict() for s in self.steps], "notes": self.notes}
         d.update(self.data)
+        if self.parts:
+            d["answers"] = [p.to_dict() for p in self.parts]
         return d
+
+
+class Clause:
+    """One reason of an answer: the input line it is about (None: none) and the pass's
+    words; ``node``: the proof step whose rule gave them; ``missing``: template slots
+    nothing filled (see :mod:`tilemem.explain.reasons`)."""
+
+    def __init__(self, line: Optional[int], text: str, node: ProofNode, missing: list):
+        self.line, self.text, self.node, self.missing = line, text, node, missing
+
+
+def reasoned_clauses(path: list[tuple[ProofNode, int]], names: Names) -> list[Clause]:
+    """The reasons along a deciding path, root first: each step whose rule carries one
+    (a reason that names a premise's reason says it, and that premise is not repeated);
+    consecutive reasons about one line make one clause."""
+    used: set[int] = set()
+    out: list[Clause] = []
+    nodes = [n for n, _ in path]
+    for k, n in enumerate(nodes):
+        if n.kind != "derived" or id(n) in used:
+            continue
+        r = reason(n, names)
+        if r is None:
+            continue
+        used |= r.used
+        line = next((l for l in map(_step_line, nodes[k:]) if l is not None), None)
+        if out and out[-1].line == line:
+            out[-1].text += "; " + r.text
+            out[-1].missing += r.missing
+        else:
+            out.append(Clause(line, r.text, n, list(r.missing)))
+    return out
+
+
+def _step_line(n: ProofNode) -> Optional[int]:
+    """The input line a step is about: its own, else its first premise's that has one
+    (``has_demand(x)`` is about the statement of the edge that carries the demand)."""
+    own = _node_line(n)
+    if own is not None or n.kind != "derived":
+        return own
+    return next((l for l in (_node_line(c) for c in n.children
+                             if c.kind in ("derived", "input")) if l is not None), None)
+
+
+class Sentence:
+    """A value's answer: the paragraph, its deciding steps, the deciding line, and
+    whether it had to fall back to rule comments (no rule on the path says why)."""
+
+    def __init__(self, text: str, steps: list, line: Optional[int], fallback: bool = False,
+                 missing: Sequence[str] = ()):
+        self.text, self.steps, self.line = text, steps, line
+        self.fallback, self.missing = fallback, list(missing)
+
+    def __iter__(self):                    # text, steps, line = value_sentence(...)
+        return iter((self.text, self.steps, self.line))
 
 
 def value_sentence(subject: str, value: str, root: ProofNode, column: int, names: Names,
                    verb: str = "is in", because: str = "because of",
-                   clauses_max: int = 3) -> tuple[str, list[Step], Optional[int]]:
-    """(the sentence saying why ``subject`` ``verb`` ``value``, its deciding steps, the
-    deciding line).  The first clause is the step nearest the root that names a line of
-    the program: that line and the rule's comment, its variables replaced by their
-    values; each further line the path reaches adds a clause, down to the origin of the
-    value (a fact of the op table is named)."""
-    steps = steps_of(deciding_path(root, column), names)
+                   clauses_max: int = 3) -> Sentence:
+    """The sentence saying why ``subject`` ``verb`` ``value``: the reason of the step
+    nearest the root whose rule gives one, at its line of the program; then, going back
+    along the deciding path, the next reason and the origin of the value (at most
+    ``clauses_max`` in all; the others are counted)."""
+    path = deciding_path(root, column)
+    steps = steps_of(path, names)
+    clauses = reasoned_clauses(path, names)
+    if not clauses:
+        text, shown, line = _comment_sentence(subject, value, steps, names, verb, because,
+                                              clauses_max)
+        return Sentence(text, shown, line, fallback=True)
+    first = clauses[0]
+    text = f"{subject} {verb} {value}".rstrip()
+    sep = "" if because.startswith(",") else " "
+    at = f" line {first.line}{_quote(names, first.line)}" if first.line is not None else ""
+    text += f"{sep}{because}{at}: {first.text}."
+    rest = clauses[1:]
+    skipped = 0
+    if len(rest) > clauses_max - 1 > 0:
+        skipped = len(rest) - (clauses_max - 1)
+        rest = rest[:clauses_max - 2] + rest[-1:]
+    elif clauses_max <= 1:
+        skipped, rest = len(rest), []
+    for k, c in enumerate(rest):
+        lead = "This goes back to" if k == 0 else "And to"
+        if k == len(rest) - 1 and k > 0 and skipped:
+            lead = f"And, {skipped} step{'s' if skipped > 1 else ''} further (--tree), to"
+        at = f" line {c.line}{_quote(names, c.line, 48)}" if c.line is not None else " this"
+        text += f" {lead}{at}: {c.text}."
+    if skipped and len(rest) <= 1:
+        text += f" ({skipped} more step{'s' if skipped > 1 else ''}: --tree.)"
+    shown = [Step(c.node, names.node(c.node), _step_line(c.node), _rule_loc(c.node.rule), _doc(c.node))
+             for c in clauses]
+    leaf = steps[-1]
+    if leaf not in shown and leaf.node.kind in ("rule_fact", "input"):
+        shown.append(leaf)
+    missing = [m for c in clauses for m in c.missing]
+    return Sentence(text, shown, first.line, missing=missing)
+
+
+def _comment_sentence(subject, value, steps, names, verb, because, clauses_max):
+    """The answer from the rule comments, for a path no rule of which gives a reason
+    (rules of a user's own files): the comment of the step nearest the root, its
+    variables replaced by their values."""
     clauses: list[tuple[list[int], str]] = []
     deciding: list[Step] = []
     seen: set[int] = set()
@@ -385,24 +500,18 @@ def value_sentence(subject: str, value: str, root: ProofNode, column: int, names
     if clauses:
         sep = "" if because.startswith(",") else " "
         text += f"{sep}{because} line {line}{_quote(names, line)}: {clauses[0][1]}"
-    leaf = steps[-1]
-    op_fact = leaf.node.kind == "rule_fact" and leaf.where.startswith(("rules/ops/", "rules/ops.dl"))
-    more = clauses[1:clauses_max]
-    if not more and op_fact:
-        text += f" (op table: {leaf.fact})"
     text += "."
+    more = clauses[1:clauses_max]
     for k, (lines, clause) in enumerate(more):
         first = lines[0]
         rest = f" (through line{'s' if len(lines) > 2 else ''} {', '.join(map(str, lines[1:]))})" \
             if len(lines) > 1 else ""
         text += (" This goes back to" if k == 0 else " And to") + \
-            f" line {first}{_quote(names, first, 48)}{rest}: {clause}"
-        if k == len(more) - 1 and op_fact:
-            text += f" (op table: {leaf.fact})"
-        text += "."
+            f" line {first}{_quote(names, first, 48)}{rest}: {clause}."
     if len(clauses) > clauses_max > 1:
         extra = len(clauses) - clauses_max
         text += f" ({extra} more step{'s' if extra > 1 else ''}: --tree.)"
+    leaf = steps[-1]
     shown = [st for st in steps[:1] if st not in deciding and st.line is not None] + deciding
     if leaf not in shown and leaf.node.kind in ("rule_fact", "input"):
         shown.append(leaf)
@@ -414,7 +523,29 @@ def _quote(names: Names, line: Optional[int], width: int = 72) -> str:
     lines = names.source.lines
     if line is None or not lines or not 1 <= line <= len(lines):
         return ""
-    return f" (`{fit(compact_source(lines[line - 1], 10_000), width)}`)"
+    return f" (`{elide_tokens(compact_source(lines[line - 1], 10_000), width)}`)"
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def elide_tokens(text: str, width: int, mark: str = "…") -> str:
+    """``text`` elided in the middle to at most ``width`` characters, cut only between
+    tokens (never inside a name or a number): ``x = pl.tile.load(a, … target_memory=pl.Mem.Mat)``."""
+    if len(text) <= width:
+        return text
+    keep = max(width - len(mark), 8)
+    head = (keep * 2) // 3
+    tail = len(text) - (keep - head)
+
+    def boundary(i: int) -> bool:
+        return i <= 0 or i >= len(text) or not (_word(text[i - 1]) and _word(text[i]))
+    while head > 0 and not boundary(head):
+        head -= 1
+    while tail < len(text) and not boundary(tail):
+        tail += 1
+    return text[:head].rstrip() + mark + text[tail:].lstrip()
 
 
 def why_not_sentence(subject: str, wn: WhyNot, names: Names) -> tuple[str, list[Step]]:
@@ -473,6 +604,17 @@ def _failed_words(c, names: Names) -> str:
     return f"`{c.failed_text}`, which is false"
 
 
+def space_name(space: str) -> str:
+    """A memory space as the rules spell it ("Left" for "left" or "pl.Mem.Left"), or an
+    ExplainError naming the spaces."""
+    from tilemem.ir.views import SPACES
+    name = str(space).split(".")[-1]
+    for s in SPACES:
+        if s.lower() == name.lower():
+            return s
+    raise ExplainError(f"unknown memory space '{space}' (one of: {', '.join(SPACES)})")
+
+
 def require_rows(rows, what: str):
     if not rows:
         raise ExplainError(what)
@@ -484,7 +626,7 @@ def require_rows(rows, what: str):
 
 def program_vars(program) -> list[tuple[str, str, object, Optional[int]]]:
     """(function, name, type, line) of every named value of the program: parameters,
-    assignment targets, loop variables and iter-args, in program order."""
+    assignment targets, loop variables, iter-args and return vars, in program order."""
     from tilemem import ir
     from tilemem.ir.walk import statements
     out = []
@@ -499,6 +641,9 @@ def program_vars(program) -> list[tuple[str, str, object, Optional[int]]]:
                 for t in [s.loop_var, *(s.iter_args or [])]:
                     if t:
                         out.append((fn.name, t, None, s.line))
+            elif isinstance(s, ir.Yield):           # a loop's or branch's return vars
+                for t, ty in zip(s.targets, s.target_types or [None] * len(s.targets)):
+                    out.append((fn.name, t, ty, s.line))
     return out
 
 
@@ -531,10 +676,16 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
 
 def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
     """The residency verdict on the statement defining ``vid``, in words (one line per
-    reason, most fundamental first) and as data."""
-    if ses.backend is None:
-        return [], []
+    reason: a refusal's, most fundamental first, or a hoist's evidence) and as data."""
     fn, _, name = vid.partition(":")
+    if ses.backend is None:
+        from tilemem.facts.extract import bridge_marks
+        marked = {line for line, _ in bridge_marks(ses.program)}
+        if any(f == fn and n == name and line in marked
+               for f, n, _, line in program_vars(ses.program)):
+            return ["Residency: not hoisted: residency needs a backend (give `--backend`); "
+                    "this load carries the compiler's Mat-bridge mark."], []
+        return [], []
     out, data = [], []
     for d in ses.residency or ():
         if d.function != fn or d.var != name:
@@ -542,8 +693,10 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
         data.append(d.to_dict())
         loop = f"the loop at line {d.loop_line}" if d.loop_line else "its loop"
         if d.hoisted:
-            out.append(f"Residency ({ses.backend}): hoisted out of {loop}: no refusal rule "
-                       f"holds (rules/p4_residency.dl).")
+            evidence = hoist_evidence(ses, vid)
+            out.append(f"Residency ({ses.backend}): hoisted out of {loop}"
+                       + (", because:" if evidence else "."))
+            out.extend(f"  - {e}" for e in evidence)
             continue
         n = len(d.refusals)
         out.append(f"Residency ({ses.backend}): stays in {loop}"
@@ -552,6 +705,24 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
         if d.fix:
             out.append(f"  To hoist it: {d.fix}.")
     return out, data
+
+
+def hoist_evidence(ses, vid: str) -> list[str]:
+    """The evidence that made the hoist of ``vid``'s statement legal, in the words of
+    the rules that found it (rules/p4_evidence.dl), in the order they are written."""
+    x = ses.phase4()
+    if x is None or "hoist_evidence" not in x.rules.predicates:
+        return []
+    names = ses.names(x)
+    names = names.about(vid.partition(":")[0])
+    found = []
+    for pos, _, _ in x.rel.match("residency_hoisted", (None, vid, None)):
+        for row in x.rel.match("hoist_evidence", (pos, None)):
+            node = x.explain("hoist_evidence", row)
+            r = reason(node, names)
+            if r is not None and not r.missing:
+                found.append((node.rule.line, r.text[0].upper() + r.text[1:] + "."))
+    return [text for _, text in sorted(found)]
 
 
 def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
@@ -570,6 +741,7 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     names = ses.names(x)
     fn, _, name = vid.partition(":")
     shown = names.subject(vid)
+    names = names.about(fn)
     rows = list(x.rel.match("space", (vid, None)))
     if not rows:
         kind = ses.var_kind(vid)
@@ -577,17 +749,28 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
             other = not_a_tile(ses, vid, None)
             if other is not None:
                 return other
-        wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
-        text, steps = why_not_sentence(shown, wn, names)
-        ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
-                     f"unresolved; {text}", steps,
-                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
+        last = _unresolved_site(x, vid)
+        if last is not None:
+            # the last write of V records "none": why, from the rule that wrote it
+            tree = x.explain("space_written", last)
+            sen = value_sentence(shown, "", tree, 2, names, verb="has no memory space")
+            ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
+                         data={"var": vid, "space": None, "line": sen.line,
+                               "proof": tree.to_dict()})
+            _mark_fallback(ans, sen)
+        else:
+            wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
+            text, steps = why_not_sentence(shown, wn, names)
+            ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
+                         f"unresolved; {text}", steps,
+                         trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
     else:
         tree = x.explain("space", rows[0])
         space = rows[0][1]
-        text, steps, line = value_sentence(shown, space, tree, 1, names)
-        ans = Answer(f"why {vid}", text, steps, trees=[("", tree)],
-                     data={"var": vid, "space": space, "line": line, "proof": tree.to_dict()})
+        sen = value_sentence(shown, space, tree, 1, names)
+        ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
+                     data={"var": vid, "space": space, "line": sen.line, "proof": tree.to_dict()})
+        _mark_fallback(ans, sen)
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
         if m.function == fn and m.producer == name:
@@ -597,10 +780,130 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     return ans
 
 
+def _unresolved_site(x, vid: str) -> Optional[tuple]:
+    """The ``space_written`` row of the last write site of ``vid`` when it records "none" (the
+    var is unresolved because of it), else None."""
+    sites = [q for _, q in x.rel.match("site", (vid, None))]
+    if not sites:
+        return None
+    row = (vid, max(sites), "none")
+    return row if x.holds("space_written", row) else None
+
+
+def _mark_fallback(ans: Answer, sen: "Sentence") -> None:
+    """Say in the answer's data when no rule on its path gave a reason (the paragraph is
+    made of rule comments) or a reason's template left a slot unfilled."""
+    if sen.fallback:
+        ans.data["fallback"] = True
+    if sen.missing:
+        ans.data["unfilled"] = sen.missing
+
+
+_POSITION = re.compile(r"^(\d+)(?::(\d+))?$")
+
+
+def parse_position(subject) -> Optional[tuple[int, Optional[int]]]:
+    """(line, column or None) when ``subject`` names a position of the input: an int,
+    ``"12"`` or ``"12:8"``; None for anything else (a var, a pattern)."""
+    if isinstance(subject, bool):
+        return None
+    if isinstance(subject, int):
+        return subject, None
+    m = _POSITION.match(str(subject).strip())
+    if m is None:
+        return None
+    return int(m.group(1)), int(m.group(2)) if m.group(2) else None
+
+
+def answer_subject(ses, subject, function: Optional[str] = None) -> Answer:
+    """The answer ``tilemem why`` gives for ``subject``: a line (``12``, ``"12:8"``), a
+    fact pattern, an inserted move or a tile var."""
+    at = parse_position(subject)
+    if at is not None:
+        return answer_line(ses, *at)
+    if not isinstance(subject, str):
+        raise ExplainError(f"why takes a var name, a line or a fact pattern, not "
+                           f"{type(subject).__name__}")
+    if "(" in subject:
+        return answer_pattern(ses, subject)
+    return answer_var(ses, subject, function)
+
+
+def tiles_at_line(ses, line: int, col: Optional[int] = None) -> list[tuple[str, str]]:
+    """What line ``line`` of the input decides, in program order: ("var", var id) for each
+    tile defined, or given a space, there (a loop's iter-args, return vars and inits at
+    its line, a branch's return vars at its ``if``), ("move", name) for each move the
+    pass inserts before it, and the tiles residency hoists from there.  With ``col``,
+    only those whose name covers that column, when some does."""
+    x = ses.phase3()
+    out: list[tuple[str, str]] = []
+    for vid, q in sorted(x.rel.rows("site"), key=lambda r: (r[1], r[0])):
+        d = x.source.describe_pos(q)
+        if d is not None and d["line"] == line and ses.var_kind(vid) == "tile" \
+                and ("var", vid) not in out:
+            out.append(("var", vid))
+    for fn, name, _, at in program_vars(ses.program):       # where the text writes it
+        vid = f"{fn}:{name}"
+        if at == line and vid in ses.facts.vars and ses.var_kind(vid) == "tile" \
+                and ("var", vid) not in out:
+            out.append(("var", vid))
+    for m in ses.moves:
+        if m.consumer_line == line:
+            out.append(("move", f"{m.function}:{m.name}"))
+    for d in ses.residency or ():
+        vid = f"{d.function}:{d.var}"
+        if line in (d.line, d.loop_line) and ("var", vid) not in out:
+            out.append(("var" if vid in ses.facts.vars else "move", vid))
+    if col is not None:
+        src = x.source.lines
+        text = src[line - 1] if src and 1 <= line <= len(src) else ""
+        def names_of(kind: str, vid: str) -> list[str]:     # a move: its producer's name too
+            fn, _, name = vid.partition(":")
+            m = ses.move_of(name, fn) if kind == "move" else None
+            return [name] + ([m.producer] if m is not None else [])
+        hit = [(k, v) for k, v in out if any(_covers(text, n, col) for n in names_of(k, v))]
+        out = hit or out
+    return out
+
+
+def _covers(text: str, name: str, col: int) -> bool:
+    """Whether a whole-word occurrence of ``name`` on the line covers 1-based ``col``."""
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}(?!\w)", text):
+        if m.start() < col <= m.end():
+            return True
+    return False
+
+
+def answer_line(ses, line: int, col: Optional[int] = None) -> Answer:
+    """Why each tile line ``line`` decides is where it is (see :func:`tiles_at_line`):
+    one answer a tile, in program order."""
+    lines = ses.phase3().source.lines
+    if not 1 <= line <= len(lines or ()):
+        raise ExplainError(f"line {line} is not in the input (it has {len(lines or ())} lines)")
+    found = tiles_at_line(ses, line, col)
+    where = f"line {line}" + (f":{col}" if col else "")
+    if not found:
+        text = (lines[line - 1].strip() if lines else "")
+        return Answer(f"why {where}", f"Line {line} defines, moves or hoists no tile of an "
+                      f"InCore function" + (f" (`{elide_tokens(text, 60)}`)." if text else "."),
+                      data={"line": line, "column": col})
+    parts = []
+    for kind, vid in found:
+        if kind == "move":
+            fn, _, name = vid.partition(":")
+            m = ses.move_of(name, fn)
+            parts.append(answer_move(ses, m) if m is not None else answer_var(ses, vid))
+        else:
+            parts.append(answer_var(ses, vid))
+    return Answer(f"why {where}", " ".join(p.summary for p in parts), parts=parts,
+                  data={"line": line, "column": col})
+
+
 def answer_move(ses, m) -> Answer:
     """Why the pass inserted move ``m``: the deciding path of its ``move_at`` fact."""
     tree = ses.explain_move(m)
     names = ses.names(ses.phase3())
+    names = names.about(m.function)
     text, steps, line = value_sentence(names.subject(f"{m.function}:{m.name}"), f"a {op_table().inserted_move} of `{m.producer}` to {m.target}",
                                        tree, 2, names, verb="is", because=", inserted before")
     producer = f"{m.function}:{m.producer}"
@@ -666,15 +969,66 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
         text = f"{shown} is in {space}."
         steps = []
     else:
-        actual = ""
+        actual, first = "", None
+        names = names.about(fn)
         if rows:
             tree = x.explain("space", rows[0])
-            why_actual, _, _ = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
-            actual = " " + why_actual
-        why, steps = why_not_sentence(shown, wn, names)
-        text = f"{shown} is not in {space}:{actual} For {space}, {why}"
+            sen = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
+            actual = " " + sen.text
+            first = next(iter(reasoned_clauses(deciding_path(tree, 1), names)), None)
+        would = _would_put(ses, x, vid, space, names, first)
+        if would is not None:
+            text, steps = f"{shown} is not in {space}:{actual} {would}", []
+        else:
+            why, steps = why_not_sentence(shown, wn, names)
+            text = f"{shown} is not in {space}:{actual} For {space}, {why}"
     return Answer(f"why {vid} --not {space}", text, steps, trees=[("", wn)],
                   data={"var": vid, "space_asked": space, "why_not": wn.to_dict()})
+
+
+def _would_put(ses, x, vid: str, space: str, names: Names, actual) -> Optional[str]:
+    """Which rule would have written ``space`` at the site that decides ``vid`` and the
+    one fact of this program that prevents it, in words; None when no rule that could
+    says why in words (the caller falls back to the why-not chain)."""
+    from tilemem.explain.reasons import rule_reason
+    sites = [q for _, q in x.rel.match("site", (vid, None))]
+    if not sites:
+        return None
+    fn = vid.partition(":")[0]
+    wn = x.why_not("space_written", (vid, max(sites), space), depth=3,
+                   functions=x.scope.around(fn))
+    def on_the_space(c) -> bool:
+        """The rule fails only where it names the space: in all else it fits the var."""
+        head_space = c.rule.head.args[2]
+        return isinstance(c.failed, (Atom, Negation)) and isinstance(head_space, Var) and \
+            head_space.name in (c.failed.names() if hasattr(c.failed, "names") else set())
+    for c in [c for c in wn.candidates if on_the_space(c)]:
+        env = {**c.head_env, **c.env}
+        would = rule_reason(c.rule, env, names)
+        if would is None:
+            continue
+        block = _blocking_words(c, names) or (actual.text if actual is not None else None)
+        if block is None:
+            continue
+        return (f"For {space}, the pass would need: “{would}” ({_rule_loc(c.rule)}); "
+                f"here instead, {block}.")
+    if actual is not None:
+        return (f"No rule of the pass gives {space} to a tile defined as `{names.var(vid)}` "
+                f"is; here, {actual.text}.")
+    return None
+
+
+def _blocking_words(c, names: Names, depth: int = 2) -> Optional[str]:
+    """The fact of the program that stops candidate rule ``c``, in words: the reason of
+    what holds in its place (a near miss, a fact a negation finds), else the same for
+    the rule below that got furthest."""
+    for node in [*c.near, *c.blocking]:
+        r = reason(node, names) if node.kind == "derived" else None
+        if r is not None and not r.missing:
+            return r.text
+    if depth > 1 and c.sub is not None and c.sub.candidates:
+        return _blocking_words(c.sub.candidates[0], names, depth - 1)
+    return None
 
 
 def answer_pattern(ses, pattern: str, limit: int = 20) -> Answer:

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 from tilemem.datalog import Const, Rule, Var, format_value
+from tilemem.errors import UsageError
+from tilemem.explain.reasons import without_because
 from tilemem.explain.sourcemap import Value, rule_file_name
 
 
-class ExplainError(Exception):
+class ExplainError(UsageError):
     """A question that cannot be answered (unknown var, fact that does not hold, ...)."""
 
 
@@ -242,9 +244,9 @@ def _rule_loc(rule: Optional[Rule]) -> str:
 
 
 def _rule_doc(rule: Optional[Rule], fallback: str) -> str:
-    if rule is not None and rule.doc:
-        return rule.doc
-    return fallback
+    """A rule's comment (without its ``because:`` template), else ``fallback``."""
+    doc = without_because(rule.doc) if rule is not None and rule.doc else ""
+    return doc or fallback
 
 
 def _rule_dict(rule: Optional[Rule], fallback_doc: str) -> Optional[dict]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Optional, Sequence
+from typing import Collection, Optional, Sequence
 
 from tilemem import ir
 from tilemem.errors import TilememError
@@ -195,7 +195,7 @@ def _declared_ops(rules: tuple) -> frozenset:
 
 
 def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
-                  program: Optional[str] = None, declared_ops: Sequence[str] = (),
+                  program: Optional[str] = None, declared_ops: Collection[str] = (),
                   limits=None) -> list[ir.Program]:
     """Every program of the text (one for printed IR), or only ``program``.
 
@@ -253,7 +253,7 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
 
 
 def read_program(text: str, path: str = "<input>", form: Optional[str] = None,
-                 program: Optional[str] = None, declared_ops: Sequence[str] = (),
+                 program: Optional[str] = None, declared_ops: Collection[str] = (),
                  limits=None) -> ir.Program:
     """The one program of the text (an error names the programs when there are several)."""
     progs = read_programs(text, path, form, program, declared_ops, limits)

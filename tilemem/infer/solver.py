@@ -14,6 +14,7 @@ from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.budget import Budget
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
+from tilemem.datalog.keys import key_conflicts
 from tilemem.facts.extract import Facts, extract, extract_program
 from tilemem.records import DICT, Fresh, Record, record
 from tilemem.residency.verdicts import VERDICT_RELATIONS
@@ -74,13 +75,67 @@ def budget_for(rules: RuleSet, limits=None) -> Optional[Budget]:
     return Budget(limits.max_facts, limits.max_seconds)
 
 
-class ValueOutOfRange(EvaluationError):
-    """A fact holds an integer the engine cannot represent (clingo: 32 bits), at the
-    statement ``line``/``col`` it comes from (None when no statement is known)."""
+class LocatedEvaluationError(EvaluationError):
+    """An evaluation that cannot give an answer, because of the statement at
+    ``line``/``col`` of the program (None when no statement is known)."""
 
     def __init__(self, message: str, line: Optional[int], col: Optional[int]):
         super().__init__(message)
         self.line, self.col = line, col
+
+
+class ValueOutOfRange(LocatedEvaluationError):
+    """A fact holds an integer the engine cannot represent (clingo: 32 bits)."""
+
+
+class KeyViolation(LocatedEvaluationError):
+    """The rules derived two rows of a keyed relation for one key (``.key``): two
+    spaces for one tile, two moves for one operand.  Never a mixed answer."""
+
+
+def _statement_of(facts: Facts, columns: Sequence[str], row: tuple):
+    """The program statement a fact row is about: its ``pos`` column's, else the one
+    that defines its ``var`` column's var (None when neither is known)."""
+    pos = row[columns.index("pos")] if "pos" in columns else None
+    if pos is None and "var" in columns:
+        var = row[columns.index("var")]
+        for pred in ("assign", "defines"):
+            for p, v in facts.rows.get(pred, ()):
+                if v == var:
+                    pos = p
+                    break
+            if pos is not None:
+                break
+    return facts.stmts.get(pos, (None, None))[1] if pos is not None else None
+
+
+def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
+    """The located error of a key conflict, naming the rules that derived each row
+    (searched for only when there is a conflict: a solve pays nothing for it)."""
+    from tilemem.datalog.keys import key_of
+    from tilemem.datalog.syntax import same_value
+    from tilemem.explain.nodes import format_fact
+    from tilemem.explain.search import Explainer
+    explainer = Explainer(db)
+    rel = conflict.relation
+
+    def derived_by(row) -> str:
+        locs = [f.loc for f in db.rules.predicates[rel].facts
+                if all(same_value(t.value, v) for t, v in zip(f.head.args, row))]
+        locs += [d.rule.loc for d in explainer.derivations(rel, tuple(row))]
+        shown = list(dict.fromkeys(f"{loc.file}:{loc.line}" for loc in locs if loc is not None))
+        return f"derived by {', '.join(shown)}" if shown else "derived by no rule found"
+
+    first, second = conflict.rows
+    key = ", ".join(f"{c} {format_fact('', [v])[1:-1]}" for c, v in conflict.key_values().items())
+    decl = key_of(db.rules, rel)
+    where = f" ({decl} at {decl.loc.file}:{decl.loc.line})" if decl is not None and decl.loc else ""
+    stmt = _statement_of(facts, conflict.columns, first)
+    return KeyViolation(
+        f"the rules derived two rows of '{rel}' for {key}, where its key allows one{where}: "
+        f"{format_fact(rel, first)} {derived_by(first)}, and "
+        f"{format_fact(rel, second)} {derived_by(second)}",
+        getattr(stmt, "line", None), getattr(stmt, "col", None))
 
 
 def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOfRange:
@@ -88,19 +143,13 @@ def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOf
     when the engine refused one: a solve pays nothing for it)."""
     from tilemem.facts.schema import program_relations
     lo, hi = -2**31, 2**31 - 1
-    var_pos: dict[str, int] = {}
-    for pred in ("assign", "defines"):
-        for pos, var in facts.rows.get(pred, ()):
-            var_pos.setdefault(var, pos)
     for pred, rows in facts.items():
         cols = program_relations().get(pred, ())
         for row in rows:
             bad = [v for v in row if type(v) is int and not lo <= v <= hi]
             if not bad:
                 continue
-            pos = row[cols.index("pos")] if "pos" in cols else \
-                var_pos.get(row[cols.index("var")]) if "var" in cols else None
-            stmt = facts.stmts.get(pos, (None, None))[1] if pos is not None else None
+            stmt = _statement_of(facts, cols, row)
             digits = str(bad[0])
             shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
             return ValueOutOfRange(
@@ -132,6 +181,12 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
             if rows and (read is None or pred in read):
                 db.add_facts(pred, rows, distinct=True)
         derived = Derived(facts, db.relations(names))
+        conflicts = key_conflicts(rules, derived.relations)
+        if conflicts:
+            raise _key_violation(facts, db, conflicts[0])
+    except KeyViolation:
+        db.close()
+        raise
     except EvaluationError as err:
         db.close()
         if "32-bit" in str(err):

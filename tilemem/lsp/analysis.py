@@ -93,15 +93,15 @@ class ProgramAnalysis:
         return self.solution.spaces.get(function, {}).get(var)
 
     def explained(self, ask):
-        """``ask(session)`` on the program's explanation session (built on first use,
-        kept with the analysis); one question at a time (a session is not shared
-        between threads)."""
+        """``ask(solution)``: a question to the solution's explanation session (built on
+        first use, kept with the analysis); one question at a time (a session is not
+        shared between threads)."""
         if self.solution is None:
             return None
         with self._lock:
             if self._closed:             # superseded while the question waited
                 return None
-            return ask(self.solution.session())
+            return ask(self.solution)
 
     def close(self) -> None:
         with self._lock:
@@ -176,14 +176,30 @@ def _function_spans(prog: ir.Program, last_line: int) -> list[FunctionSpan]:
     return out
 
 
-def solve_one(program: ir.Program, text: str, path: str, settings: Effective):
-    """Solve one program read from ``text``.
+class Workspaces:
+    """The :class:`tilemem.Workspace` of each program of one document, so that an edit
+    solves again only the InCore functions it changed.  A workspace is kept per
+    (reading, program, settings): other settings start a new one.  Used by one thread
+    at a time (the server's solver)."""
 
-    The whole program is solved again on every edit.  This is the one place to change
-    when a per-function incremental solve is available (``tilemem.Workspace``): keep a
-    workspace per document and hand it the edited program instead."""
-    from tilemem.api import solve_program
-    return solve_program(program, text, path, settings.backend, settings.rules, settings.engine)
+    def __init__(self) -> None:
+        self._by_key: dict[tuple, Any] = {}
+
+    def solve(self, text: str, path: str, settings: Effective, form: str, program: Optional[str]):
+        """The solution of ``program`` of ``text`` (raises TilememError as tilemem.solve)."""
+        from tilemem.workspace import Workspace
+        key = (form, program, settings.backend, settings.rules, settings.engine)
+        ws = self._by_key.get(key)
+        if ws is None:
+            ws = self._by_key[key] = Workspace(text, path, settings.backend, settings.rules,
+                                               settings.engine, form=form, program=program)
+            return ws.solution()
+        return ws.set_text(text)
+
+    def keep_only(self, programs: set[Optional[str]]) -> None:
+        """Forget the workspaces of programs the document no longer holds."""
+        for key in [k for k in self._by_key if k[1] not in programs]:
+            del self._by_key[key]
 
 
 def _verify(program: ir.Program, text: str, path: str, settings: Effective,
@@ -227,13 +243,14 @@ def _solution_problems(pa: ProgramAnalysis, path: str) -> list[Problem]:
     return out
 
 
-def _analyse_program(doc: DocumentAnalysis, pa: ProgramAnalysis, read, level: str) -> None:
+def _analyse_program(doc: DocumentAnalysis, pa: ProgramAnalysis, workspaces: Workspaces,
+                     program: Optional[str], level: str) -> None:
     """Read, solve and verify one program into ``pa`` (errors become problems)."""
     settings = doc.settings
     try:
-        pa.source = read()
+        pa.solution = workspaces.solve(doc.text, doc.path, settings, doc.reading, program)
+        pa.source = pa.solution.source
         pa.functions = _function_spans(pa.source, pa.last_line)
-        pa.solution = solve_one(pa.source, doc.text, doc.path, settings)
     except TilememError as e:
         pa.error = e
         pa.problems.append(problem_of(e))
@@ -246,12 +263,13 @@ def _analyse_program(doc: DocumentAnalysis, pa: ProgramAnalysis, read, level: st
 
 
 def analyse(text: str, path: str, client: ClientSettings, version: Optional[int] = None,
-            form: Optional[str] = None) -> DocumentAnalysis:
+            form: Optional[str] = None, workspaces: Optional[Workspaces] = None) -> DocumentAnalysis:
     """Read, solve and verify every program of a document.  Never raises for what the
-    document says: errors are problems (an internal error too, logged)."""
+    document says: errors are problems (an internal error too, logged).  ``workspaces``:
+    what earlier analyses of the document kept (a new edit solves only what changed)."""
     doc = DocumentAnalysis(path, text, version)
     try:
-        _analyse(doc, client, form)
+        _analyse(doc, client, form, workspaces if workspaces is not None else Workspaces())
     except RecursionError:
         doc.problems.append(Problem(1, None, "input nested too deeply to process",
                                     "input-error", "error"))
@@ -263,9 +281,9 @@ def analyse(text: str, path: str, client: ClientSettings, version: Optional[int]
     return doc
 
 
-def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str]) -> None:
-    from tilemem.api import declared_ops
-    from tilemem.frontend.reading import input_form, may_hold_programs, read_program, read_programs
+def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str],
+             workspaces: Workspaces) -> None:
+    from tilemem.frontend.reading import input_form, may_hold_programs
     from tilemem.limits import guarded
     text, path = doc.text, doc.path
     try:
@@ -277,11 +295,11 @@ def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str])
     doc.reading = input_form(text, form)
     level = client.verify
     with guarded(path, text):
-        ops = declared_ops(settings.rules)
         if doc.reading == "ir":
             pa = ProgramAnalysis("", 1, max(len(doc.lines), 1))
             doc.programs.append(pa)
-            _analyse_program(doc, pa, lambda: read_program(text, path, "ir", None, ops), level)
+            workspaces.keep_only({None})
+            _analyse_program(doc, pa, workspaces, None, level)
             if pa.source is not None:
                 pa.name = pa.source.name
             return
@@ -294,8 +312,8 @@ def _analyse(doc: DocumentAnalysis, client: ClientSettings, form: Optional[str])
         except TilememError as e:            # not Python (yet): Python's own message
             doc.problems.append(problem_of(e))
             return
+        workspaces.keep_only({site.name for site in sites})
         for site in sites:
             pa = ProgramAnalysis(site.name, site.first_line, site.last_line)
             doc.programs.append(pa)
-            _analyse_program(doc, pa, lambda name=site.name: read_programs(
-                text, path, "dsl", name, ops)[0], level)
+            _analyse_program(doc, pa, workspaces, site.name, level)

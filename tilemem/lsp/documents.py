@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Optional
 
-from tilemem.lsp.analysis import DocumentAnalysis, split_lines
+from tilemem.lsp.analysis import DocumentAnalysis, Workspaces, split_lines
 
 
 class DocumentState:
@@ -23,6 +23,8 @@ class DocumentState:
         self.good: Optional[DocumentAnalysis] = None      # the last analysis that solved
         self.latest: Optional[DocumentAnalysis] = None    # the last analysis done (any version)
         self.closed = False
+        # the per-program workspaces: an edit solves only the functions it changed
+        self.workspaces = Workspaces()
         self.analysed = asyncio.Event()          # set once any analysis is done
         self._lines: Optional[tuple[str, list[str]]] = None
 

@@ -1,5 +1,5 @@
-"""The answers of ``tilemem why`` for the editor: the same answer objects, asked of the
-program's explanation session, and their words as Markdown with the lines they name
+"""The answers of ``tilemem why`` for the editor: the same answer objects (the library's
+``Solution.why`` / ``why_not``), and their words as Markdown with the lines they name
 turned into links to the document."""
 from __future__ import annotations
 
@@ -12,35 +12,33 @@ _LINE = re.compile(r"\b(lines?) (\d+)((?:, \d+)*)")
 
 
 def answer(pa: ProgramAnalysis, var: str, function: str):
-    """The answer of ``tilemem why VAR --function F`` (an ``Answer``), or None."""
+    """``Solution.why(var)``: the answer of ``tilemem why VAR --function F`` (an
+    ``Answer``; for the name of an inserted move, why the pass inserts it), or None."""
     from tilemem.explain import ExplainError
-    from tilemem.explain.answer import answer_var
 
-    def ask(ses):
+    def ask(sol):
         try:
-            return answer_var(ses, var, function)
+            return sol.why(var, function)
         except ExplainError:
             return None
     return pa.explained(ask)
 
 
 def answer_not(pa: ProgramAnalysis, var: str, function: str, space: str):
-    """The answer of ``tilemem why VAR --not SPACE``, or None."""
+    """``Solution.why_not``: the answer of ``tilemem why VAR --not SPACE``, or None."""
     from tilemem.explain import ExplainError
-    from tilemem.explain.answer import answer_not as _answer_not
 
-    def ask(ses):
+    def ask(sol):
         try:
-            return _answer_not(ses, var, space, function)
+            return sol.why_not(var, space, function)
         except ExplainError:
             return None
     return pa.explained(ask)
 
 
 def answer_move(pa: ProgramAnalysis, move):
-    """Why the pass inserts ``move`` (a MoveRecord)."""
-    from tilemem.explain.answer import answer_move as _answer_move
-    return pa.explained(lambda ses: _answer_move(ses, move))
+    """Why the pass inserts ``move`` (a MoveRecord): the answer about its name."""
+    return answer(pa, move.name, move.function)
 
 
 def linked(text: str, uri: Optional[str]) -> str:

@@ -73,7 +73,7 @@ class TilememServer(LanguageServer):
         def run() -> Optional[DocumentAnalysis]:
             if not st.is_latest(version):        # superseded while waiting for the worker
                 return None
-            return analyse(text, st.path, settings, version)
+            return analyse(text, st.path, settings, version, workspaces=st.workspaces)
         result = await loop.run_in_executor(self.solver, run)
         if result is None or not st.accept(result):
             return
@@ -121,12 +121,9 @@ def _warm(st: DocumentState, result: DocumentAnalysis) -> None:
         if not st.is_latest(result.version):
             return
         try:
-            pa.explained(lambda ses: ses.phase3())
+            pa.explained(lambda sol: sol.session().phase3())
         except Exception:                        # a hover will say what fails
             log.debug("warming the explanation session failed", exc_info=True)
-
-
-server = None
 
 
 def build() -> TilememServer:

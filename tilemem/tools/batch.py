@@ -39,6 +39,7 @@ def expand_inputs(args: Sequence[str], exclude: Optional[str] = None, *,
     (see :func:`is_excluded`); a file named on the command line is always taken.  Each
     file is listed once.
     """
+    from tilemem.errors import printable
     files: list[tuple[str, str]] = []
     problems: list[str] = []
     seen: set[str] = set()
@@ -57,7 +58,7 @@ def expand_inputs(args: Sequence[str], exclude: Optional[str] = None, *,
     for a in args:
         if a != "-" and os.path.isdir(a):
             if under_excl(os.path.abspath(a)):
-                problems.append(f"{a}: error: this directory is inside the output directory "
+                problems.append(f"{printable(a)}: error: this directory is inside the output directory "
                                 f"{exclude}: its results would land among the inputs; choose an "
                                 f"--out-dir outside it")
                 continue
@@ -66,7 +67,7 @@ def expand_inputs(args: Sequence[str], exclude: Optional[str] = None, *,
                            and not is_excluded(str(p), a, exclude_patterns))
             if not found:
                 pats = ", ".join(include)
-                problems.append(f"{a}: error: no {pats} files in this directory"
+                problems.append(f"{printable(a)}: error: no {pats} files in this directory"
                                 + (" (after --exclude)" if exclude_patterns else ""))
             for f in found:
                 add(f, a)
@@ -121,10 +122,13 @@ class FileResult(Record):
             located: Optional[tuple] = None,
             warnings: list = LIST,            # SolveWarning records
             seconds: float = 0.0,
+            # what the file was when read (tilemem.files.FileIdentity), when asked for:
+            # an --in-place rewrite checks the file is still that one
+            identity=None,
     ):
         self.path, self.status, self.source = path, status, source
         self.text, self.json, self.error = text, json, error
-        self.located, self.seconds = located, seconds
+        self.located, self.seconds, self.identity = located, seconds, identity
         self.warnings = warnings.factory() if type(warnings) is Fresh else warnings
 
     @property
@@ -192,19 +196,21 @@ def solved_programs(text: str, path: str, backend: Optional[str], rules: Sequenc
 
 def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
                want_json: bool = False, engine: Optional[str] = None,
-               limits=None, cache_dir: Optional[str] = None) -> FileResult:
+               limits=None, cache_dir: Optional[str] = None,
+               identity: bool = False) -> FileResult:
     """Solve one file; never raises for a bad input (the result says what went wrong).
     ``limits``: a :class:`tilemem.limits.Limits` (default: the current ones);
-    ``cache_dir``: the result cache's directory (None: no cache)."""
-    from tilemem.commands.common import read_input
+    ``cache_dir``: the result cache's directory (None: no cache); ``identity``: also say
+    what the file was when read (``FileResult.identity``, for an in-place rewrite)."""
+    from tilemem.commands.common import read_input_identity
     from tilemem.datalog import DatalogError
-    from tilemem.errors import TilememError, UsageError
+    from tilemem.errors import TilememError, UsageError, printable
     from tilemem.limits import current_limits, use_limits
     t0 = time.perf_counter()
     res = FileResult(path)
     try:
         with use_limits(limits or current_limits()):
-            res.source, shown = read_input(path)
+            res.source, shown, res.identity = read_input_identity(path, identity=identity)
             res.path = shown
             cache = None
             if cache_dir is not None:
@@ -216,14 +222,14 @@ def solve_file(path: str, backend: Optional[str], rules: Sequence[str],
         res.warnings = list(solved.warnings)
         if want_json:
             res.json = solved.json(is_changed(res.source, res.text))
+    except (UsageError, DatalogError) as e:      # TilememErrors at no place of the input
+        res.status, res.error = INPUT_ERROR, printable(f"{res.path}: error: {e}")
     except TilememError as e:
         res.status, res.error = INPUT_ERROR, e.format_first_line()
         res.located = (e.line, e.col, e.message, e.source_line)
-    except (UsageError, DatalogError) as e:
-        res.status, res.error = INPUT_ERROR, f"{res.path}: error: {e}"
     except Exception as e:  # a bug in tilemem: report it, keep going
         res.status = INTERNAL_ERROR
-        res.error = f"tilemem: internal error: {path}: {type(e).__name__}: {e}"
+        res.error = printable(f"tilemem: internal error: {path}: {type(e).__name__}: {e}")
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -245,14 +251,16 @@ def _load_in_worker(rules: tuple, engine: Optional[str]) -> None:
 
 
 def _died(task, reason: str) -> FileResult:
-    path = task[0]
+    from tilemem.errors import printable
+    path = printable(task[0])
     return FileResult(path, INPUT_ERROR,
                       error=f"{path}: error: worker died ({reason}) while solving this file "
                             f"(out of memory, or killed); the other files go on")
 
 
 def _timed_out(task, seconds: float) -> FileResult:
-    path = task[0]
+    from tilemem.errors import printable
+    path = printable(task[0])
     return FileResult(path, INPUT_ERROR, seconds=seconds,
                       error=f"{path}: error: not solved within {seconds:g} s "
                             f"(--timeout-per-file); the other files go on")
@@ -270,7 +278,8 @@ def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str]
               engine: Optional[str] = None, limits=None,
               timeout: Optional[float] = DEFAULT_TIMEOUT,
               memory: Optional[int] = DEFAULT_MEMORY,
-              cache_dir: Optional[str] = None) -> Iterator[FileResult]:
+              cache_dir: Optional[str] = None,
+              identity: bool = False) -> Iterator[FileResult]:
     """Solve every path, yielding results in input order.
 
     A single path is solved in this process; several in up to ``jobs`` worker
@@ -283,7 +292,8 @@ def run_batch(paths: Sequence[str], backend: Optional[str], rules: Sequence[str]
     from tilemem.tools.workers import run_tasks
     limits = limits or current_limits()
     cache_dir = None if cache_dir is None else str(cache_dir)
-    work = [(p, backend, tuple(rules), want_json, engine, limits, cache_dir) for p in paths]
+    work = [(p, backend, tuple(rules), want_json, engine, limits, cache_dir, identity)
+            for p in paths]
     if len(work) <= 1:
         for w in work:
             yield _job(w)
@@ -340,6 +350,8 @@ class Progress:
         count = f"{done}/{self.total}"
         head = f"[{'#' * filled}{'.' * (bar_w - filled)}] {count} "
         room = max(0, width - len(head) - 1)
+        from tilemem.errors import printable
+        label = printable(label)
         if len(label) > room:
             label = "..." + label[-(room - 3):] if room > 3 else ""
         self.stream.write("\r\x1b[K" + head + label)

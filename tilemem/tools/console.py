@@ -4,8 +4,9 @@ Type a pattern of the rule language (``space(V, "Acc")``, ``move_at(P, V, T)``) 
 the matching rows as a table, or a conjunction with tests and negations
 (``space(V, S), S = "Bias"``, ``move_at(P, V, T), !space(V, "Acc")``), or a command:
 
-    :why NAME|FACT   why a tile var is in its space (a var, function:var or inserted move,
-                     as for `tilemem why`), or the proof tree(s) of a fact or pattern
+    :why NAME|LINE|FACT  why a tile var is in its space (a var, function:var or inserted
+                     move; a line, 12 or 12:8: every tile defined, moved or hoisted
+                     there; as for `tilemem why`), or the proof tree(s) of a fact or pattern
     :whynot NAME SPACE|FACT  why a var is not in SPACE, or why a fact does not hold
     :predicates [S]  every predicate (or those whose name contains S): arity, comment
     :rules P         the rules deriving P, with their file:line and comment
@@ -184,11 +185,11 @@ class Console:
             raise ExplainError("usage: :why VAR (a tile var, function:var or inserted move) or "
                                ":why FACT, e.g. :why space(\"kernel:c\", \"Acc\")")
         if "(" not in text:
-            from tilemem.explain.answer import answer_var
+            from tilemem.explain.answer import answer_subject
             name, _, rest = text.partition(" ")
             if rest.strip().startswith("--not"):
                 return self.whynot(f"{name} {rest.strip()[5:].strip()}")
-            self.say(answer_var(self.session, name).render(self.width, self.ascii))
+            self.say(answer_subject(self.session, name).render(self.width, self.ascii))
             return
         atom, notes = _one_atom(text, self._constants())
         for n in notes:

@@ -56,7 +56,7 @@ def _check_modules(paths: Sequence[str], solve: bool) -> int:
     for path in paths:
         try:
             if solve:
-                for sol in solve_all(path):
+                for sol in solve_all(read_source(path), path=path):
                     for d in warning_diagnostics(sol.warnings):
                         print(render_text(d, style))
                         status = max(status, EXIT_CHECK)

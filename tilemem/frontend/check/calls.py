@@ -27,14 +27,14 @@ def _shipped() -> tuple:
     """(known ops, op -> declared positional args, op -> declared keywords, op -> its
     retargetable kwarg) of the op table: what is checked of an op no DSL wrapper reads."""
     from tilemem.datalog import RuleSet
-    from tilemem.frontend.dsl.ops import kwarg_types
+    from tilemem.ir.optable import op_table
     rows = RuleSet.from_package().fact_rows
-    ops = frozenset(r[0] for r in rows.get("op", ()))
+    ops = op_table().ops
     args: dict = {}
     for op, slot, name in sorted(rows.get("op_arg", ()), key=lambda r: (r[0], r[1])):
         args.setdefault(op, []).append(name)
     retargetable = {op: kw for op, kw in rows.get("op_retargetable", ())}
-    keywords = kwarg_types()
+    keywords = op_table().kwarg_types
     return (ops, {op: tuple(a) for op, a in args.items()}, {op: frozenset(k) for op, k in keywords.items()},
             retargetable)
 
@@ -138,9 +138,9 @@ def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Prob
 
 def _wrapper(func: str):
     """The DSL wrapper PyPTO's reader calls for ``func`` (ops.txt), or None."""
-    from tilemem.frontend.dsl.wrappers import op_table
+    from tilemem.frontend.dsl.wrappers import wrapper_table
     ns, _, name = (func[3:] if func.startswith("pl.") else func).rpartition(".")
-    return op_table().get(ns, name)
+    return wrapper_table().get(ns, name)
 
 
 _UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
@@ -260,12 +260,12 @@ def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -
     extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
     if not isinstance(s.type, ir.TileType):
         return
-    from tilemem.frontend.dsl.wrappers import op_table
+    from tilemem.frontend.dsl.wrappers import wrapper_table
     from tilemem.frontend.dsl.types import checked_annotation
     from tilemem.frontend.dsl.values import DslError
     call = s.value
     try:
-        checked_annotation(s.type, inferred, s.targets[0], s, call.func in op_table().region_ops)
+        checked_annotation(s.type, inferred, s.targets[0], s, call.func in wrapper_table().region_ops)
     except DslError as e:
         where = s.type if s.type.line is not None else s
         problems.add_at(where, f"{e.message}{_describe(call, types)}")

@@ -1,0 +1,127 @@
+"""Every answer of ``tilemem why`` gives the pass's own reason: asked of every tile var
+of every InCore function of the golden corpus and of the real kernels, no answer falls
+back to rule comments, leaves a rule variable or a relation name in its paragraph, or
+raises.
+
+By default every golden case and every 36th real kernel (of those under 200 KB); ``-m slow`` (or
+``TILEMEM_WHY_ALL=1``) asks every real kernel.  ``TILEMEM_SHARED`` names the shared
+folder when it is not ``../shared`` beside the repository; the tests skip cleanly
+without it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import tilemem
+from tilemem.explain.answer import answer_var
+
+SHARED = Path(os.environ.get("TILEMEM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+CORPUS, MODELS = SHARED / "corpus", SHARED / "corpus-models"
+EVERY = 36
+
+SPACES = {"Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR"}
+#: a rule variable left in a sentence: a capitalised word of one to three characters
+#: outside quotes that is no memory space ("of V", "at P", "Op")
+RULE_VAR = re.compile(r"(?<![\w`.\[])[A-Z][A-Za-z0-9]{0,2}(?![\w`.(\]])")
+#: a relation written as a fact: a snake_case name applied to arguments
+RELATION = re.compile(r"\b[a-z]+_[a-z_]+\(")
+
+
+#: the default sample leaves out the kernels larger than this (a 3 MB kernel has
+#: thousands of tiles: minutes of answers), which ``-m slow`` asks too
+SAMPLE_MAX_BYTES = 200_000
+
+
+def _cases(folder: Path, every: int = 1) -> list[str]:
+    if not folder.is_dir():
+        return []
+    names = sorted(p.name for p in folder.iterdir() if (p / "before.pto").is_file())
+    if every == 1:
+        return names
+    return [n for n in names[::every] if (folder / n / "before.pto").stat().st_size <= SAMPLE_MAX_BYTES]
+
+
+def paragraph_problem(summary: str) -> str | None:
+    """What is wrong with an answer's paragraph (None: nothing): a rule variable or a
+    relation name outside the quoted program text and names."""
+    prose = re.sub(r"`[^`]*`", "", summary)
+    words = [w for w in RULE_VAR.findall(prose) if w not in SPACES and w not in ("And", "I")]
+    if words:
+        return f"rule variable(s) {words}"
+    if RELATION.search(prose):
+        return f"relation {RELATION.search(prose).group(0)}"
+    if "written at a site" in prose:
+        return "a declaration's comment"
+    return None
+
+
+def ask_every_tile(case: Path) -> tuple[int, list[str]]:
+    """(answers, problems) of ``why`` asked of every tile var of the case's InCore
+    functions."""
+    meta = case / "meta.json"
+    backend = json.loads(meta.read_text()).get("backend") if meta.exists() else None
+    sol = tilemem.solve(case / "before.pto", backend=backend)
+    problems, n = [], 0
+    try:
+        ses = sol.session()
+        for vid in sorted(ses.facts.vars):
+            if ses.var_kind(vid) != "tile":
+                continue
+            n += 1
+            try:
+                ans = answer_var(ses, vid)
+            except Exception as e:               # noqa: BLE001 - every failure is reported
+                problems.append(f"{vid}: {type(e).__name__}: {e}")
+                continue
+            if ans.data.get("fallback"):
+                problems.append(f"{vid}: no rule gave a reason: {ans.summary}")
+            elif ans.data.get("unfilled"):
+                problems.append(f"{vid}: unfilled {ans.data['unfilled']}: {ans.summary}")
+            else:
+                wrong = paragraph_problem(ans.summary)
+                if wrong:
+                    problems.append(f"{vid}: {wrong}: {ans.summary}")
+    finally:
+        sol.close()
+    return n, problems
+
+
+def test_paragraph_problems_are_found():
+    """The checks themselves: what the issue found is caught, a good answer passes."""
+    assert paragraph_problem("`x` is in Mat because of line 11: the space written at a site "
+                             "of V (\"none\" when that site resolves nothing).")
+    assert paragraph_problem("`x` is in Acc (op table: op_output_fixed(tile.matmul, Acc)).")
+    assert paragraph_problem("`x` is in Mat because of line 8 (`x = pl.tile.load(A, B)`): "
+                             "`tile.load` is given target_memory=Mat.") is None
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@pytest.mark.parametrize("name", _cases(CORPUS))
+def test_every_golden_tile_has_a_reason(name):
+    n, problems = ask_every_tile(CORPUS / name)
+    assert not problems, "\n".join(problems[:5])
+
+
+_ALL = bool(os.environ.get("TILEMEM_WHY_ALL"))
+
+
+@pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/corpus-models not present")
+@pytest.mark.parametrize("name", _cases(MODELS, 1 if _ALL else EVERY))
+def test_real_kernel_tiles_have_a_reason(name):
+    n, problems = ask_every_tile(MODELS / name)
+    assert n > 0 and not problems, "\n".join(problems[:5])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/corpus-models not present")
+@pytest.mark.parametrize("name", sorted(set(_cases(MODELS)) - set(_cases(MODELS, EVERY))))
+def test_every_real_kernel_tile_has_a_reason(name, request):
+    if "slow" not in (request.config.getoption("markexpr", default="") or ""):
+        pytest.skip("every real kernel: run with -m slow")
+    n, problems = ask_every_tile(MODELS / name)
+    assert n > 0 and not problems, "\n".join(problems[:5])
