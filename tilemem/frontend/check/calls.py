@@ -79,6 +79,9 @@ class _Table:
         self.known, self.arg_names, self.keywords, self.declared = known, arg_names, keywords, declared
         self.retargetable = retargetable        # op -> the kwarg the pass may rewrite
         self.derived = typerules.CallTypes()    # the derivations of this check (same call, same type)
+        # (op, positional count, keywords) of the calls whose signature checks passed: the
+        # checks read nothing else, and a kernel repeats a few hundred signatures
+        self.signatures: set = set()
 
 
 def _bind(s: ir.Stmt, types: dict) -> None:
@@ -112,6 +115,9 @@ def _bind(s: ir.Stmt, types: dict) -> None:
 def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Problems):
     """Check one op call; its deduced result type (None: not a tile, not deduced)."""
     op = call.op
+    signature = (call.func, len(call.args), tuple([k for k, _ in call.kwargs]))
+    if signature in table.signatures:
+        return _check_operands(call, types, split, table, problems)
     if op not in table.known:
         near = get_close_matches(op, sorted(table.known), n=1, cutoff=0.75)
         hint = f" (did you mean 'pl.{near[0]}'?)" if near else ""
@@ -133,6 +139,7 @@ def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Prob
             _check_signature(call, table, problems)
     if len(problems.found) > before:
         return None     # a wrong signature: the operands are not what the type rule reads
+    table.signatures.add(signature)
     return _check_operands(call, types, split, table, problems)
 
 
