@@ -17,7 +17,7 @@ that explanations can point at the user's text.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Iterable, Optional
 
 from tilemem import ir
@@ -78,7 +78,8 @@ FOR_KINDS = {"range", "parallel", "unroll", "pipeline"}
 # after extraction (a branch's return var is declared by both arms, ...).
 _DISTINCT = frozenset((
     "var", "name_suffix", "given_hint", "called_op",
-    "stmt", "assign", "alias", "call", "arg", "arg_other", "stmt_end", "loop", "loop_bounds",
+    "stmt", "assign", "assign_type", "alias", "call", "arg", "arg_other", "stmt_end", "loop",
+    "loop_bounds",
     "bridge", "while_init", "while_return", "loop_iter", "loop_init", "loop_return",
     "loop_yield", "branch", "branch_yield", "list_in_stmt", "body_len",
     "use", "callsite", "callsite_arg", "call_result", "alloc_seq",
@@ -149,6 +150,8 @@ class Extractor:
                                                           "def_rank"))
         self._sizes: dict = {}      # id(tile type) -> (the type, _alloc_size of it)
         self._arg_other = facts.wants("arg_other")
+        # binding and assign_type are given together (_rebindings)
+        self._binding = facts.wants("binding") or facts.wants("assign_type")
 
     def _next(self) -> int:
         p = self.pos
@@ -204,9 +207,24 @@ class Extractor:
             self.f.add("param", name, i, v, p.direction, line=p.line)
             self.names[p.name] = "param"
         self._collect_kinds(fn.body)
+        self._bound: list[tuple] = []       # (pos, name, line, assign type kind or None)
         run_nested(self.body(fn.body, owner=None))
         if self._suffixed and self.f.wants("def_rank"):
             self._definition_ranks(fn)
+        if self._bound:
+            self._rebindings(fn)
+
+    def _rebindings(self, fn: ir.Function):
+        """binding and assign_type rows for the names bound more than once in ``fn`` (a
+        parameter counts as bound): only a name bound before can be bound again, and
+        printed IR rarely binds a name twice, so the rest would be rows no rule joins."""
+        count = Counter(p.name for p in fn.params)
+        count.update(name for _, name, _, _ in self._bound)
+        for p, name, line, tk in self._bound:
+            if count[name] > 1:
+                self.f.add("binding", p, self.vid(fn.name, name), line=line)
+                if tk is not None:
+                    self.f.add("assign_type", p, tk, line=line)
 
     def _definition_ranks(self, fn: ir.Function):
         """def_rank for each var printed "<base>_<k>" and its base: its place in the
@@ -264,11 +282,14 @@ class Extractor:
         if isinstance(s, ir.Assign):
             self.f.add("stmt", p, fname, "assign", lid, line=line)
             if len(s.targets) == 1:
+                if self._binding:
+                    self._bound.append((p, s.targets[0], line, ir.type_kind(s.type)))
                 v = self.declare(fname, s.targets[0], self.kind_of(s.targets[0]), s.type, line=line)
                 self.f.add("assign", p, v, line=line)
                 if isinstance(s.value, ir.Name):
                     self.f.add("alias", p, v, self.vid(fname, s.value.id), line=line)
             else:
+                self._bindings(p, s.targets, line)
                 for t in s.targets:
                     self.declare(fname, t, self.kind_of(t), None, line=line)
             self.value(p, s.value, line)
@@ -277,11 +298,16 @@ class Extractor:
             self.value(p, s.expr, line)
         elif isinstance(s, ir.Yield):
             self.f.add("stmt", p, fname, "yield", lid, line=line)
+            self._bindings(p, s.targets, line)
         elif isinstance(s, ir.Return):
             self.f.add("stmt", p, fname, "return", lid, line=line)
         else:
             self.f.add("stmt", p, fname, type(s).__name__.lower(), lid, line=line)
         return p
+
+    def _bindings(self, p: int, names: list[str], line) -> None:
+        if self._binding:
+            self._bound.extend((p, n, line, None) for n in names)
 
     def nested(self, s: ir.Stmt, lid: int):
         """The facts of a statement that holds bodies (``_NESTING``), a walk; its number."""
@@ -332,6 +358,7 @@ class Extractor:
         self.f.add("stmt", p, fname, "for", lid, line=line)
         if s.loop_var:
             self.declare(fname, s.loop_var, "loop_var", None, line=line)
+        self._bindings(p, [n for n in [s.loop_var, *(s.iter_args or [])] if n], line)
         is_for = s.kind in FOR_KINDS
         if is_for:
             self.f.add("loop", p, s.kind, line=line)

@@ -38,11 +38,13 @@ class Solution3(Record):
                  move_slot: dict[tuple[int, str, str], int],
                  blayout: dict[tuple[int, str, str], str],
                  slayout: dict[tuple[int, str, str], str], retarget: dict[int, tuple[str, str]],
-                 rederive: set[int], replaced: set[str], name_hint: dict[str, str]):
+                 rederive: set[int], replaced: set[str], name_hint: dict[str, str],
+                 fresh: set[int]):
         self.space, self.resolved, self.move_at = space, resolved, move_at
         self.move_use, self.move_slot, self.blayout = move_use, move_slot, blayout
         self.slayout, self.retarget, self.rederive = slayout, retarget, rederive
         self.replaced, self.name_hint = replaced, name_hint
+        self.fresh = fresh          # the assignments that bind a fresh Var for a name
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
@@ -61,6 +63,7 @@ class Solution3(Record):
             rederive={p for (p,) in rel("rederive")},
             replaced={v for (v,) in rel("replaced_var")},
             name_hint={v: h for v, h in rel("name_hint")},
+            fresh={p for p, _ in rel("fresh_redefinition")},
         )
 
 
@@ -166,6 +169,7 @@ class _FunctionRewriter(RewritePattern):
         self.used_names: set[str] = set()
         self.moves: list[MoveRecord] = []
         self.move_hints: dict[str, str] = {}       # inserted move -> its name hint
+        self.fresh_at: set[int] = set()     # id() of the rewritten fresh redefinitions
         self._hinted: dict = {}    # (id(type), len(move_hints)) -> (type, hinted(type))
         self._spaces: dict[str, Optional[str]] = {}     # plain name -> space_of(name)
         self._collect(fn)
@@ -380,9 +384,12 @@ class _FunctionRewriter(RewritePattern):
             comments = s.comments
             if comments and self.rebuilt(s.targets, s.value):
                 comments = []
-            if value is s.value and typ is s.type and comments is s.comments:
-                return s                # unchanged statements are shared, not copied
-            return replace(s, value=value, type=typ, comments=comments)
+            if not (value is s.value and typ is s.type and comments is s.comments):
+                s = replace(s, value=value, type=typ, comments=comments)
+            # (else: unchanged statements are shared, not copied)
+            if p is not None and p in self.sol.fresh:
+                self.fresh_at.add(id(s))
+            return s
         if isinstance(s, ir.EvalStmt):
             # the base IRMutator rebuilds an EvalStmt with MutableCopy: comments stay
             # (mutator.cpp:1057-1068); only a rebuilt AssignStmt loses them
@@ -437,7 +444,8 @@ class _FunctionRewriter(RewritePattern):
 
     def run(self) -> ir.Function:
         fn = rewrite_function(self.fn, self, _Scope({}, None))
-        fn = rewrite_function(fn, _Redefinitions(self, fn))
+        if self.fresh_at:
+            fn = rewrite_function(fn, _Redefinitions(self))
         return self.printed_names(fn)
 
     def printed_names(self, fn: ir.Function) -> ir.Function:
@@ -456,22 +464,13 @@ class _FunctionRewriter(RewritePattern):
 
 
 class _Redefinitions(RewritePattern):
-    """A tile var assigned again is a new Var after the pass: PyPTO rebuilds every
-    ``AssignStmt`` of a tile var from a call with a fresh Var of the same hint, and
-    later reads (in visit order, whatever the scope) see the newest
-    (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints ``t``,
-    ``t_1``.  A name assigned twice is one Var in both readings: the DSL reader knows
-    it, and the printer gives distinct Vars distinct names.  A plain alias
-    (``t = u``) is no call: it keeps the current Var; so does a call whose deduced
-    type is its argument's own type when that argument is the var itself
-    (``t = pl.tile.write(t, ...)``: the pass makes a new Var only for a new type
-    object, :711-745; op table ``op_type_passthrough``).  The new Var is named
-    ``<name>#<k>`` until ``printed_names`` names it from its hint."""
+    """The rules' fresh redefinitions (``fresh_redefinition``: an assignment of a tile var
+    bound before, which PyPTO's pass rebuilds with a new Var of the same hint) made new
+    vars, named ``<name>#<k>`` until ``printed_names`` names them from their hint; the
+    reads after each (in visit order, whatever the scope) read the newest."""
 
-    def __init__(self, rw: _FunctionRewriter, fn: ir.Function):
+    def __init__(self, rw: _FunctionRewriter):
         self.rw = rw
-        self.passthrough = op_table().type_passthrough
-        self.defined: set[str] = {p.name for p in fn.params}   # the names bound so far
         self.current: dict[str, str] = {}       # name -> its newest Var
         self.serial = 0
 
@@ -479,26 +478,16 @@ class _Redefinitions(RewritePattern):
         return names.rename_expr(e, self.current) if self.current else e
 
     def rewrite(self, st: ir.Stmt, scope) -> ir.Stmt:
-        defined = self.defined
         if isinstance(st, ir.Assign):
             value = self.use(st.value)
             targets = st.targets
-            if (len(targets) == 1 and isinstance(st.value, ir.Call)
-                    and isinstance(st.type, ir.TileType) and self.rw.space_of(targets[0]) is not None):
+            if id(st) in self.rw.fresh_at:
                 name = targets[0]
-                slot = self.passthrough.get(value.op)
-                same = slot is not None and slot < len(value.args) and \
-                    isinstance(value.args[slot], ir.Name) and \
-                    value.args[slot].id == self.current.get(name, name)
-                if name in defined and not same:
-                    self.serial += 1
-                    key = f"{name}#{self.serial}"
-                    self.rw.move_hints[key] = self.rw.name_hint(name)
-                    self.current[name] = key
-                    targets = [key]
-                defined.add(name)
-            else:
-                defined.update(targets)
+                self.serial += 1
+                key = f"{name}#{self.serial}"
+                self.rw.move_hints[key] = self.rw.name_hint(name)
+                self.current[name] = key
+                targets = [key]
             if targets is not st.targets or value is not st.value:
                 return replace(st, targets=list(targets), value=value)
         elif isinstance(st, ir.EvalStmt):
@@ -507,15 +496,10 @@ class _Redefinitions(RewritePattern):
                 return replace(st, expr=expr)
         elif isinstance(st, (ir.Return, ir.Yield)):
             values = [self.use(v) for v in st.values]
-            if isinstance(st, ir.Yield):
-                defined.update(st.targets)
             if any(a is not b for a, b in zip(values, st.values)):
                 return replace(st, values=values)
         elif isinstance(st, ir.For):
             it = self.use(st.iter)
-            if st.loop_var:
-                defined.add(st.loop_var)
-            defined.update(st.iter_args or [])
             if it is not st.iter:
                 return replace(st, iter=it)
         elif isinstance(st, (ir.If, ir.While)):

@@ -23,7 +23,8 @@ from tilemem.records import DICT, Fresh, Record, record
 # depend on, demand included, is evaluated; reading a row back costs ~2 us).
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
-    "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "contract_break",
+    "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "fresh_redefinition",
+    "contract_break",
 )
 
 
