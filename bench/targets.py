@@ -52,7 +52,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-SHARED = ROOT.parent / "shared"
+SHARED = Path(os.environ.get("TILEMEM_SHARED") or ROOT.parent / "shared")     # (a worktree's
+# ../shared may be elsewhere: TILEMEM_SHARED names it)
 MODELS = SHARED / "corpus-models"
 sys.path.insert(0, str(HERE))
 
@@ -109,6 +110,8 @@ class Bench:
             + cache
 
     def python_start(self) -> float:
+        if not self.base:
+            self.base.append(run([self.python, "-c", "pass"], self.env))
         return statistics.median(s.wall for s in self.base)
 
 

@@ -688,3 +688,49 @@ def test_no_memory_growth_across_many_databases(fast, runs, monkeypatch):
     finally:
         tracemalloc.stop()
     assert end - middle < 64 * 1024, f"grew by {end - middle} bytes over 200 solves"
+
+
+# ----------------------------------------------------------------------------- domains
+
+DOMAINS = r'''
+.type Stmt <: number
+.type Site <: number
+.type Var <: symbol
+.decl at(pos: Stmt, var: Var, n: number)
+.input at
+.decl call_at(site: Site, pos: Stmt)
+.input call_at
+// arithmetic and comparisons with plain numbers keep the domain
+.decl after(pos: Stmt, var: Var)
+after(Q, V) :- at(P, V, N), N > 0, Q = P + 1.
+.decl called(pos: Stmt)
+called(P) :- call_at(_, P), at(P, _, _).
+'''
+
+
+@pytest.mark.parametrize("engine", ["pydatalog", "clingo"])
+def test_type_domains_are_their_base_types_for_rows(engine):
+    rs = load(DOMAINS)
+    assert str(rs.decls["at"]) == ".decl at(pos: Stmt, var: Var, n: number)"
+    assert rs.decls["at"].types == ("number", "symbol", "number")
+    with _Database(rs, engine=engine) as db:
+        db.add_facts("at", [(3, "k:a", 1), (5, "k:b", 0)])
+        db.add_facts("call_at", [(0, 5)])
+        assert sorted(db.relation("after")) == [(4, "k:a")]
+        assert db.relation("called") == [(5,)]
+    # a Stmt is a number
+    assert any('"x" is a symbol, but column pos of at is a Stmt' in e
+               for e in errors_of(DOMAINS + 'at("x", "k:a", 1).\n'))
+
+
+def test_two_domains_never_meet_in_a_rule():
+    errs = errors_of(DOMAINS + "mixed(P) :- call_at(P, _), at(P, _, _).\n")
+    assert any("variable P is a Site (column site of call_at) and a Stmt" in e for e in errs), errs
+    errs = errors_of(DOMAINS + 'named(P) :- at(P, _, _), P = "x".\n')
+    assert any("compares a Stmt with a symbol" in e for e in errs), errs
+    errs = errors_of(".type Stmt <: text\n")
+    assert any("unknown base type 'text'" in e for e in errs), errs
+    errs = errors_of(".type Stmt <: number\n.type Stmt <: number\n")
+    assert any("declared twice" in e for e in errs), errs
+    errs = errors_of(".decl p(x: Stmt)\n")
+    assert any("unknown type 'Stmt'" in e for e in errs), errs

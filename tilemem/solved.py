@@ -11,43 +11,26 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tilemem.records import Record, record
+from tilemem.errors import Diagnostic
+from tilemem.records import Record, field_names, is_record, record
 
 __all__ = ["SolveWarning", "SolvedProgram", "SOLUTION_SCHEMA"]
 
 SOLUTION_SCHEMA = "tilemem-solution/1"
 
 
-@record(frozen=True)
-class SolveWarning(Record):
-    """Something about the input worth a warning (the answer is still PyPTO's)."""
-    def __init__(
-            self,
-            path: str,
-            line: Optional[int],
-            col: Optional[int],
-            message: str,
-            code: str,
-            source_line: Optional[str] = None,  # the text of ``line`` (for a caret excerpt)
-            var: Optional[str] = None,          # the var it is about, "function:name", if any
-    ):
-        self.path, self.line, self.col = path, line, col
-        self.message, self.code, self.source_line = message, code, source_line
-        self.var = var
-
-    def __str__(self) -> str:
-        where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
-        return f"{where}: warning: {self.message}"
-
-    def to_list(self) -> list:
-        return [self.path, self.line, self.col, self.message, self.code, self.source_line,
-                self.var]
+#: a warning of a solve is the one located-message type, with severity "warning" (the
+#: name stays for the API: ``Solution.warnings`` holds these)
+SolveWarning = Diagnostic
 
 
 def _plain(x):
-    """A JSON-friendly copy of a record (dataclass, named tuple, dict or object)."""
-    import dataclasses
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+    """A JSON-friendly copy of a record (a tilemem record, dataclass, named tuple, dict or
+    object)."""
+    if is_record(x):            # (before dataclasses: a record would build its fields)
+        return {f: _plain(getattr(x, f)) for f in field_names(x) if not f.startswith("_")}
+    if hasattr(type(x), "__dataclass_fields__") and not isinstance(x, type):
+        import dataclasses      # (a dataclass of the caller's)
         return {f.name: _plain(getattr(x, f.name)) for f in dataclasses.fields(x)
                 if not f.name.startswith("_")}
     if hasattr(x, "_asdict"):
@@ -131,7 +114,7 @@ class SolvedProgram(Record):
     @classmethod
     def from_dict(cls, d: dict) -> "SolvedProgram":
         """Raises on anything but a dict :meth:`to_dict` made (a damaged entry is a miss)."""
-        warnings = [SolveWarning(*w) for w in d["warnings"]]
+        warnings = [Diagnostic.from_list(w) for w in d["warnings"]]
         report = None if d["report"] is None else [(line, list(lines)) for line, lines in d["report"]]
         if not (isinstance(d["name"], str) and isinstance(d["text"], str)
                 and isinstance(d["solution"], dict) and isinstance(d["base"], (str, type(None)))):

@@ -15,8 +15,9 @@ when its IR is equal to the one kept (so that whatever the reading made of the t
 around it, e.g. a callee's type in hand-written DSL, is in the comparison) and its text,
 from its ``def`` line to the next function's, is the same at the same line (the IR's
 equality leaves positions out; the output quotes them).  Phase 4 (loop-invariant Mat
-residency) reads call sites across functions and runs over the whole rewritten program;
-the text is read again whole.  The answer is byte-identical to ``tilemem.solve`` of the
+residency) reads call sites across functions and runs over the whole rewritten program.
+Printed IR is read one function at a time, each function's text kept with the function
+it read as (hand-written DSL, and printed text with comments, are read whole).  The answer is byte-identical to ``tilemem.solve`` of the
 same text (``tests/test_workspace.py`` compares them on the corpora).
 
 A workspace is not thread-safe: one edit at a time.  An edit that makes the text
@@ -54,9 +55,14 @@ class Workspace:
         self.engine, self.limits, self.form, self.program_name = engine, limits, form, program
         self.text = text
         self._kept: dict[str, _Kept] = {}
+        self._read: dict[tuple, ir.Function] = {}      # (first line, text) -> function read
+        self._head: Optional[tuple[str, ir.Program]] = None     # (prefix, a program read)
+        self._checked: dict[int, ir.Function] = {}     # id -> function that passed the checks
         self._solution = None
         #: how many InCore functions the last solve solved again (the others were kept)
         self.resolved_functions = 0
+        #: how many functions the last solve read again (None: the text was read whole)
+        self.reread_functions: Optional[int] = None
 
     # ------------------------------------------------------------------ edits
 
@@ -93,9 +99,14 @@ class Workspace:
         from tilemem.pipeline import Pipeline
         text, path = self.text, self.path
         with gc_paused(), guarded(path, text):          # the IR holds no cycles (api.solve)
-            prog = read_program(text, path, self.form, self.program_name,
-                                declared_ops(self.rules), self.limits)
-            check_program(prog, path)
+            prog = self._read_by_function(text)
+            if prog is None:
+                prog = read_program(text, path, self.form, self.program_name,
+                                    declared_ops(self.rules), self.limits)
+            # (the checks are per function: a function read before was checked before)
+            check_program(replace(prog, functions=[
+                fn for fn in prog.functions if self._checked.get(id(fn)) is not fn]), path)
+            self._checked = {id(fn): fn for fn in prog.functions}
             kept = self._phase3(prog, text)
             functions, moves, spaces, breaks = [], [], {}, []
             for fn in prog.functions:
@@ -113,6 +124,74 @@ class Workspace:
             pipe.adopt(replace(prog, functions=functions), moves, _in_solve_order(spaces), breaks)
             return solution_of(pipe, text, path, self.limits)
 
+    def _read_by_function(self, text: str) -> Optional[ir.Program]:
+        """Printed IR read one function at a time, each function's text kept with what
+        it read as: after an edit only the edited function is read again.  None when the
+        text is not plainly a printed program (hand-written DSL, a comment outside the
+        header, anything a piece cannot be read alone for): then it is read whole, and
+        so any error is the one a whole reading gives."""
+        from tilemem.frontend.parser import parse
+        from tilemem.frontend.reading import input_form
+        from tilemem.limits import check_text
+        self.reread_functions = None
+        if self.form == "dsl" or input_form(text, self.form) != "ir":
+            return None
+        pieces = _function_pieces(text)
+        if pieces is None:
+            return None
+        prefix, chunks = pieces
+        check_text(text, self.path, self.limits)         # the caps apply to the whole text
+        if self._head is None or self._head[0] != prefix:
+            return self._read_whole(text, prefix, chunks)
+        head = prefix.count("\n")
+        read: dict[tuple, ir.Function] = {}
+        functions = []
+        program = self._head[1]
+        reread = 0
+        for line, chunk in chunks:
+            fn = self._read.get((line, chunk))
+            if fn is None or program is None:
+                reread += 1
+                try:
+                    one = parse(prefix + "\n" * (line - 1 - head) + chunk, self.path, self.limits)
+                except Exception:
+                    return None
+                if len(one.functions) != 1 or (program is not None and (
+                        one.name, one.header, one.prefix, one.dynamic) != (
+                        program.name, program.header, program.prefix, program.dynamic)):
+                    return None
+                program = program or one
+                fn = one.functions[0]
+            read[(line, chunk)] = fn
+            functions.append(fn)
+        if program is None or (self.program_name is not None and program.name != self.program_name):
+            return None
+        self._read, self._head = read, (prefix, program)
+        self.reread_functions = reread
+        return replace(program, functions=functions)
+
+    def _read_whole(self, text: str, prefix: str, chunks) -> Optional[ir.Program]:
+        """The first reading (or one after the text above the functions changed): the
+        whole text at once (one function at a time costs more), its functions kept by
+        the pieces they come from."""
+        from tilemem.frontend.parser import parse
+        try:
+            program = parse(text, self.path, self.limits)
+        except Exception:
+            return None                         # read again by read_program: its error
+        fns = program.functions
+        if len(fns) != len(chunks) or not all(
+                fn.line is not None and line <= fn.line < line + chunk.count("\n") + 1
+                for fn, (line, chunk) in zip(fns, chunks)):
+            self._read, self._head = {}, None
+            return program
+        if self.program_name is not None and program.name != self.program_name:
+            return None
+        self._read = {piece: fn for piece, fn in zip(chunks, fns)}
+        self._head = (prefix, program)
+        self.reread_functions = len(fns)
+        return program
+
     def _phase3(self, prog: ir.Program, text: str) -> dict[str, _Kept]:
         """What phases 0-3 make of each InCore function: kept when unchanged, the others
         solved together."""
@@ -125,7 +204,7 @@ class Workspace:
             line, ftext = spans.get(id(fn), (None, None))
             old = self._kept.get(fn.name)
             if old is not None and line is not None and old.line == line \
-                    and old.text == ftext and old.source == fn:
+                    and old.text == ftext and (old.source is fn or old.source == fn):
                 kept[fn.name] = old
             else:
                 changed.append((fn, line, ftext))
@@ -147,6 +226,43 @@ class Workspace:
                     [b for b in breaks if b.function == fn.name])
         self._kept = kept
         return kept
+
+
+def _function_pieces(text: str) -> Optional[tuple[str, list[tuple[int, str]]]]:
+    """(the text before the first function, [(first line, text) of each function from
+    its decorator to the next one's]) of a printed program; None when a whole-line
+    comment is not plainly inside a function body (followed by a statement of that
+    body), where which function owns it is the reader's call."""
+    lines = text.split("\n")
+    starts = []
+    loose = False                   # a comment not yet followed by a body statement
+    for i, line in enumerate(lines):
+        body = line.lstrip()
+        if not body:
+            continue
+        indent = len(line) - len(body)
+        if body.startswith("#"):
+            if not starts:
+                if not line.startswith("# pypto.program:"):
+                    return None
+            elif indent <= 4:
+                return None
+            loose = loose or bool(starts)
+        elif indent == 4 and body.startswith("@"):
+            if loose:
+                return None
+            if not (i and lines[i - 1].startswith("    @")):
+                starts.append(i)
+        elif indent >= 8:
+            loose = False
+    if not starts or loose:
+        return None
+    prefix = "\n".join(lines[:starts[0]]) + "\n"
+    chunks = []
+    for k, i in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        chunks.append((i + 1, "\n".join(lines[i:end])))
+    return prefix, chunks
 
 
 def _in_solve_order(spaces: dict) -> dict:

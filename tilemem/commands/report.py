@@ -10,6 +10,7 @@ import sys
 from typing import Optional, Sequence
 
 from tilemem.commands.common import style
+from tilemem.records import replace
 from tilemem.tools.diagnostics import Diagnostic, from_error, from_message, render, render_github, \
     render_text
 
@@ -73,5 +74,5 @@ def result_diagnostics(res, located_code: str = "input-error") -> list[Diagnosti
 
 
 def warning_diagnostics(warnings) -> list[Diagnostic]:
-    return [Diagnostic(w.path, w.line, w.col, w.message, w.code, "warning",
-                       getattr(w, "source_line", None)) for w in warnings]
+    """A solve's warnings (already Diagnostics) with the severity they are shown with."""
+    return [w if w.severity == "warning" else replace(w, severity="warning") for w in warnings]

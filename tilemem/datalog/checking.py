@@ -10,6 +10,7 @@ its strata, which a RuleSet keeps.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence
 
 from tilemem.datalog.errors import Diagnostic, RuleError
@@ -66,6 +67,7 @@ class _Checker:
         self.errors: list[Diagnostic] = [e for p in parsed for e in p.errors]
         self.warnings: list[Diagnostic] = []
         self.items = tuple(it for p in parsed for it in p.items)
+        self.domains: dict[str, str] = {}     # .type domain -> its base type (declarations)
         self.rules = tuple(i for i in self.items if isinstance(i, Rule) and i.body)
         self.facts = tuple(i for i in self.items if isinstance(i, Rule) and not i.body)
 
@@ -74,7 +76,7 @@ class _Checker:
                            else Diagnostic("<rules>", 1, 1, msg))
 
     def warn(self, loc: Loc, msg: str):
-        self.warnings.append(Diagnostic(loc.file, loc.line, loc.col, msg, "warning"))
+        self.warnings.append(Diagnostic(loc.file, loc.line, loc.col, msg, severity="warning"))
 
     def run(self) -> CheckedProgram:
         from tilemem.datalog.syntax import Rule
@@ -87,7 +89,7 @@ class _Checker:
         # types: constants and variables agree with the typed columns they meet
         for r in self.items:
             if isinstance(r, Rule):
-                _check_types(r, decls, self.err)
+                _check_types(r, decls, self.domains, self.err)
         # safety, per rule (planning the body for evaluation on the way)
         planned = tuple(_check_safety(r, self.err, self.warn) for r in self.rules)
         nodes = tuple(sorted(set(arity) | set(decls) | set(inputs)))
@@ -103,10 +105,21 @@ class _Checker:
     def declarations(self) -> tuple[dict, dict]:
         """The ``.decl`` and ``.input`` of every relation (each once, with known column
         types and the parameters Soufflé's file IO takes)."""
-        from tilemem.datalog.syntax import COLUMN_TYPES, Decl, Input
+        from tilemem.datalog.syntax import COLUMN_TYPES, Decl, Input, TypeDecl
         err = self.err
         decls: dict[str, Decl] = {}
         inputs: dict[str, Input] = {}
+        self.domains: dict[str, str] = {}         # .type domain -> its base type
+        for it in self.items:
+            if isinstance(it, TypeDecl):
+                if it.name in COLUMN_TYPES or it.name in self.domains:
+                    err(it.loc, f"type '{it.name}' is declared twice" if it.name in self.domains
+                        else f"'{it.name}' is a base type, not a name for a .type")
+                elif it.base not in COLUMN_TYPES:
+                    err(it.loc, f".type {it.name}: unknown base type '{it.base}' "
+                                f"(one of: {', '.join(COLUMN_TYPES)})")
+                else:
+                    self.domains[it.name] = it.base
         for it in self.items:
             if isinstance(it, Decl):
                 if it.name in decls:
@@ -127,11 +140,17 @@ class _Checker:
                                     f"\"{value}\" (only IO=\"file\" and filename=\"...\")")
                 if it.params and not it.param("filename"):
                     err(it.loc, f".input {it.name}: IO=\"file\" needs a filename=\"...\"")
-        for d in decls.values():
+        known = (*COLUMN_TYPES, *self.domains)
+        for name, d in decls.items():
             for c, t in zip(d.columns, d.types):
-                if t is not None and t not in COLUMN_TYPES:
+                if t is not None and t not in known:
                     err(d.loc, f"column {c} of {d.name} has unknown type '{t}' "
-                               f"(one of: {', '.join(COLUMN_TYPES)})")
+                               f"(one of: {', '.join(known)})")
+            if any(t in self.domains for t in d.types):
+                # the base types for the rows; the domains for the rules' type check
+                decls[name] = replace(d, types=tuple(self.domains.get(t, t) for t in d.types),
+                                      domains=tuple(t if t in self.domains else None
+                                                    for t in d.types))
         return decls, inputs
 
     def keys(self, decls: dict) -> dict:
@@ -401,16 +420,22 @@ def _const_type(value) -> str:
     return "number" if isinstance(value, int) else "symbol"
 
 
-def _check_types(rule: Rule, decls: dict, err) -> None:
+def _check_types(rule: Rule, decls: dict, domains: dict, err) -> None:
     """Every constant in a typed column has that column's type, and every variable has
     one type throughout the rule (from the typed columns it appears in, constants it is
-    compared with, arithmetic, aggregates).  Untyped columns accept anything."""
+    compared with, arithmetic, aggregates).  Untyped columns accept anything.  A domain
+    (``.type Stmt <: number``) is its base type to constants, arithmetic and base-typed
+    columns, but never meets another domain."""
     from tilemem.datalog.syntax import Aggregate, Arith, Atom, Comparison, Const
     seen: dict[str, tuple[str, str]] = {}          # var -> (type, where it got it)
+    base = lambda typ: domains.get(typ, typ)
+
+    def clash(a: str, b: str) -> bool:
+        return base(a) != base(b) or (a != b and a in domains and b in domains)
 
     def give(t, typ: str, where: str, loc):
         if isinstance(t, Const):
-            if _const_type(t.value) != typ:
+            if _const_type(t.value) != base(typ):
                 err(t.loc or loc, f"type error: {t} is a {_const_type(t.value)}, but {where} "
                                   f"is a {typ}")
             return False
@@ -420,10 +445,13 @@ def _check_types(rule: Rule, decls: dict, err) -> None:
         if had is None:
             seen[t.name] = (typ, where)
             return True
-        if had[0] != typ:
+        if clash(had[0], typ):
             err(t.loc or loc, f"type error: variable {t.name} is a {had[0]} ({had[1]}) and a "
                               f"{typ} ({where})")
             seen[t.name] = (typ, where)        # report each clash once
+        elif typ != had[0] and typ in domains:
+            seen[t.name] = (typ, where)        # the domain is the more precise type
+            return True
         return False
 
     def type_of(t) -> Optional[str]:
@@ -436,7 +464,7 @@ def _check_types(rule: Rule, decls: dict, err) -> None:
         if d is None:
             return
         for i, t in enumerate(a.args):
-            typ = d.column_type(i)
+            typ = d.column_domain(i)
             if typ is not None:
                 give(t, typ, f"column {d.columns[i]} of {a.pred}", a.loc)
 
@@ -464,7 +492,7 @@ def _check_types(rule: Rule, decls: dict, err) -> None:
                     changed |= give(lit.right, lt, f"'{lit}'", lit.loc)
                 elif rt and not lt:
                     changed |= give(lit.left, rt, f"'{lit}'", lit.loc)
-                elif lt and rt and lt != rt:
+                elif lt and rt and clash(lt, rt):
                     err(lit.loc, f"type error: '{lit}' compares a {lt} with a {rt}")
             elif isinstance(lit, Aggregate):
                 stack.extend(lit.body)

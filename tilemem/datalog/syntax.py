@@ -50,7 +50,7 @@ from tilemem.datalog.location import Loc, Located, value_key
 __all__ = [
     "Loc", "Var", "Const", "Term", "Atom", "Negation", "Comparison", "Arith", "Aggregate",
     "Literal", "AGGREGATE_FUNCTIONS",
-    "Rule", "Decl", "Key", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
+    "Rule", "Decl", "TypeDecl", "Key", "Input", "Item", "ParsedFile", "parse_program", "parse_query", "COLUMN_TYPES",
     "format_value", "COMPARISON_OPS", "value_key", "same_value", "COMPARE", "ARITH_OPS",
     "arith_value",
 ]
@@ -293,20 +293,40 @@ COLUMN_TYPES = ("number", "symbol")
 
 @dataclass(frozen=True)
 class Decl:
-    """``.decl name(col: type, ...)``; ``types[i]`` is None for an untyped column."""
+    """``.decl name(col: type, ...)``; ``types[i]`` is None for an untyped column.  Once
+    checked, ``types`` are base types (number, symbol) and ``domains[i]`` names the
+    ``.type`` domain a column was declared with (None: a base type or untyped)."""
     name: str
     columns: tuple[str, ...]
     doc: str = ""
     loc: Optional[Loc] = None
     types: tuple[Optional[str], ...] = ()
+    domains: tuple[Optional[str], ...] = ()
 
     def column_type(self, i: int) -> Optional[str]:
         return self.types[i] if i < len(self.types) else None
 
+    def column_domain(self, i: int) -> Optional[str]:
+        """The column's domain, else its base type (None when untyped)."""
+        d = self.domains[i] if i < len(self.domains) else None
+        return d or self.column_type(i)
+
     def __str__(self) -> str:
-        cols = [c if self.column_type(i) is None else f"{c}: {self.column_type(i)}"
+        cols = [c if self.column_domain(i) is None else f"{c}: {self.column_domain(i)}"
                 for i, c in enumerate(self.columns)]
         return f".decl {self.name}({', '.join(cols)})"
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    """``.type Name <: base``: a domain of the base type (number or symbol)."""
+    name: str
+    base: str
+    doc: str = ""
+    loc: Optional[Loc] = None
+
+    def __str__(self) -> str:
+        return f".type {self.name} <: {self.base}"
 
 
 @dataclass(frozen=True)
@@ -339,7 +359,7 @@ class Input:
         return f".input {self.name}({', '.join(f'{k}={format_value(v)}' for k, v in self.params)})"
 
 
-Item = Union[Decl, Key, Input, Rule]
+Item = Union[Decl, TypeDecl, Key, Input, Rule]
 
 
 @dataclass(frozen=True)
@@ -545,6 +565,10 @@ class _ToAst(Transformer):
         name, *cols = children
         return Decl(str(name), tuple(c for c, _ in cols), self._doc(meta), self._loc(meta),
                     tuple(t for _, t in cols))
+
+    def type_decl(self, meta, children):
+        name, base = children
+        return TypeDecl(str(name), str(base), self._doc(meta), self._loc(meta))
 
     def key(self, meta, children):
         name, *cols = children

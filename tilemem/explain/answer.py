@@ -20,7 +20,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-from tilemem.datalog import Atom, Const, Var
+from tilemem.datalog import Atom, Const, Negation, Var
 from tilemem.explain.nodes import ExplainError, ProofNode, _rule_doc, _rule_loc, short_doc
 from tilemem.explain.reasons import reason
 from tilemem.explain.whynot import WhyNot
@@ -86,6 +86,14 @@ class Names:
     #: the function the answer is about: its vars go by their bare names
     home: Optional[str] = None
 
+    def about(self, function: str) -> "Names":
+        """These names for an answer about ``function`` (a copy: a session shares its
+        Names between answers)."""
+        import copy
+        out = copy.copy(self)
+        out.home = function
+        return out
+
     def var(self, vid: str) -> str:
         fn, sep, name = vid.partition(":")
         if not sep:
@@ -128,7 +136,7 @@ def _doc(node: ProofNode) -> str:
 _LABEL = re.compile(r"^(?:[A-Z][\w-]*(?: [\w-]+){0,4} \d+\w*(?:, [\w -]+?)?|[A-Z][\w-]*, [\w -]+?"
                     r"|[A-Z][\w-]*(?: [\w-]+)?):\s+(?=[a-z(])")
 _DECL = re.compile(r"^[a-z_][a-z0-9_]*\([^()]*\):\s+")
-_REF = re.compile(r"\s*\((?:SEMANTICS|pass_notes|backend|typerules|tileview)\.md[^()]*\)")
+_REF = re.compile(r"\s*\((?:docs/semantics|SEMANTICS|pass_notes|backend|typerules|tileview)\.md[^()]*\)")
 
 
 def sentence(doc: str, limit: int = 160) -> str:
@@ -668,10 +676,16 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
 
 def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
     """The residency verdict on the statement defining ``vid``, in words (one line per
-    reason, most fundamental first) and as data."""
-    if ses.backend is None:
-        return [], []
+    reason: a refusal's, most fundamental first, or a hoist's evidence) and as data."""
     fn, _, name = vid.partition(":")
+    if ses.backend is None:
+        from tilemem.facts.extract import bridge_marks
+        marked = {line for line, _ in bridge_marks(ses.program)}
+        if any(f == fn and n == name and line in marked
+               for f, n, _, line in program_vars(ses.program)):
+            return ["Residency: not hoisted: residency needs a backend (give `--backend`); "
+                    "this load carries the compiler's Mat-bridge mark."], []
+        return [], []
     out, data = [], []
     for d in ses.residency or ():
         if d.function != fn or d.var != name:
@@ -679,8 +693,10 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
         data.append(d.to_dict())
         loop = f"the loop at line {d.loop_line}" if d.loop_line else "its loop"
         if d.hoisted:
-            out.append(f"Residency ({ses.backend}): hoisted out of {loop}: no refusal rule "
-                       f"holds (rules/p4_residency.dl).")
+            evidence = hoist_evidence(ses, vid)
+            out.append(f"Residency ({ses.backend}): hoisted out of {loop}"
+                       + (", because:" if evidence else "."))
+            out.extend(f"  - {e}" for e in evidence)
             continue
         n = len(d.refusals)
         out.append(f"Residency ({ses.backend}): stays in {loop}"
@@ -689,6 +705,24 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
         if d.fix:
             out.append(f"  To hoist it: {d.fix}.")
     return out, data
+
+
+def hoist_evidence(ses, vid: str) -> list[str]:
+    """The evidence that made the hoist of ``vid``'s statement legal, in the words of
+    the rules that found it (rules/p4_evidence.dl), in the order they are written."""
+    x = ses.phase4()
+    if x is None or "hoist_evidence" not in x.rules.predicates:
+        return []
+    names = ses.names(x)
+    names = names.about(vid.partition(":")[0])
+    found = []
+    for pos, _, _ in x.rel.match("residency_hoisted", (None, vid, None)):
+        for row in x.rel.match("hoist_evidence", (pos, None)):
+            node = x.explain("hoist_evidence", row)
+            r = reason(node, names)
+            if r is not None and not r.missing:
+                found.append((node.rule.line, r.text[0].upper() + r.text[1:] + "."))
+    return [text for _, text in sorted(found)]
 
 
 def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
@@ -707,7 +741,7 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     names = ses.names(x)
     fn, _, name = vid.partition(":")
     shown = names.subject(vid)
-    names.home = fn
+    names = names.about(fn)
     rows = list(x.rel.match("space", (vid, None)))
     if not rows:
         kind = ses.var_kind(vid)
@@ -869,7 +903,7 @@ def answer_move(ses, m) -> Answer:
     """Why the pass inserted move ``m``: the deciding path of its ``move_at`` fact."""
     tree = ses.explain_move(m)
     names = ses.names(ses.phase3())
-    names.home = m.function
+    names = names.about(m.function)
     text, steps, line = value_sentence(names.subject(f"{m.function}:{m.name}"), f"a {op_table().inserted_move} of `{m.producer}` to {m.target}",
                                        tree, 2, names, verb="is", because=", inserted before")
     producer = f"{m.function}:{m.producer}"
@@ -935,15 +969,66 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
         text = f"{shown} is in {space}."
         steps = []
     else:
-        actual = ""
+        actual, first = "", None
+        names = names.about(fn)
         if rows:
             tree = x.explain("space", rows[0])
-            why_actual, _, _ = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
-            actual = " " + why_actual
-        why, steps = why_not_sentence(shown, wn, names)
-        text = f"{shown} is not in {space}:{actual} For {space}, {why}"
+            sen = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
+            actual = " " + sen.text
+            first = next(iter(reasoned_clauses(deciding_path(tree, 1), names)), None)
+        would = _would_put(ses, x, vid, space, names, first)
+        if would is not None:
+            text, steps = f"{shown} is not in {space}:{actual} {would}", []
+        else:
+            why, steps = why_not_sentence(shown, wn, names)
+            text = f"{shown} is not in {space}:{actual} For {space}, {why}"
     return Answer(f"why {vid} --not {space}", text, steps, trees=[("", wn)],
                   data={"var": vid, "space_asked": space, "why_not": wn.to_dict()})
+
+
+def _would_put(ses, x, vid: str, space: str, names: Names, actual) -> Optional[str]:
+    """Which rule would have written ``space`` at the site that decides ``vid`` and the
+    one fact of this program that prevents it, in words; None when no rule that could
+    says why in words (the caller falls back to the why-not chain)."""
+    from tilemem.explain.reasons import rule_reason
+    sites = [q for _, q in x.rel.match("site", (vid, None))]
+    if not sites:
+        return None
+    fn = vid.partition(":")[0]
+    wn = x.why_not("space_written", (vid, max(sites), space), depth=3,
+                   functions=x.scope.around(fn))
+    def on_the_space(c) -> bool:
+        """The rule fails only where it names the space: in all else it fits the var."""
+        head_space = c.rule.head.args[2]
+        return isinstance(c.failed, (Atom, Negation)) and isinstance(head_space, Var) and \
+            head_space.name in (c.failed.names() if hasattr(c.failed, "names") else set())
+    for c in [c for c in wn.candidates if on_the_space(c)]:
+        env = {**c.head_env, **c.env}
+        would = rule_reason(c.rule, env, names)
+        if would is None:
+            continue
+        block = _blocking_words(c, names) or (actual.text if actual is not None else None)
+        if block is None:
+            continue
+        return (f"For {space}, the pass would need: “{would}” ({_rule_loc(c.rule)}); "
+                f"here instead, {block}.")
+    if actual is not None:
+        return (f"No rule of the pass gives {space} to a tile defined as `{names.var(vid)}` "
+                f"is; here, {actual.text}.")
+    return None
+
+
+def _blocking_words(c, names: Names, depth: int = 2) -> Optional[str]:
+    """The fact of the program that stops candidate rule ``c``, in words: the reason of
+    what holds in its place (a near miss, a fact a negation finds), else the same for
+    the rule below that got furthest."""
+    for node in [*c.near, *c.blocking]:
+        r = reason(node, names) if node.kind == "derived" else None
+        if r is not None and not r.missing:
+            return r.text
+    if depth > 1 and c.sub is not None and c.sub.candidates:
+        return _blocking_words(c.sub.candidates[0], names, depth - 1)
+    return None
 
 
 def answer_pattern(ses, pattern: str, limit: int = 20) -> Answer:

@@ -143,3 +143,28 @@ def reason(node, names) -> Optional[Reason]:
         return inner.text
     text = _SLOT.sub(fill, template)
     return Reason(text, used, missing)
+
+
+def rule_reason(rule: Optional[Rule], env: dict, names) -> Optional[str]:
+    """The reason a rule would give with its variables bound as in ``env`` (raw values:
+    a rule that did not fire, in a why-not), or None when it carries none or ``env``
+    leaves one of its slots unfilled."""
+    template = because_of(rule)
+    if template is None:
+        return None
+    where: dict = {}
+    for atom in [rule.head, *(lit for lit in rule.body if isinstance(lit, Atom))]:
+        for i, t in enumerate(atom.args):
+            if isinstance(t, Var) and not t.is_anonymous:
+                where.setdefault(t.name, (atom.pred, i))
+    missing = []
+
+    def fill(m: "re.Match") -> str:
+        name = m.group(1)
+        if name[0].isupper() and name in env and name in where:
+            pred, col = where[name]
+            return names.value(pred, col, env[name])
+        missing.append(name)
+        return "?"
+    text = _SLOT.sub(fill, template)
+    return None if missing else text

@@ -42,7 +42,9 @@ def _schema():
     found.sort(key=lambda t: t[:3])
     relations = {name: info.columns or tuple(f"c{i}" for i in range(info.arity))
                  for *_, name, info in found}
-    phase4 = frozenset(f.head.args[0].value for f in rules.predicates["residency_input"].facts)
+    # (from the rule program's fact rows: the facts' syntax trees are a 0.9 MB pickle
+    # a solve never needs)
+    phase4 = frozenset(row[0] for row in rules.fact_rows.get("residency_input", ()))
     return relations, phase4
 
 

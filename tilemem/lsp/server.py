@@ -126,9 +126,6 @@ def _warm(st: DocumentState, result: DocumentAnalysis) -> None:
             log.debug("warming the explanation session failed", exc_info=True)
 
 
-server = None
-
-
 def build() -> TilememServer:
     """The server with every feature registered."""
     ls = TilememServer()

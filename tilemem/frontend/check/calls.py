@@ -26,18 +26,18 @@ def _shipped() -> tuple:
     """(known ops, op -> declared positional args, op -> keywords it takes) of the op
     table, with the keywords the DSL's wrappers store on each op (ops.txt)."""
     from tilemem.datalog import RuleSet
-    from tilemem.frontend.dsl.ops import kwarg_types
-    from tilemem.frontend.dsl.wrappers import op_table
+    from tilemem.frontend.dsl.wrappers import wrapper_table
+    from tilemem.ir.optable import op_table
     rows = RuleSet.from_package().fact_rows
-    ops = frozenset(r[0] for r in rows.get("op", ()))
+    ops = op_table().ops
     args: dict = {}
     for op, slot, name in sorted(rows.get("op_arg", ()), key=lambda r: (r[0], r[1])):
         args.setdefault(op, []).append(name)
     retargetable = {op: kw for op, kw in rows.get("op_retargetable", ())}
-    keywords: dict = {op: set(kws) for op, kws in kwarg_types().items()}
+    keywords: dict = {op: set(kws) for op, kws in op_table().kwarg_types.items()}
     for op, kw in rows.get("op_output_kwarg", ()):
         keywords.setdefault(op, set()).add(kw)
-    for spec in op_table().specs.values():
+    for spec in wrapper_table().specs.values():
         stored = [spec.irop] if spec.irop else list(spec.rule_args) if spec.rule == "binary_or_scalar" else []
         if spec.rule == "slice":
             stored = [f"{spec.ns}.slice"]
@@ -229,12 +229,12 @@ def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -
     extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
     if not isinstance(s.type, ir.TileType):
         return
-    from tilemem.frontend.dsl.wrappers import op_table
+    from tilemem.frontend.dsl.wrappers import wrapper_table
     from tilemem.frontend.dsl.types import checked_annotation
     from tilemem.frontend.dsl.values import DslError
     call = s.value
     try:
-        checked_annotation(s.type, inferred, s.targets[0], s, call.func in op_table().region_ops)
+        checked_annotation(s.type, inferred, s.targets[0], s, call.func in wrapper_table().region_ops)
     except DslError as e:
         where = s.type if s.type.line is not None else s
         problems.add_at(where, f"{e.message}{_describe(call, types)}")
