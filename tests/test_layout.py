@@ -22,11 +22,7 @@ MAX_LINES = 1200
 
 # Cycles still to be removed, each by the helper that owns the code.  This list only
 # shrinks: an entry that is no longer a cycle fails the test (delete the entry).
-KNOWN_CYCLES: set[frozenset[str]] = {
-    # issue #31: explain/search <-> explain/whynot share private helpers; the `explain`
-    # helper (#28) owns tilemem/explain/ and removes this entry with its fix
-    frozenset({"tilemem.explain.search", "tilemem.explain.whynot"}),
-}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 
 

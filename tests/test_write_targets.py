@@ -484,6 +484,21 @@ def test_closed_stderr_keeps_the_exit_status_of_an_error(tmp_path):
     assert not (tmp_path / "out.pto").exists()
 
 
+def test_stderr_into_a_pipe_nobody_reads_keeps_the_exit_status(tmp_path):
+    """stderr a pipe whose reader is gone (``2>&1 | true``): the error cannot be said,
+    the status still says it (it was 1: a traceback about the pipe)."""
+    src = tmp_path / "in.pto"
+    src.write_text(BAD)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        r = subprocess.run(tilemem_command() + ["solve", str(src)], stdout=subprocess.PIPE,
+                           stderr=write_end, timeout=300)
+    finally:
+        os.close(write_end)
+    assert r.returncode == 2
+
+
 def test_both_closed_is_exit_2_and_writes_nothing_stray(tmp_path):
     src = tmp_path / "in.pto"
     src.write_text(GOOD)

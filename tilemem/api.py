@@ -189,7 +189,7 @@ def _unread_rule_warnings(pipe: Pipeline) -> list[SolveWarning]:
         where: Any = loc          # a tilemem.datalog.location.Loc
         out.append(SolveWarning(where.file, where.line, where.col,
                                 f"relation '{pred}' {why}: what this file says about it has "
-                                f"no effect", "unread-relation"))
+                                f"no effect", "unread-relation", "warning"))
     return out
 
 
@@ -292,15 +292,16 @@ def solution_of(pipe: Pipeline, text: str, path: str, limits: Optional[Limits]) 
     if bridges:
         n = len(bridges)
         warnings.append(SolveWarning(path, bridges[0][0], bridges[0][1], BRIDGE_WARNING.format(
-            n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend"))
+            n=n, s="s" if n > 1 else "", ies="ies" if n == 1 else "y"), "bridge-without-backend",
+            "warning"))
     breaks = pipe.contract_breaks()
     # the source lines only for the warnings' excerpts, and not kept over phase 4 (the
     # lines of a 21,000-line kernel are 4.6 MB of its peak memory)
     lines = text.splitlines() if breaks else []
     for b in breaks:
         src = lines[b.line - 1] if b.line and b.line <= len(lines) else None
-        warnings.append(SolveWarning(path, b.line, b.col, b.message, CONTRACT_CODE, src,
-                                     f"{b.function}:{b.var}"))
+        warnings.append(SolveWarning(path, b.line, b.col, b.message, CONTRACT_CODE, "warning",
+                                     src, f"{b.function}:{b.var}"))
     del lines
     warnings.extend(_unread_rule_warnings(pipe))
     out, residency = pipe.finished()

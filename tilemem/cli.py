@@ -134,7 +134,10 @@ def _wants_json(args, argv) -> bool:
 
 def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
     """Report the tool's own failure: on stderr, and as JSON on stdout under --json."""
-    print(message, file=sys.stderr)
+    try:
+        print(message, file=sys.stderr)
+    except (OSError, ValueError):           # stderr gone (a closed pipe): the status says it
+        pass
     if _wants_json(args, argv):
         doc = {"schema": ERROR_SCHEMA, "status": status, "error": message.split("\n")[0]}
         if err is not None:
@@ -343,11 +346,15 @@ def console_main() -> None:
         sys.exit(status)
     run_exit_handlers()
     try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except (OSError, ValueError):
         sys.exit(status)             # the normal exit reports it as it always has
+    try:
+        if sys.stderr is not None:
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass                         # stderr is gone: nothing more can be said on it
     os._exit(status)
 
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-__all__ = ["TilememError", "UnlocatedError", "UsageError", "position_of", "source_line_at", "printable"]
+from tilemem.records import Record, record
+
+__all__ = ["TilememError", "UnlocatedError", "UsageError", "Diagnostic", "position_of",
+           "source_line_at", "printable"]
 
 
 # Characters a terminal acts on instead of showing: C0 controls but the tab (ESC starts
@@ -95,6 +98,67 @@ class TilememError(Exception):
 
     def __str__(self) -> str:
         return self.format_first_line()
+
+
+@record(frozen=True)
+class Diagnostic(Record):
+    """One message located in an input file: a program, a rule file, a query.  The one
+    type of the API's warnings (``Solution.warnings``), the diagnostics of ``tilemem
+    report`` / ``verify`` / ``--check`` (text, JSON, GitHub, SARIF: tools/diagnostics.py)
+    and the rule checker's errors and warnings (tilemem.datalog).
+
+    ``line``/``col`` are 1-based or None; ``code`` names the kind of problem (a
+    tools.diagnostics RULES key, ``unread-relation``, ...; empty for the rule checker's);
+    ``severity``: error | warning | note; ``source_line``: the text of ``line`` for a caret
+    excerpt; ``var``: the var a warning is about (``function:name``), if any.
+    """
+    def __init__(
+            self,
+            path: str,
+            line: Optional[int],
+            col: Optional[int],
+            message: str,
+            code: str = "",
+            severity: str = "error",
+            source_line: Optional[str] = None,
+            var: Optional[str] = None,
+    ):
+        self.path, self.line, self.col = path, line, col
+        self.message, self.code, self.severity = message, code, severity
+        self.source_line, self.var = source_line, var
+
+    @property
+    def file(self) -> str:
+        """The rule checker's name for ``path`` (a rule file)."""
+        return self.path
+
+    def first_line(self) -> str:
+        """``path[:line[:col]]: severity: message``."""
+        where = self.path
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.col is not None:
+                where += f":{self.col}"
+        return f"{where}: {self.severity}: {self.message}"
+
+    def __str__(self) -> str:
+        """The first line with control characters escaped (a file name or a rule file's text
+        may hold them)."""
+        return printable(self.first_line())
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "column": self.col,
+                "severity": self.severity, "code": self.code, "message": self.message}
+
+    def to_list(self) -> list:
+        """A warning as the result cache keeps it (:meth:`from_list` reads it back)."""
+        return [self.path, self.line, self.col, self.message, self.code, self.source_line,
+                self.var]
+
+    @classmethod
+    def from_list(cls, row, severity: str = "warning") -> "Diagnostic":
+        path, line, col, message, code, source_line, var = row
+        return cls(path, line, col, message, code, severity, source_line, var)
 
 
 def source_line_at(source: str, line: int) -> Optional[str]:

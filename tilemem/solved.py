@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from tilemem.errors import Diagnostic
 from tilemem.records import Record, field_names, is_record, record
 
 __all__ = ["SolveWarning", "SolvedProgram", "SOLUTION_SCHEMA"]
@@ -18,30 +19,9 @@ __all__ = ["SolveWarning", "SolvedProgram", "SOLUTION_SCHEMA"]
 SOLUTION_SCHEMA = "tilemem-solution/1"
 
 
-@record(frozen=True)
-class SolveWarning(Record):
-    """Something about the input worth a warning (the answer is still PyPTO's)."""
-    def __init__(
-            self,
-            path: str,
-            line: Optional[int],
-            col: Optional[int],
-            message: str,
-            code: str,
-            source_line: Optional[str] = None,  # the text of ``line`` (for a caret excerpt)
-            var: Optional[str] = None,          # the var it is about, "function:name", if any
-    ):
-        self.path, self.line, self.col = path, line, col
-        self.message, self.code, self.source_line = message, code, source_line
-        self.var = var
-
-    def __str__(self) -> str:
-        where = self.path + (f":{self.line}" if self.line else "") + (f":{self.col}" if self.line and self.col else "")
-        return f"{where}: warning: {self.message}"
-
-    def to_list(self) -> list:
-        return [self.path, self.line, self.col, self.message, self.code, self.source_line,
-                self.var]
+#: a warning of a solve is the one located-message type, with severity "warning" (the
+#: name stays for the API: ``Solution.warnings`` holds these)
+SolveWarning = Diagnostic
 
 
 def _plain(x):
@@ -134,7 +114,7 @@ class SolvedProgram(Record):
     @classmethod
     def from_dict(cls, d: dict) -> "SolvedProgram":
         """Raises on anything but a dict :meth:`to_dict` made (a damaged entry is a miss)."""
-        warnings = [SolveWarning(*w) for w in d["warnings"]]
+        warnings = [Diagnostic.from_list(w) for w in d["warnings"]]
         report = None if d["report"] is None else [(line, list(lines)) for line, lines in d["report"]]
         if not (isinstance(d["name"], str) and isinstance(d["text"], str)
                 and isinstance(d["solution"], dict) and isinstance(d["base"], (str, type(None)))):

@@ -10,6 +10,7 @@ import sys
 from typing import Optional, Sequence
 
 from tilemem.commands.common import style
+from tilemem.records import replace
 from tilemem.tools.diagnostics import Diagnostic, from_error, from_message, render, render_github, \
     render_text
 
@@ -53,6 +54,12 @@ class Report:
         return sum(1 for d in self.diagnostics if d.code in codes)
 
 
+def error_diagnostics(err, path: str) -> list:
+    """Every error a failure holds, as diagnostics: one per problem of a file whose check
+    found several (``tilemem.frontend.check.ProgramErrors``), else the one."""
+    return [error_diagnostic(e, path) for e in getattr(err, "errors", None) or [err]]
+
+
 def error_diagnostic(err, path: str) -> Diagnostic:
     """A per-file failure — a TilememError, or a batch result's one-line message — as a
     diagnostic."""
@@ -73,5 +80,5 @@ def result_diagnostics(res, located_code: str = "input-error") -> list[Diagnosti
 
 
 def warning_diagnostics(warnings) -> list[Diagnostic]:
-    return [Diagnostic(w.path, w.line, w.col, w.message, w.code, "warning",
-                       getattr(w, "source_line", None)) for w in warnings]
+    """A solve's warnings (already Diagnostics) with the severity they are shown with."""
+    return [w if w.severity == "warning" else replace(w, severity="warning") for w in warnings]

@@ -53,7 +53,7 @@ def verify_file(path_arg: str, args):
 def _verify_text(args, text: str, path: str):
     """(display path, diagnostics) of verifying the program text read from ``path``."""
     from tilemem.commands.common import read_programs
-    from tilemem.commands.report import error_diagnostic
+    from tilemem.commands.report import error_diagnostics
     from tilemem.datalog import DatalogError
     from tilemem.errors import TilememError, UsageError
     from tilemem.frontend.wellformed import check_program
@@ -67,7 +67,7 @@ def _verify_text(args, text: str, path: str):
     except (UsageError, DatalogError):
         raise                           # a bad rule file or engine: the tool's own failure
     except TilememError as e:
-        return e.path, [error_diagnostic(e, path)]
+        return e.path, error_diagnostics(e, path)
     except RecursionError:
         return path, [Diagnostic(path, None, None, "input nested too deeply to process",
                                  "input-error")], False

@@ -76,7 +76,7 @@ class _Checker:
                            else Diagnostic("<rules>", 1, 1, msg))
 
     def warn(self, loc: Loc, msg: str):
-        self.warnings.append(Diagnostic(loc.file, loc.line, loc.col, msg, "warning"))
+        self.warnings.append(Diagnostic(loc.file, loc.line, loc.col, msg, severity="warning"))
 
     def run(self) -> CheckedProgram:
         from tilemem.datalog.syntax import Rule

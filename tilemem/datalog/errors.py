@@ -2,31 +2,12 @@
 from __future__ import annotations
 
 from typing import Iterable, Optional
-from tilemem.errors import UnlocatedError
-from tilemem.records import Record, record
+
+from tilemem.errors import Diagnostic, UnlocatedError   # Diagnostic: a message in a rule file
 
 __all__ = [
     "Diagnostic", "DatalogError", "RuleError", "QueryError", "FactError", "EvaluationError",
 ]
-
-
-@record(frozen=True)
-class Diagnostic(Record):
-    """One message about a place in a rule file (or a query): ``file:line:col: error: ...``."""
-    def __init__(
-            self,
-            file: str,
-            line: int,
-            col: int,
-            message: str,
-            severity: str = "error",  # "error" or "warning"
-    ):
-        self.file, self.line, self.col = file, line, col
-        self.message, self.severity = message, severity
-
-    def __str__(self) -> str:
-        from tilemem.errors import printable
-        return printable(f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}")
 
 
 class DatalogError(UnlocatedError):

@@ -15,12 +15,12 @@ import threading
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import disk_cache, sources as _sources
-from tilemem.datalog.checking import check, dependency_graph
 from tilemem.datalog.errors import Diagnostic
 from tilemem.datalog.location import Loc, Located
 from tilemem.datalog.sources import LruCache, Source
-# the rule language's AST and parser (tilemem.datalog.syntax) are imported by the functions
-# that build or read the syntax tree: a solve reads the JSON program and never needs them
+# the rule language's AST and parser (tilemem.datalog.syntax) and its checks (.checking) are
+# imported by the functions that build or read the syntax tree: a solve reads the JSON
+# program and never needs them
 
 if TYPE_CHECKING:
     from tilemem.datalog.syntax import ParsedFile, Rule
@@ -126,6 +126,7 @@ class RuleSet:
 
 
     def __init__(self, parsed: Sequence[ParsedFile]):
+        from tilemem.datalog.checking import check
         checked = check(parsed)
         self.sources: tuple[str, ...] = tuple(p.name for p in parsed)
         self.items = checked.items
@@ -234,7 +235,8 @@ class RuleSet:
         d["nodes"] = tuple(data["nodes"])
         d["edges"] = {(q, p): bool(neg) for q, p, neg in data["edges"]}
         d["strata"] = tuple(tuple(c) for c in data["strata"])
-        d["warnings"] = tuple(Diagnostic(*w) for w in data["warnings"])
+        d["warnings"] = tuple(Diagnostic(f, line, col, message, severity=severity)
+                              for f, line, col, message, severity in data["warnings"])
         d["fact_rows"] = {k: tuple(map(tuple, v)) for k, v in data["fact_rows"].items()}
         d["_compiled"] = dict(data["compiled"])
         d["_graph"] = None
@@ -266,6 +268,7 @@ class RuleSet:
         """networkx DiGraph of the dependencies: edge ``q -> p`` when a rule for p uses q
         (attribute ``negative``: some use is negated).  Built on first use."""
         if self._graph is None:
+            from tilemem.datalog.checking import dependency_graph
             self._graph = dependency_graph(self.nodes, self.edges)
         return self._graph
 

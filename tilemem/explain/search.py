@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import (
-    Aggregate, Atom, Comparison, Const, Database, Negation, Rule, RuleSet, Var, format_value,
+    Aggregate, Atom, Comparison, Database, Negation, Rule, RuleSet, Var,
 )
 from tilemem.datalog.engine import aggregate_value
-from tilemem.datalog.planning import order_body
 from tilemem.datalog.syntax import COMPARE, arith_value, same_value
 from tilemem.explain.nodes import ExplainError, ProofNode, absent_note, format_fact
 from tilemem.explain.sourcemap import SourceMap
+from tilemem.explain.unify import instantiate, plan, term_value, unify_row
 
 if TYPE_CHECKING:
     from tilemem.explain.whynot import WhyNot
@@ -94,41 +94,6 @@ class _Relations:
 def _key(row: tuple) -> tuple:
     # ints and strs never compare equal, but 1 == True: rows only hold int and str
     return tuple((type(v) is str, v) for v in row)
-
-
-def _term_value(t, env: dict):
-    """The value of a term under ``env``: a constant, a bound var, or None (free)."""
-    if isinstance(t, Const):
-        return t.value
-    if t.is_anonymous:
-        return None
-    return env.get(t.name)
-
-
-def _unify_row(atom: Atom, row: tuple, env: dict) -> Optional[dict]:
-    """env extended so that atom matches row, or None."""
-    new = env
-    for t, v in zip(atom.args, row):
-        if isinstance(t, Const):
-            if not _same(t.value, v):
-                return None
-        elif t.is_anonymous:
-            continue
-        else:
-            cur = new.get(t.name)
-            if cur is None:
-                if new is env:
-                    new = dict(env)
-                new[t.name] = v
-            elif not _same(cur, v):
-                return None
-    return new if new is not env else dict(env)
-
-
-def plan(body: Sequence, bound: Iterable[str], greedy: bool) -> list[int]:
-    """The order to search a body in, given the variables bound by the head: the most
-    selective atom first (``greedy``, proofs), or as the rule is written (why-not)."""
-    return order_body(body, bound, "selective" if greedy else "written")[0]
 
 
 @dataclass
@@ -191,9 +156,9 @@ class Explainer:
 
     def unifying(self, atom: Atom, env: dict):
         """(row, env extended by the row) for each row of ``atom`` that agrees with env."""
-        pattern = [_term_value(t, env) for t in atom.args]
+        pattern = [term_value(t, env) for t in atom.args]
         for row in self.rel.match(atom.pred, pattern):
-            e2 = _unify_row(atom, row, env)
+            e2 = unify_row(atom, row, env)
             if e2 is not None:
                 yield row, e2
 
@@ -257,7 +222,7 @@ class Explainer:
             shown = [next(f for f, v in matches.items() if _same(v, value))]
         else:
             shown = list(matches)[:MAX_AGGREGATE_MATCHES]
-        current = _term_value(lit.result, env)
+        current = term_value(lit.result, env)
         if current is not None:
             if not _same(current, value):
                 return None
@@ -270,7 +235,7 @@ class Explainer:
     def check(lit, env: dict) -> Optional[dict]:
         """env (possibly extended by '=') if the comparison/arithmetic holds, else None."""
         if isinstance(lit, Comparison):
-            a, b = _term_value(lit.left, env), _term_value(lit.right, env)
+            a, b = term_value(lit.left, env), term_value(lit.right, env)
             if lit.op == "=":
                 if a is None and b is None:
                     return None
@@ -281,13 +246,13 @@ class Explainer:
             if a is None or b is None:
                 return None
             return env if _CMP[lit.op](a, b) else None
-        a, b = _term_value(lit.left, env), _term_value(lit.right, env)
+        a, b = term_value(lit.left, env), term_value(lit.right, env)
         if type(a) is not int or type(b) is not int:
             return None
         r = arith_value(lit.op, a, b)
         if r is None:
             return None
-        t = _term_value(lit.target, env)
+        t = term_value(lit.target, env)
         if t is None:
             return {**env, lit.target.name: r}
         return env if _same(t, r) else None
@@ -300,7 +265,7 @@ class Explainer:
             return got
         out: list[_Derivation] = []
         for rule in self.rules.predicates[pred].rules:
-            env = _unify_row(rule.head, fact[1], {})
+            env = unify_row(rule.head, fact[1], {})
             if env is None:
                 continue
             order = plan(rule.body, env.keys(), greedy=True)
@@ -465,15 +430,15 @@ class Explainer:
             if isinstance(lit, Atom):
                 children.append(self._nodes[(lit.pred, best.rows[i])])
             elif isinstance(lit, Negation):
-                pattern = tuple(_term_value(t, best.env) for t in lit.atom.args)
+                pattern = tuple(term_value(t, best.env) for t in lit.atom.args)
                 note = absent_note(self.rules.predicates[lit.atom.pred])
                 children.append(ProofNode("absent", lit.atom.pred, pattern=pattern, note=note,
                                           text=f"!{format_fact(lit.atom.pred, pattern)}"))
             elif isinstance(lit, Aggregate):
-                children.append(ProofNode("aggregate", text=_instantiate(lit, best.env),
+                children.append(ProofNode("aggregate", text=instantiate(lit, best.env),
                                           children=[self._nodes[f] for f in best.rows[i]]))
             else:
-                children.append(ProofNode("check", text=_instantiate(lit, best.env)))
+                children.append(ProofNode("check", text=instantiate(lit, best.env)))
         node = ProofNode("derived", pred, row, rule=best.rule, children=children,
                          height=self._height[f], positions=positions)
         node.rule_info_doc = self.rules.predicates[pred].doc
@@ -484,13 +449,13 @@ class Explainer:
         info = self.predicate(atom.pred)
         if info.arity != atom.arity:
             raise ExplainError(f"predicate '{atom.pred}' has arity {info.arity}, not {atom.arity}")
-        pattern = [_term_value(t, {}) for t in atom.args]
-        rows = [r for r in self.rel.match(atom.pred, pattern) if _unify_row(atom, r, {}) is not None]
+        pattern = [term_value(t, {}) for t in atom.args]
+        rows = [r for r in self.rel.match(atom.pred, pattern) if unify_row(atom, r, {}) is not None]
         return [self.explain(atom.pred, r) for r in rows[:limit]]
 
     def matches(self, atom: Atom) -> list[tuple]:
-        pattern = [_term_value(t, {}) for t in atom.args]
-        return [r for r in self.rel.match(atom.pred, pattern) if _unify_row(atom, r, {}) is not None]
+        pattern = [term_value(t, {}) for t in atom.args]
+        return [r for r in self.rel.match(atom.pred, pattern) if unify_row(atom, r, {}) is not None]
 
     # ------------------------------------------------------------------ why not
 
@@ -515,55 +480,3 @@ class Explainer:
             from tilemem.explain.scope import Scope
             self._scope = Scope(self.source.facts, self.rules)
         return self._scope
-
-
-def _ground_atom(atom: Atom, env: dict) -> Atom:
-    args = []
-    for t in atom.args:
-        v = _term_value(t, env)
-        args.append(Const(v) if v is not None else t)
-    return Atom(atom.pred, tuple(args), atom.loc)
-
-
-def _unify_head(head: Atom, target: Atom) -> Optional[dict]:
-    """Bindings of head variables to the constants of target (its vars stay free)."""
-    env: dict = {}
-    for h, t in zip(head.args, target.args):
-        if isinstance(t, Var):
-            continue
-        if isinstance(h, Const):
-            if not _same(h.value, t.value):
-                return None
-        elif not h.is_anonymous:
-            cur = env.get(h.name)
-            if cur is None:
-                env[h.name] = t.value
-            elif not _same(cur, t.value):
-                return None
-    return env
-
-
-def _names_of(term, value) -> dict:
-    """{name: value} when term is a variable (a constant result shows as it is)."""
-    return {term.name: value} if isinstance(term, Var) and not term.is_anonymous else {}
-
-
-def _instantiate(lit, env: dict) -> str:
-    def term(t):
-        if isinstance(t, Const):
-            return format_value(t.value)
-        v = _term_value(t, env)
-        return format_value(v) if v is not None else t.name
-    if isinstance(lit, Atom):
-        return f"{lit.pred}({', '.join(term(t) for t in lit.args)})"
-    if isinstance(lit, Negation):
-        return f"!{_instantiate(lit.atom, env)}"
-    if isinstance(lit, Comparison):
-        return f"{term(lit.left)} {lit.op} {term(lit.right)}"
-    if isinstance(lit, Aggregate):
-        # the group's values, the result's value; the aggregate's own variables stay
-        inner = {g: env[g] for g in lit.group if g in env}
-        value = f" {lit.target}" if lit.target is not None else ""
-        body = ", ".join(_instantiate(b, inner) for b in lit.body)
-        return f"{term(lit.result)} = {lit.func}{value} : {{ {body} }}"
-    return f"{term(lit.target)} = {term(lit.left)} {lit.op} {term(lit.right)}"

@@ -15,8 +15,8 @@ from tilemem.explain.nodes import (
     ExplainError, ProofNode, _rule_dict, _rule_doc, _rule_loc, absent_note, format_fact, pos_note,
     short_doc,
 )
-from tilemem.explain.search import (
-    _ground_atom, _instantiate, _names_of, _term_value, _unify_head, _unify_row, plan,
+from tilemem.explain.unify import (
+    ground_atom, instantiate, names_of, plan, term_value, unify_head, unify_row,
 )
 
 #: steps of one why-not search
@@ -65,10 +65,10 @@ class WhyNotSearch:
     def search(self, atom: Atom, env: dict, depth: int, top: bool = True) -> "WhyNot":
         pred = atom.pred
         info = self.x.rules.predicates[pred]
-        pattern = tuple(_term_value(t, env) for t in atom.args)
+        pattern = tuple(term_value(t, env) for t in atom.args)
         wn = WhyNot(pred=pred, pattern=pattern, explainer=self.x)
         matches = [r for r in self.x.rel.match(pred, pattern)
-                   if _unify_row(_ground_atom(atom, env), r, {}) is not None]
+                   if unify_row(ground_atom(atom, env), r, {}) is not None]
         if matches:
             wn.holds = True
             wn.matches = [self.x.explain(pred, r) for r in matches[:5]]
@@ -78,9 +78,9 @@ class WhyNotSearch:
             wn.kind = "input" if info.from_program else "rule_fact"
             return wn
         wn.kind = "derived"
-        ground = _ground_atom(atom, env)
+        ground = ground_atom(atom, env)
         for rule in info.rules:
-            renv = _unify_head(rule.head, ground)
+            renv = unify_head(rule.head, ground)
             if renv is None:
                 wn.other_rules += 1
                 continue
@@ -146,16 +146,16 @@ class WhyNotSearch:
             if isinstance(lit, Atom):
                 cand.satisfied.append((lit, self._node_or_leaf(lit.pred, row)))
             elif isinstance(lit, Negation):
-                pat = tuple(_term_value(t, e) for t in lit.atom.args)
+                pat = tuple(term_value(t, e) for t in lit.atom.args)
                 cand.satisfied.append((lit, ProofNode(
                     "absent", lit.atom.pred, pattern=pat,
                     note=absent_note(self.x.rules.predicates[lit.atom.pred]))))
             elif isinstance(lit, Aggregate):
                 cand.satisfied.append((lit, ProofNode(
-                    "aggregate", text=_instantiate(lit, e),
+                    "aggregate", text=instantiate(lit, e),
                     children=[self._node_or_leaf(*f) for f in row])))
             else:
-                cand.satisfied.append((lit, ProofNode("check", text=_instantiate(lit, e))))
+                cand.satisfied.append((lit, ProofNode("check", text=instantiate(lit, e))))
         if best["k"] == len(order):
             cand.truncated = False
             cand.failed = None               # should not happen: the fact would hold
@@ -164,14 +164,14 @@ class WhyNotSearch:
             cand.truncated = True
         lit = body[order[best["k"]]]
         cand.failed = lit
-        cand.failed_text = _instantiate(lit, e)
+        cand.failed_text = instantiate(lit, e)
         if isinstance(lit, Atom):
-            pat = tuple(_term_value(t, e) for t in lit.args)
+            pat = tuple(term_value(t, e) for t in lit.args)
             cand.near = [self._near_node(lit.pred, r) for r in self._near_misses(lit.pred, pat)]
         elif isinstance(lit, Negation):
-            pat = [_term_value(t, e) for t in lit.atom.args]
+            pat = [term_value(t, e) for t in lit.atom.args]
             rows = [r for r in self.x.rel.match(lit.atom.pred, pat)
-                    if _unify_row(lit.atom, r, e) is not None and self._admitted(lit.atom.pred, r)]
+                    if unify_row(lit.atom, r, e) is not None and self._admitted(lit.atom.pred, r)]
             cand.blocking = [self._node_or_leaf(lit.atom.pred, r) for r in rows[:3]]
         elif isinstance(lit, Aggregate):
             # the value the aggregate does have (min/max of nothing: none to show)
@@ -180,7 +180,7 @@ class WhyNotSearch:
             if got is not None:
                 value = got[0]["_R"]
                 cand.blocking.append(ProofNode(
-                    "aggregate", text=_instantiate(lit, {**e, **_names_of(lit.result, value)}),
+                    "aggregate", text=instantiate(lit, {**e, **names_of(lit.result, value)}),
                     children=[self._node_or_leaf(*f) for f in got[1]]))
         else:
             # a test that fails: show where its variables were bound

@@ -116,6 +116,7 @@ def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
     from tilemem.datalog.syntax import same_value
     from tilemem.explain.nodes import format_fact
     from tilemem.explain.search import Explainer
+    from tilemem.explain.sourcemap import rule_file_name
     explainer = Explainer(db)
     rel = conflict.relation
 
@@ -123,13 +124,15 @@ def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
         locs = [f.loc for f in db.rules.predicates[rel].facts
                 if all(same_value(t.value, v) for t, v in zip(f.head.args, row))]
         locs += [d.rule.loc for d in explainer.derivations(rel, tuple(row))]
-        shown = list(dict.fromkeys(f"{loc.file}:{loc.line}" for loc in locs if loc is not None))
+        shown = list(dict.fromkeys(f"{rule_file_name(loc.file)}:{loc.line}"
+                                   for loc in locs if loc is not None))
         return f"derived by {', '.join(shown)}" if shown else "derived by no rule found"
 
     first, second = conflict.rows
     key = ", ".join(f"{c} {format_fact('', [v])[1:-1]}" for c, v in conflict.key_values().items())
     decl = key_of(db.rules, rel)
-    where = f" ({decl} at {decl.loc.file}:{decl.loc.line})" if decl is not None and decl.loc else ""
+    where = (f" ({decl} at {rule_file_name(decl.loc.file)}:{decl.loc.line})"
+             if decl is not None and decl.loc else "")
     stmt = _statement_of(facts, conflict.columns, first)
     return KeyViolation(
         f"the rules derived two rows of '{rel}' for {key}, where its key allows one{where}: "

@@ -1,4 +1,5 @@
-"""The op table as the type rules read it: the rows the rule files load.
+"""The op table as Python reads it (the type rules, the DSL's op calls, the rewriter, the
+words): the rows the rule files load.
 
 The op table lives in one place, ``rules/ops.dl`` + ``rules/ops/*.facts`` (generated
 from PyPTO's ``ops.json``); the rules read it as facts, and Python reads the same rows
@@ -13,7 +14,8 @@ __all__ = ["OpTable", "op_table"]
 
 class OpTable:
     """The output-memory rule of each op (ops.json "output"), the op the pass inserts as a
-    move (``op_inserted_move``) and the ops of other roles, from the op table's rows."""
+    move (``op_inserted_move``) and the ops of other roles, the registered ops and the
+    declared types of their attributes (``op_kwarg``), from the op table's rows."""
 
     def __init__(self, rows: dict):
         get = lambda rel: rows.get(rel, ())
@@ -24,6 +26,10 @@ class OpTable:
         self.no_rule = frozenset(op for (op,) in get("op_no_output_rule"))
         self.inserted_move = min(op for (op,) in get("op_inserted_move"))
         self.type_passthrough = {op: slot for op, slot in get("op_type_passthrough")}
+        self.ops = frozenset(row[0] for row in get("op"))          # every registered op
+        self.kwarg_types: dict[str, dict[str, str]] = {}           # op -> {attribute: C++ type}
+        for op, kw, ty in get("op_kwarg"):
+            self.kwarg_types.setdefault(op, {})[kw] = ty
         self._rows = rows
 
     def role(self, relation: str) -> str:

@@ -1,6 +1,6 @@
 """Diagnostics for people and for machines: one record, four renderings.
 
-A :class:`Diagnostic` is one message about a place in an input file: a violation of
+A :class:`~tilemem.errors.Diagnostic` is one message about a place in an input file: a violation of
 TileMemoryInferred (``verify``), a file that solving or formatting would change
 (``solve --check``, ``fmt --check``), or an input that cannot be read or parsed.  The
 same list renders as
@@ -23,7 +23,7 @@ import re
 from typing import Optional, Sequence
 
 from tilemem.tools.colors import Style
-from tilemem.records import Record, record
+from tilemem.errors import Diagnostic
 
 FORMATS = ("text", "json", "github", "sarif")
 DIAGNOSTICS_SCHEMA = "tilemem-diagnostics/1"
@@ -41,36 +41,6 @@ RULES: dict[str, str] = {
     "input-error": "The input cannot be read, parsed or solved.",
     "internal-error": "tilemem failed on this input (a bug in tilemem).",
 }
-
-
-@record(frozen=True)
-class Diagnostic(Record):
-    """One message located in an input file (``line``/``col`` are 1-based or None)."""
-    def __init__(
-            self,
-            path: str,
-            line: Optional[int],
-            col: Optional[int],
-            message: str,
-            code: str,
-            severity: str = "error",            # error | warning | note
-            source_line: Optional[str] = None,  # the text of ``line``, for the caret excerpt
-    ):
-        self.path, self.line, self.col = path, line, col
-        self.message, self.code, self.severity = message, code, severity
-        self.source_line = source_line
-
-    def first_line(self) -> str:
-        where = self.path
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.col is not None:
-                where += f":{self.col}"
-        return f"{where}: {self.severity}: {self.message}"
-
-    def to_dict(self) -> dict:
-        return {"path": self.path, "line": self.line, "column": self.col,
-                "severity": self.severity, "code": self.code, "message": self.message}
 
 
 def from_error(err, code: str = "input-error") -> Diagnostic:

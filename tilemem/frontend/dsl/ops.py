@@ -10,7 +10,6 @@ tensor ops through :mod:`.typerules_tensor`, scalar, system and distributed ops 
 """
 from __future__ import annotations
 
-import functools
 import re
 from typing import Optional
 
@@ -28,10 +27,11 @@ from tilemem.frontend.dsl.values import (
     DTYPES, FLOAT_DTYPES, INT64_RANGE, INT_DTYPES, UNKNOWN, DslError, Enum, Py, Val, WrapperCrash,
     const_float, const_int, dotted, float_text, scalar,
 )
-from tilemem.frontend.dsl.wrappers import OpSpec, Param, op_table, printed_op
+from tilemem.frontend.dsl.wrappers import OpSpec, Param, printed_op, wrapper_table
 from tilemem.ir import typerules, views
+from tilemem.ir.optable import op_table
 
-__all__ = ["OpCaller", "check_kwargs", "kwarg_types"]
+__all__ = ["OpCaller", "check_kwargs"]
 
 # ----------------------------------------------------------------------------- conversions
 
@@ -77,20 +77,9 @@ def _pad_value_refusal(v, num) -> None:
 def _registered(ns: str, name: str) -> bool:
     """Whether PyPTO registers the op (the shipped op table): ``pl.NAME`` may be its tile or
     tensor op."""
-    from tilemem.datalog import RuleSet
-    ops = {r[0] for r in RuleSet.from_package().fact_rows.get("op", ())}
+    ops = op_table().ops
     names = (f"tile.{name}", f"tensor.{name}") if ns == "pl" else (f"{ns}.{name}",)
     return any(n in ops for n in names)
-
-
-@functools.lru_cache(maxsize=1)
-def kwarg_types() -> dict:
-    """stored op -> {attribute: its declared C++ type}, the op table's ``op_kwarg`` rows."""
-    from tilemem.datalog import RuleSet
-    table: dict = {}
-    for op, kw, ty in RuleSet.from_package().fact_rows.get("op_kwarg", ()):
-        table.setdefault(op, {})[kw] = ty
-    return table
 
 
 # the std::any a keyword's value becomes (bindings ConvertKwargsDict): an enum of these
@@ -128,7 +117,7 @@ _BUILT_WITHOUT_REGISTRY = frozenset({"tpop"})
 def check_kwargs(op: str, spec: "OpSpec", kws, b: dict) -> None:
     """op_registry.cpp ValidateKwargs: a value stored under an attribute the op declares
     must have the declared type (a dtype may be an int); an op declaring none is unchecked."""
-    declared = kwarg_types().get(op)
+    declared = op_table().kwarg_types.get(op)
     if not declared or (spec.result.split("(")[0] in _BUILT_WITHOUT_REGISTRY and b.get("shape") is not None):
         return
     kinds = {p.name: p.kind for p in spec.params}
@@ -244,7 +233,7 @@ class OpCaller(TensorResultTypes, SystemResultTypes):
 
     # -- entry ----------------------------------------------------------------------
     def op_call(self, ns: str, name: str, call: ir.Call) -> Val:
-        spec = op_table().get(ns, name)
+        spec = wrapper_table().get(ns, name)
         module = OpSpec(ns, name).module
         if spec is None:
             spec = self.extra_op(ns, name)
@@ -317,7 +306,7 @@ class OpCaller(TensorResultTypes, SystemResultTypes):
                     or r.kind == "none" and not chosen:
                 raise DslError(r.text)
         tns, tname = form.text.rsplit(".", 1)
-        takes = {p.name for p in op_table().get(tns, tname).params}
+        takes = {p.name for p in wrapper_table().get(tns, tname).params}
         return call_wrapper(form.text, args, [(k, v) for k, v in kwargs if k in takes])
 
     def extra_op(self, ns: str, name: str) -> Optional[OpSpec]:
@@ -347,7 +336,7 @@ class OpCaller(TensorResultTypes, SystemResultTypes):
         rule = spec.rule.split(":", 1)[1]
         ra = spec.rule_args
         first = b.get(spec.params[0].name) if spec.params else None
-        table = op_table()
+        table = wrapper_table()
 
         def call_wrapper(target: str, pass_args=None, pass_kwargs=None):
             tns, tname = target.rsplit(".", 1)
@@ -929,7 +918,7 @@ class OpCaller(TensorResultTypes, SystemResultTypes):
         result = spec.result
         if spec.rule == "binary_or_scalar":
             # the stored op's own deducer types it (tensor.sub storing tensor.subs: subs's rule)
-            own = op_table().get(*irop.rsplit(".", 1))
+            own = wrapper_table().get(*irop.rsplit(".", 1))
             result = own.result if own is not None else result
         val = Val(call, self.result_type(call, result, spec, b))
         for rule in dtype_rules().get(irop, ()):

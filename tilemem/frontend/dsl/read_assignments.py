@@ -10,7 +10,7 @@ from tilemem.frontend.dsl.types import merge_annotation, print_type_text, types_
 from tilemem.frontend.dsl.values import (
     DslError, INT_DTYPES, Val, Var, const_int, dotted, is_unknown, scalar,
 )
-from tilemem.frontend.dsl.wrappers import op_table, syntax_op
+from tilemem.frontend.dsl.wrappers import syntax_op, wrapper_table
 
 
 
@@ -35,7 +35,7 @@ class AssignmentReading:
         if ann is not None:
             resolved = self._annotation(ann, s)
             if resolved is not None:
-                region = type(val.expr) is ir.Call and val.expr.func in op_table().region_ops
+                region = type(val.expr) is ir.Call and val.expr.func in wrapper_table().region_ops
                 override = merge_annotation(resolved, val, name, s, region)
         if isinstance(override, ir.ScalarType) and type(val.expr) is ir.IntConst:
             val = const_int(val.expr.value, override.dtype, val.expr)

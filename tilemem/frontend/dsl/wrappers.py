@@ -1,4 +1,4 @@
-"""The DSL's op wrappers as data: ``ops.txt`` read into an :class:`OpTable` of
+"""The DSL's op wrappers as data: ``ops.txt`` read into a :class:`WrapperTable` of
 :class:`OpSpec` (each wrapper's signature, what it stores, its result rule).
 
 One line of ``ops.txt`` a wrapper: ``NS.NAME(SIGNATURE) => STORED : RESULT`` (the stored call
@@ -16,7 +16,7 @@ from typing import Optional
 
 from tilemem.frontend.dsl.values import DTYPES, Enum
 
-__all__ = ["NOT_GIVEN", "Param", "OpSpec", "OpTable", "op_table", "syntax_op", "printed_op"]
+__all__ = ["NOT_GIVEN", "Param", "OpSpec", "WrapperTable", "wrapper_table", "syntax_op", "printed_op"]
 
 NOT_GIVEN = object()          # "argument not given"
 
@@ -102,7 +102,11 @@ _ALIAS = re.compile(r"^([\w.]+)\.(\w+)\s*=\s*([\w.]+)\.(\w+)$")
 _STORE = re.compile(r"^([\w.]+)\((.*?)\)\s*(?:\{(.*)\})?$")
 
 
-class OpTable:
+class WrapperTable:
+    """The DSL's wrappers by (namespace, name): not the op table (that is
+    :mod:`tilemem.ir.optable`, the ops PyPTO registers), but the Python functions that
+    build their calls."""
+
     def __init__(self, text: str):
         self.specs: dict[tuple[str, str], OpSpec] = {}
         for lineno, raw in enumerate(text.splitlines(), 1):
@@ -175,15 +179,15 @@ class OpTable:
 
 
 @functools.lru_cache(maxsize=1)
-def op_table() -> OpTable:
+def wrapper_table() -> WrapperTable:
     import importlib.resources
-    return OpTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
+    return WrapperTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
 
 
 def syntax_op(role: str) -> str:
     """The op (as printed: ``pl.array.create``) the front end itself builds for a piece of
     Python syntax, by its role in ops.txt's ``syntax.ROLE = NS.NAME`` rows."""
-    return printed_op(op_table().get("syntax", role).irop)
+    return printed_op(wrapper_table().get("syntax", role).irop)
 
 
 
