@@ -67,7 +67,7 @@ def check_tree(tree: ProofNode, x) -> None:
 
 
 MATMUL_ADD = """
-    a: pl.Tile[[16, 128], pl.BF16] = pl.tile.load(z, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
+    a: pl.Tile[[16, 128], pl.BF16] = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
     b: pl.Tile[[128, 128], pl.BF16] = pl.tile.load(y, [0, 0], [128, 128], [128, 128], target_memory=pl.Mem.Mat)
     c: pl.Tile[[16, 128], pl.FP32] = pl.tile.matmul(a, b)
     d: pl.Tile[[16, 128], pl.FP32] = pl.tile.add(c, c)
@@ -143,11 +143,11 @@ def test_target_memory_kwarg_is_obeyed():
 
 
 DEMAND = """
-    x_tile: pl.Tile[[16, 256], pl.FP32] = pl.tile.load(z, [0, 0], [16, 256], [16, 256])
-    x_half: pl.Tile[[16, 128], pl.FP32] = pl.tile.slice(x_tile, [16, 128], [0, 0])
-    x_flat: pl.Tile[[2048], pl.FP32] = pl.tile.reshape(x_half, [2048])
-    y_flat: pl.Tile[[2048], pl.FP32] = pl.tile.exp(x_flat)
-    y_tile: pl.Tile[[16, 128], pl.FP32] = pl.tile.reshape(y_flat, [16, 128])
+    x_tile: pl.Tile[[16, 128], pl.FP32] = pl.tile.load(z, [0, 0], [16, 128], [16, 128])
+    x_half: pl.Tile[[16, 64], pl.FP32] = pl.tile.slice(x_tile, [16, 64], [0, 0])
+    x_flat: pl.Tile[[1024], pl.FP32] = pl.tile.reshape(x_half, [1024])
+    y_flat: pl.Tile[[1024], pl.FP32] = pl.tile.exp(x_flat)
+    y_tile: pl.Tile[[16, 64], pl.FP32] = pl.tile.reshape(y_flat, [16, 64])
     out_0: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(y_tile, [0, 0], out_0)
     return out_0
 """
@@ -171,8 +171,8 @@ def test_demand_travels_back_through_reshape_and_slice_and_is_clamped_to_vec():
     assert site[0].positions == [(3, {"line": line_no(text, "pl.tile.exp(x_flat)")})]
     assert any(n.pred == "op_input" and n.row == ("tile.exp", 0, 0, "Vec") for n in tree.walk())
     s = str(tree)
-    assert "x_half = pl.tile.slice(x_tile, [16, 128], [0, 0])" in s
-    assert "x_flat = pl.tile.reshape(x_half, [2048])" in s
+    assert "x_half = pl.tile.slice(x_tile, [16, 64], [0, 0])" in s
+    assert "x_flat = pl.tile.reshape(x_half, [1024])" in s
 
 
 def test_a_left_demand_is_not_clamped_why_not():
@@ -584,7 +584,7 @@ def test_facts_souffle_format(tmp_path, capsys):
         for row, fact in zip(rows, expected.get(p, [])):
             vals = [int(v) if v.lstrip("-").isdigit() else v for v in row.split("\t")]
             assert format_fact(p, vals) + "." == fact
-    assert (tmp_path / "sf" / "arg.facts").read_text().startswith("0\t0\tk:z\n")
+    assert (tmp_path / "sf" / "arg.facts").read_text().startswith("0\t0\tk:x\n")
     st, out, err = run_in_process(capsys, "facts", f, "--format", "souffle")
     assert st == 2 and "needs a directory" in err
     st, out, err = run_in_process(capsys, "facts", f, tmp_path / "d")

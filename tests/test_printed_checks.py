@@ -95,7 +95,7 @@ def test_misspelled_op_names_the_op_it_meant():
 
 def test_misspelled_keyword_points_at_the_keyword():
     e = one_error(edited((LOAD_X, LOAD_X.replace("target_memory=", "target_memroy="))))
-    assert e.message == ("pl.tile.load got an unexpected keyword argument 'target_memroy' "
+    assert e.message == ("pl.tile.load: load() got an unexpected keyword argument 'target_memroy' "
                          "(did you mean 'target_memory'?)")
     assert e.source_line[e.col - 1:].startswith("target_memroy=")
 
@@ -105,9 +105,12 @@ def test_repeated_keyword():
     assert e.message == "pl.tile.load: keyword argument 'target_memory' repeated"
 
 
-def test_too_many_positional_arguments():
+def test_arguments_bound_as_pypto_binds_them():
+    # PyPTO reads a printed call through its DSL wrapper: Python's binding, Python's words
     e = one_error(edited(("pl.tile.matmul(x_tile, y_tile)", "pl.tile.matmul(x_tile, y_tile, y_tile)")))
-    assert e.message == "pl.tile.matmul takes at most 2 positional argument(s) (lhs, rhs), got 3"
+    assert e.message == "pl.tile.matmul: matmul() takes 2 positional arguments but 3 were given"
+    e = one_error(edited(("pl.tile.matmul(x_tile, y_tile)", "pl.tile.matmul(x_tile)")))
+    assert e.message == "pl.tile.matmul: matmul() missing 1 required positional argument: 'rhs'"
 
 
 def test_annotation_against_the_deduced_shape():
@@ -246,3 +249,13 @@ def test_an_op_a_rules_file_declares_is_known(tmp_path):
     assert declared_ops([str(rules)]) == frozenset({"tile.my_relu"})
     fn = read_program(text, "k.pto", declared_ops=declared_ops([str(rules)])).functions[0]
     assert fn.body[2].value.func == "pl.tile.my_relu"      # read as written: its annotation is its type
+
+
+def test_verify_lists_every_problem(tmp_path, capsys):
+    src = tmp_path / "k.pto"
+    src.write_text(edited(("pl.tile.matmul(x_tile, y_tile)", "pl.tile.matmull(x_tile, y_tile)"),
+                          (LOAD_X, LOAD_X.replace("target_memory=", "target_memroy="))))
+    status, stdout, _ = run_in_process(capsys, "verify", src)
+    assert status == 2
+    assert [line.split(": error: ")[0] for line in stdout.splitlines() if ": error: " in line] == \
+        [f"{src}:8:105", f"{src}:10:59"]

@@ -88,7 +88,8 @@ def test_cli_quiet_and_stdin(capsys, monkeypatch):
 
 def test_cli_rules_option(capsys):
     path = VDATA / "custom_op_mat_operand.pto"
-    assert run_in_process(capsys, "verify", path) == (0, "", "")
+    status, out, _ = run_in_process(capsys, "verify", path)     # without its rule file: an unknown op
+    assert status == 2 and f"{path}:14:59: error: unknown operation 'pl.tile.my_add'" in out
     r = run("verify", path, "--rules", VDATA / "my_ops.dl", "-q")
     assert r.returncode == 1
     assert r.stdout == f"{path}:14:86: error: tile.my_add input 1 (y_mat) requires Vec but is in Mat\n"

@@ -54,6 +54,12 @@ class Report:
         return sum(1 for d in self.diagnostics if d.code in codes)
 
 
+def error_diagnostics(err, path: str) -> list:
+    """Every error a failure holds, as diagnostics: one per problem of a file whose check
+    found several (``tilemem.frontend.check.ProgramErrors``), else the one."""
+    return [error_diagnostic(e, path) for e in getattr(err, "errors", None) or [err]]
+
+
 def error_diagnostic(err, path: str) -> Diagnostic:
     """A per-file failure — a TilememError, or a batch result's one-line message — as a
     diagnostic."""

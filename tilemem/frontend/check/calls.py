@@ -12,6 +12,7 @@ leaves the check that needs it out, never a rejection.
 from __future__ import annotations
 
 import functools
+import re
 from difflib import get_close_matches
 
 from tilemem import ir
@@ -23,10 +24,9 @@ __all__ = ["CallCheck", "call_table"]
 
 @functools.lru_cache(maxsize=1)
 def _shipped() -> tuple:
-    """(known ops, op -> declared positional args, op -> keywords it takes) of the op
-    table, with the keywords the DSL's wrappers store on each op (ops.txt)."""
+    """(known ops, op -> declared positional args, op -> declared keywords, op -> its
+    retargetable kwarg) of the op table: what is checked of an op no DSL wrapper reads."""
     from tilemem.datalog import RuleSet
-    from tilemem.frontend.dsl.wrappers import wrapper_table
     from tilemem.ir.optable import op_table
     rows = RuleSet.from_package().fact_rows
     ops = op_table().ops
@@ -34,16 +34,7 @@ def _shipped() -> tuple:
     for op, slot, name in sorted(rows.get("op_arg", ()), key=lambda r: (r[0], r[1])):
         args.setdefault(op, []).append(name)
     retargetable = {op: kw for op, kw in rows.get("op_retargetable", ())}
-    keywords: dict = {op: set(kws) for op, kws in op_table().kwarg_types.items()}
-    for op, kw in rows.get("op_output_kwarg", ()):
-        keywords.setdefault(op, set()).add(kw)
-    for spec in wrapper_table().specs.values():
-        stored = [spec.irop] if spec.irop else list(spec.rule_args) if spec.rule == "binary_or_scalar" else []
-        if spec.rule == "slice":
-            stored = [f"{spec.ns}.slice"]
-            keywords.setdefault(stored[0], set()).add("pad_value")
-        for op in stored:
-            keywords.setdefault(op, set()).update(key for key, _, _ in spec.kwargs)
+    keywords = op_table().kwarg_types
     return (ops, {op: tuple(a) for op, a in args.items()}, {op: frozenset(k) for op, k in keywords.items()},
             retargetable)
 
@@ -88,6 +79,9 @@ class _Table:
         self.known, self.arg_names, self.keywords, self.declared = known, arg_names, keywords, declared
         self.retargetable = retargetable        # op -> the kwarg the pass may rewrite
         self.derived = typerules.CallTypes()    # the derivations of this check (same call, same type)
+        # (op, positional count, keywords) of the calls whose signature checks passed: the
+        # checks read nothing else, and a kernel repeats a few hundred signatures
+        self.signatures: set = set()
 
 
 def _bind(s: ir.Stmt, types: dict) -> None:
@@ -121,6 +115,9 @@ def _bind(s: ir.Stmt, types: dict) -> None:
 def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Problems):
     """Check one op call; its deduced result type (None: not a tile, not deduced)."""
     op = call.op
+    signature = (call.func, len(call.args), tuple([k for k, _ in call.kwargs]))
+    if signature in table.signatures:
+        return _check_operands(call, types, split, table, problems)
     if op not in table.known:
         near = get_close_matches(op, sorted(table.known), n=1, cutoff=0.75)
         hint = f" (did you mean 'pl.{near[0]}'?)" if near else ""
@@ -134,21 +131,62 @@ def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Prob
         seen.add(key)
     if op in table.declared:
         return None     # an op of the user's: the rule file declares no signature; its annotation is its type
-    declared_args = table.arg_names.get(op, ())
+    if len(problems.found) == before:
+        wrapper = _wrapper(call.func)
+        if wrapper is not None:
+            _bind_wrapper(call, wrapper, problems)
+        else:
+            _check_signature(call, table, problems)
+    if len(problems.found) > before:
+        return None     # a wrong signature: the operands are not what the type rule reads
+    table.signatures.add(signature)
+    return _check_operands(call, types, split, table, problems)
+
+
+def _wrapper(func: str):
+    """The DSL wrapper PyPTO's reader calls for ``func`` (ops.txt), or None."""
+    from tilemem.frontend.dsl.wrappers import wrapper_table
+    ns, _, name = (func[3:] if func.startswith("pl.") else func).rpartition(".")
+    return wrapper_table().get(ns, name)
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+
+
+def _bind_wrapper(call: ir.Call, wrapper, problems: Problems) -> None:
+    """The call bound to its DSL wrapper's signature as PyPTO's reader binds it (Python's
+    binding and messages: a missing or extra argument, an unknown keyword); every printed
+    call of the corpora binds (``attrs=`` aside: the parser reads it, no wrapper)."""
+    from tilemem.frontend.dsl.binding import bind
+    from tilemem.frontend.dsl.values import DslError
+    try:
+        bind(wrapper, list(call.args), [(k, v) for k, v in call.kwargs if k != "attrs"], wrapper.name)
+    except DslError as e:
+        m = _UNEXPECTED.search(e.message)
+        if m is None:
+            problems.add_at(call, f"{call.func}: {e.message}")
+            return
+        key = m.group(1)
+        near = get_close_matches(key, [p.name for p in wrapper.params], n=1, cutoff=0.6)
+        hint = f" (did you mean '{near[0]}'?)" if near else ""
+        problems.add(*_keyword_at(key, call.kwarg(key)), f"{call.func}: {e.message}{hint}")
+
+
+def _check_signature(call: ir.Call, table: "_Table", problems: Problems) -> None:
+    """An op no DSL wrapper reads: at most the positional arguments the registry declares,
+    and only the keywords it declares (when it declares any)."""
+    declared_args = table.arg_names.get(call.op, ())
     if len(call.args) > len(declared_args):
         names = f" ({', '.join(declared_args)})" if declared_args else ""
         problems.add_at(call.args[len(declared_args)], f"{call.func} takes at most {len(declared_args)} "
                                                        f"positional argument(s){names}, got {len(call.args)}")
-    takes = table.keywords.get(op)
-    if takes is not None:
+    takes = table.keywords.get(call.op)
+    if takes:
         for key, value in call.kwargs:
             if key != "attrs" and key not in takes:
                 near = get_close_matches(key, sorted(takes), n=1, cutoff=0.6)
                 hint = f" (did you mean '{near[0]}'?)" if near else ""
                 problems.add(*_keyword_at(key, value), f"{call.func} got an unexpected keyword argument '{key}'{hint}")
-    if len(problems.found) > before:
-        return None     # a wrong signature: the operands are not what the type rule reads
-    return _check_operands(call, types, split, table, problems)
 
 
 def _keyword_at(key: str, value: ir.Expr) -> tuple:

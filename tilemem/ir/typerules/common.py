@@ -457,7 +457,14 @@ def _need_scalar_dtype(args, i) -> str:
     return sd
 
 
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
 def _need_tile(args, i, op) -> ir.TileType:
+    if i < len(args) and i < len(_ORDINALS) and isinstance(args[i].type, (ir.ScalarType, ir.TensorType)):
+        # a typed operand of another kind: the deducer's As<TileType> check
+        raise DeductionError(f"The operator {op} requires {_ORDINALS[i]} argument to be a TileType, but got "
+                             f"{type(args[i].type).__name__}")
     if i >= len(args) or args[i].tile is None:
         raise _Unknown(f"{op}: argument {i} is not a tile with a known type")
     return args[i].tile

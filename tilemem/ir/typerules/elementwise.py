@@ -181,9 +181,21 @@ def check_reduction_non_empty(op: str, valid) -> None:
                                  "guard the reduction so it does not run when the axis can be empty.")
 
 
+# the row reductions whose deducer checks that the scratch tile covers the input
+_SCRATCH_COVERS_INPUT = frozenset({"row_sum", "row_max", "row_min"})
+
+
 @_rule(*_ROW_RED)
 def _r_row_red(op, args, kwargs):
     x = _need_tile(args, 0, op)
+    tmp = args[1].tile if len(args) > 1 and op[len("tile."):] in _SCRATCH_COVERS_INPUT else None
+    if tmp is not None and len(tmp.shape) == len(x.shape):
+        # the reduction's scratch tile covers the input (tile_ops/reduction.cpp)
+        for i, (t, d) in enumerate(zip(tmp.shape, x.shape)):
+            if type(t) is ir.IntConst and type(d) is ir.IntConst and t.value < d.value:
+                raise DeductionError(f"The operator {op} requires tmp_tile shape to be at least the input shape in "
+                                     f"every dimension, but tmp_tile dimension {i} is undersized; got tmp_tile shape "
+                                     f"{_shape_text(tmp.shape)} and input shape {_shape_text(x.shape)}")
     if op == "tile.row_min":
         e = effective_view(x)
         if e.blayout != "row_major" or e.slayout != "none_box":

@@ -88,6 +88,14 @@ def _r_load(op, args, kwargs):
     offs = _dims(args[1].expr, "offsets") if len(args) > 1 else ()
     shapes = _dims(args[2].expr, "shapes") if len(args) > 2 else ()
     req = _dims(args[3].expr, "valid_shape") if len(args) > 3 and args[3].expr is not None else shapes
+    # one rank for offsets, shapes and valid_shape: the ir wrapper's check (PyPTO's words, seen
+    # from its reader), then DeduceTileLoadType's (tile_ops/memory.cpp)
+    if len(args) > 2 and len(offs) != len(shapes):
+        raise DeductionError(f"offsets and shapes must have same number of dimensions, got {len(offs)} offsets "
+                             f"and {len(shapes)} shapes")
+    if len(req) != len(shapes):
+        raise DeductionError(f"The operator {op} requires valid_shape and shapes to have the same number of "
+                             f"dimensions, but got {len(req)} valid_shape and {len(shapes)} shapes")
     tm = kwargs.get("target_memory")
     target = norm_space(tm) if tm is not None and not isinstance(tm, ir.NoneConst) else None
     clamp = _kw_bool(kwargs, "clamp")
