@@ -214,7 +214,7 @@ def generate(n_stmts: int, seed: int = 0, fn_stmts: tuple[int, int] = (20, 240))
 def count_statements(text: str) -> int:
     """Statements of a program as tilemem numbers them (every assignment, loop, branch)."""
     import tilemem
-    from tilemem.facts.extract import extract_program
+    from tilemem.residency.facts import extract_program
     facts = extract_program(tilemem.parse(text))
     return len(facts.rows.get("stmt", ()))
 

@@ -221,8 +221,7 @@ ws = tilemem.Workspace(text, path=path, backend=backend)
 sol = ws.solution()
 incore = [f for f in sol.source.functions if f.is_incore and f.body and f.body[0].line]
 row = incore[len(incore) // 2].body[0].line - 1          # a function in the middle
-end = len(text.split("
-")[row])
+end = len(text.split(chr(10))[row])
 t0 = time.perf_counter(); edited = ws.edit((row, end), (row, end), "  # edited")
 edit = time.perf_counter() - t0
 open(out, "w").write(ws.text)
@@ -305,13 +304,18 @@ def main(argv=None) -> int:
     results = []
     try:
         for r in rows:
-            got = (row_golden(b, notes) if r == "golden" else row_batch(b, notes) if r == "batch"
-                   else row_batch(b, notes, again=True) if r == "batch2"
-                   else row_warm(b, notes) if r == "warm" else row_edit(b, notes) if r == "edit"
-                   else row_growth(b, notes) if r == "growth" else row_kernel(b, r, notes))
+            try:
+                got = (row_golden(b, notes) if r == "golden" else row_batch(b, notes) if r == "batch"
+                       else row_batch(b, notes, again=True) if r == "batch2"
+                       else row_warm(b, notes) if r == "warm" else row_edit(b, notes) if r == "edit"
+                       else row_growth(b, notes) if r == "growth" else row_kernel(b, r, notes))
+            except (RuntimeError, subprocess.CalledProcessError) as e:   # the other rows stand
+                err = getattr(e, "stderr", None) or str(e)
+                notes.append(f"{r}: failed: {err.strip().splitlines()[-1][:300]}")
+                got = False
             if got is None:
                 notes.append(f"{r}: inputs absent, skipped")
-            else:
+            elif got is not False:
                 results.append(got)
             print(f"  {r} done", file=sys.stderr)
     finally:

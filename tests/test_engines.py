@@ -168,6 +168,7 @@ def test_corpus_both_databases_agree():
     import tilemem
     from tilemem.infer import solver
     from tilemem.infer.emitter import Solution3, emit
+    from tilemem.residency import solve as residency
 
     cases = _corpus_cases()
     assert cases
@@ -182,8 +183,8 @@ def test_corpus_both_databases_agree():
             if backend:
                 sol3 = Solution3.from_relations(derived.rel)
                 out, _ = emit(program, derived.facts, sol3)
-                res, _ = solver.derive_residency(out, backend, engine=engine)
-                got.update({("4", n): res.rel(n) for n in solver.RESIDENCY_RESULTS})
+                res, _ = residency.derive_residency(out, backend, engine=engine)
+                got.update({("4", n): res.rel(n) for n in residency.RESIDENCY_RESULTS})
             results[engine] = got
         assert results["clingo"] == results["pydatalog"], case.name
 

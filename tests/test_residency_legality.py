@@ -22,7 +22,8 @@ from tilemem.backends import normalize_backend
 from tilemem.input_text import read_source
 from tilemem.frontend.parser import parse
 from tilemem.infer.emitter import Solution3, emit
-from tilemem.infer.solver import derive, derive_residency
+from tilemem.infer.solver import derive
+from tilemem.residency.solve import derive_residency
 from tilemem.residency.verdicts import VERDICT_RELATIONS, decisions
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

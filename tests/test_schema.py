@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tilemem.datalog import Database, RuleError, RuleSet, parse_program
-from tilemem.facts.extract import extract, extract_program
+from tilemem.facts.extract import extract
+from tilemem.residency.facts import extract_program
 from tilemem.facts.schema import file_phase, phase4_relations, program_relations
 from tilemem.frontend.parser import parse
 
@@ -159,13 +160,13 @@ def test_relations_made_distinct_have_no_duplicate(monkeypatch):
     programs and on two functions of one name."""
     from tilemem.facts import extract as X
     made = []
-    real = X._distinct_rows
+    real = X.distinct_rows
 
     def check(facts):
         made.append({pred: list(rows) for pred, rows in facts.rows.items()})
         real(facts)
 
-    monkeypatch.setattr(X, "_distinct_rows", check)
+    monkeypatch.setattr(X, "distinct_rows", check)
     programs = [parse(_TWO_OF_A_NAME, "two.pto")]
     programs += [parse(p.read_text(), str(p)) for p in sorted((REPO / "examples").glob("*.pto"))]
     if (SHARED / "corpus").is_dir():

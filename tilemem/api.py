@@ -10,13 +10,13 @@ from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
 from tilemem.input_text import read_source
-from tilemem.facts.extract import bridge_marks
 from tilemem.frontend.reading import declared_ops, read_program, read_programs
 from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import MoveRecord
 from tilemem.ir.printer import print_program  # noqa: F401  (the library front re-exports it)
 from tilemem.limits import Limits, guarded
 from tilemem.pipeline import Pipeline
+from tilemem.residency.facts import bridge_marks
 from tilemem.residency.verdicts import ResidencyDecision
 from tilemem.records import Fresh, LIST, Record, record
 from tilemem.solved import SolveWarning
@@ -177,8 +177,8 @@ def _unread_rule_warnings(pipe: Pipeline) -> list[SolveWarning]:
     """A warning per relation of a --rules file that nothing the solve reads depends on."""
     if not pipe.rules:
         return []
-    from tilemem.infer.solver import RESIDENCY_RESULTS, RESULT_RELATIONS, load_rules, \
-        unread_user_relations
+    from tilemem.infer.solver import RESULT_RELATIONS, load_rules, unread_user_relations
+    from tilemem.residency.solve import RESIDENCY_RESULTS
     rules = load_rules(pipe.rules)
     with_backend = {p for p, _ in unread_user_relations(rules, RESULT_RELATIONS + RESIDENCY_RESULTS)}
     read = RESULT_RELATIONS + (RESIDENCY_RESULTS if pipe.backend is not None else ())

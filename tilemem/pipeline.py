@@ -7,8 +7,8 @@ run a program through it.  Each stage is computed once, on first use:
 1. phases 0-3: the facts of the InCore functions (``tilemem.facts``) under the rules
    (``tilemem.infer.solver.derive``);
 2. the rewrite: spaces set and moves inserted (``tilemem.infer.emitter.emit``);
-3. phase 4, with a backend only: the facts of the whole rewritten program under the
-   residency rules, the hoists applied and the verdicts put in words;
+3. phase 4, with a backend only (``tilemem.residency``): the facts of the whole rewritten
+   program under the residency rules, the hoists applied and the verdicts put in words;
 4. the printed program.
 
 ``explain=True`` keeps what explanations need: the facts' source lines and the two
@@ -26,10 +26,12 @@ from tilemem.backends import normalize_backend
 from tilemem.datalog.database import DEFAULT_ENGINE
 from tilemem.frontend.reading import declared_ops, read_program
 from tilemem.frontend.wellformed import check_program
-from tilemem.infer.emitter import Solution3, apply_hoists, emit, strip_program_bridge_marks
+from tilemem.infer.emitter import Solution3, emit
 from tilemem.errors import TilememError
-from tilemem.infer.solver import LocatedEvaluationError, derive, derive_residency
+from tilemem.infer.solver import LocatedEvaluationError, derive
 from tilemem.ir.printer import print_program
+from tilemem.residency.hoists import apply_hoists, strip_program_bridge_marks
+from tilemem.residency.solve import derive_residency
 from tilemem.residency.verdicts import decisions
 
 if TYPE_CHECKING:

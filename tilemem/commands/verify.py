@@ -99,7 +99,6 @@ def _stored(cache, key, path: str, diagnostics: list, keep: bool = True) -> tupl
 def run(args) -> int:
     from tilemem.commands.report import Report
     from tilemem.errors import UsageError
-    from tilemem.infer.solver import load_rules
     from tilemem.tools.batch import expand_inputs
     if args.json:
         if args.output_format not in (None, "text", "json") and \
@@ -108,7 +107,9 @@ def run(args) -> int:
         args.output_format = "json"
     if "-" in args.files and len(args.files) > 1:
         raise UsageError("standard input (-) can only be verified on its own")
-    load_rules(tuple(args.rules or ()))           # a bad rule file fails once, up front
+    if args.rules:          # a bad rule file fails once, up front (the shipped rules are
+        from tilemem.infer.solver import load_rules     # loaded by the first verify that
+        load_rules(tuple(args.rules))                   # is not answered from the cache)
     files, problems = expand_inputs(args.files, include=args.include,
                                     exclude_patterns=args.exclude or ())
     for msg in problems:

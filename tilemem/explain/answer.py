@@ -679,7 +679,7 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
     reason: a refusal's, most fundamental first, or a hoist's evidence) and as data."""
     fn, _, name = vid.partition(":")
     if ses.backend is None:
-        from tilemem.facts.extract import bridge_marks
+        from tilemem.residency.facts import bridge_marks
         marked = {line for line, _ in bridge_marks(ses.program)}
         if any(f == fn and n == name and line in marked
                for f, n, _, line in program_vars(ses.program)):

@@ -14,12 +14,12 @@ from collections import defaultdict
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import BRIDGE_ATTR, Facts
-from tilemem.ir.walk import last_yield
+from tilemem.facts.extract import Facts
 from tilemem.ir import names, typerules
-from tilemem.ir.views import respace, retype
 from tilemem.ir.optable import op_table
-from tilemem.ir.walk import run_nested
+from tilemem.ir.rewrite import RewritePattern, rewrite_function
+from tilemem.ir.views import respace, retype
+from tilemem.ir.walk import last_yield
 from tilemem.frontend.wellformed import names_in
 from tilemem.records import Record, record, replace
 
@@ -38,11 +38,13 @@ class Solution3(Record):
                  move_slot: dict[tuple[int, str, str], int],
                  blayout: dict[tuple[int, str, str], str],
                  slayout: dict[tuple[int, str, str], str], retarget: dict[int, tuple[str, str]],
-                 rederive: set[int], replaced: set[str], name_hint: dict[str, str]):
+                 rederive: set[int], replaced: set[str], name_hint: dict[str, str],
+                 fresh: set[int]):
         self.space, self.resolved, self.move_at = space, resolved, move_at
         self.move_use, self.move_slot, self.blayout = move_use, move_slot, blayout
         self.slayout, self.retarget, self.rederive = slayout, retarget, rederive
         self.replaced, self.name_hint = replaced, name_hint
+        self.fresh = fresh          # the assignments that bind a fresh Var for a name
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
@@ -61,6 +63,7 @@ class Solution3(Record):
             rederive={p for (p,) in rel("rederive")},
             replaced={v for (v,) in rel("replaced_var")},
             name_hint={v: h for v, h in rel("name_hint")},
+            fresh={p for p, _ in rel("fresh_redefinition")},
         )
 
 
@@ -72,7 +75,79 @@ class MoveRecord(Record):
         self.target, self.name = target, name
 
 
-class _FunctionRewriter:
+class _Declarations(RewritePattern):
+    """What a function declares (a walk that changes nothing): every name it binds
+    (``used_names``), the type each is first written with (``declared``), and for a
+    var written without one, the var whose type it takes (``inits``)."""
+
+    def __init__(self, fn: ir.Function):
+        self.declared: dict[str, ir.Type] = {p.name: p.type for p in fn.params}
+        self.used_names: set[str] = {p.name for p in fn.params}
+        self.inits: dict[str, str] = {}
+
+    def rewrite(self, s: ir.Stmt, scope) -> ir.Stmt:
+        if isinstance(s, ir.Assign):
+            self.used_names.update(s.targets)
+            if len(s.targets) == 1 and s.type is not None:
+                self.declared.setdefault(s.targets[0], s.type)
+        elif isinstance(s, ir.Yield):
+            for i, t in enumerate(s.targets):
+                self.used_names.add(t)
+                ty = s.target_types[i] if i < len(s.target_types) else None
+                if ty is not None:
+                    self.declared.setdefault(t, ty)
+        elif isinstance(s, ir.For):
+            if s.loop_var:
+                self.used_names.add(s.loop_var)
+            for i, ia in enumerate(s.iter_args or []):
+                self.used_names.add(ia)
+                init = s.init_values[i] if i < len(s.init_values) else None
+                if isinstance(init, ir.Name):
+                    self.inits[ia] = init.id
+        elif isinstance(s, ir.With) and s.as_name:
+            self.used_names.add(s.as_name)
+        return s
+
+    def leave(self, s: ir.Stmt, scope) -> None:
+        # (after the bodies: a type written inside a body is met first)
+        if isinstance(s, ir.For):
+            y = last_yield(s.body)
+            if y is None:
+                return
+            iter_args = s.iter_args or []
+            for i, t in enumerate(y.targets[:len(iter_args)]):
+                ia = iter_args[i]
+                ty = y.target_types[i] if i < len(y.target_types) else None
+                if ty is not None:
+                    # the loop-carried type: iter-arg and return var share it
+                    # (the printer never prints an iter-arg's own type)
+                    self.declared.setdefault(ia, ty)
+                elif t not in self.declared:
+                    self.inits.setdefault(t, ia)
+        elif isinstance(s, ir.If):
+            # An unannotated branch return var (``a, b = pl.yield_(x, y)``) has the type
+            # of the value the then-branch yields for it (else the else-branch's): PyPTO's
+            # reader types the phi from the first yield it meets.
+            for arm in (s.then_body, s.else_body or []):
+                y = last_yield(arm)
+                if y is None:
+                    continue
+                for i, t in enumerate(y.targets):
+                    if t not in self.declared and i < len(y.values) and isinstance(y.values[i], ir.Name):
+                        self.inits.setdefault(t, y.values[i].id)
+
+
+class _Scope:
+    """What a statement list of the phase-3 rewrite sees: the moves made before it in
+    it or in an enclosing list (``(var id, space)`` -> the move's name), and the mode
+    of the innermost ``pl.split_aiv`` around it (None outside one)."""
+    __slots__ = ("moves", "split_mode")
+
+    def __init__(self, moves: dict, split_mode: Optional[ir.Expr]):
+        self.moves, self.split_mode = moves, split_mode
+
+
+class _FunctionRewriter(RewritePattern):
     def __init__(self, fn: ir.Function, sol: Solution3, pos_of: dict[int, int],
                  used_at: Optional[set] = None, replaced: Optional[dict] = None,
                  derived: Optional[typerules.CallTypes] = None, nameless: Optional[dict] = None):
@@ -93,8 +168,8 @@ class _FunctionRewriter:
         self.env: dict[str, ir.Type] = {}           # plain name -> type after the rewrite
         self.used_names: set[str] = set()
         self.moves: list[MoveRecord] = []
-        self.split_modes: list[Optional[ir.Expr]] = []
         self.move_hints: dict[str, str] = {}       # inserted move -> its name hint
+        self.fresh_at: set[int] = set()     # id() of the rewritten fresh redefinitions
         self._hinted: dict = {}    # (id(type), len(move_hints)) -> (type, hinted(type))
         self._spaces: dict[str, Optional[str]] = {}     # plain name -> space_of(name)
         self._collect(fn)
@@ -104,66 +179,10 @@ class _FunctionRewriter:
         return f"{self.fn.name}:{name}"
 
     def _collect(self, fn: ir.Function):
-        for p in fn.params:
-            self.declared[p.name] = p.type
-            self.used_names.add(p.name)
-        inits: dict[str, str] = {}
-
-        def walk(stmts):
-            # a generator walk run by ir.walk.run_nested: nesting costs heap, not stack
-            for s in stmts:
-                if isinstance(s, ir.Assign):
-                    for t in s.targets:
-                        self.used_names.add(t)
-                    if len(s.targets) == 1 and s.type is not None:
-                        self.declared.setdefault(s.targets[0], s.type)
-                elif isinstance(s, ir.Yield):
-                    for i, t in enumerate(s.targets):
-                        self.used_names.add(t)
-                        ty = s.target_types[i] if i < len(s.target_types) else None
-                        if ty is not None:
-                            self.declared.setdefault(t, ty)
-                elif isinstance(s, ir.For):
-                    if s.loop_var:
-                        self.used_names.add(s.loop_var)
-                    for i, ia in enumerate(s.iter_args or []):
-                        self.used_names.add(ia)
-                        init = s.init_values[i] if i < len(s.init_values) else None
-                        if isinstance(init, ir.Name):
-                            inits[ia] = init.id
-                    yield walk(s.body)
-                    y = last_yield(s.body)
-                    if y is not None:
-                        for i, t in enumerate(y.targets):
-                            if i >= len(s.iter_args or []):
-                                continue
-                            ia = s.iter_args[i]
-                            ty = y.target_types[i] if i < len(y.target_types) else None
-                            if ty is not None:
-                                # the loop-carried type: iter-arg and return var share it
-                                # (the printer never prints an iter-arg's own type)
-                                self.declared.setdefault(ia, ty)
-                            elif t not in self.declared:
-                                inits.setdefault(t, ia)
-                elif isinstance(s, ir.If):
-                    yield walk(s.then_body)
-                    yield walk(s.else_body or [])
-                    # An unannotated branch return var (``a, b = pl.yield_(x, y)``) has the
-                    # type of the value the then-branch yields for it (else the else-branch's):
-                    # PyPTO's reader types the phi from the first yield it meets.
-                    for arm in (s.then_body, s.else_body or []):
-                        y = last_yield(arm)
-                        if y is None:
-                            continue
-                        for i, t in enumerate(y.targets):
-                            if t not in self.declared and i < len(y.values) and isinstance(y.values[i], ir.Name):
-                                inits.setdefault(t, y.values[i].id)
-                elif isinstance(s, (ir.While, ir.With)):
-                    if isinstance(s, ir.With) and s.as_name:
-                        self.used_names.add(s.as_name)
-                    yield walk(s.body)
-
-        run_nested(walk(fn.body))
+        found = _Declarations(fn)
+        rewrite_function(fn, found)
+        self.declared, self.used_names = found.declared, found.used_names
+        inits = found.inits
         # iter-args (and unannotated loop return vars) have the type of what seeds them
         for _ in range(len(inits) + 1):
             changed = False
@@ -269,17 +288,26 @@ class _FunctionRewriter:
         return name
 
     # -- statements -----------------------------------------------------------
-    def rewrite_body(self, stmts: list[ir.Stmt], scope: dict) -> list[ir.Stmt]:
-        local = dict(scope)            # moves made here are visible in nested lists only
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            p = self.pos_of.get(id(s))
-            if p is not None:
-                keys = self.sol.move_at.get(p, [])
-                for v, t in sorted(keys, key=lambda k: (self.sol.move_slot.get((p, k[0], k[1]), 0), k)):
-                    out.append(self.make_move(p, s, v, t, local))
-            out.append(self.rewrite_stmt(s, p, local))
+    # -- the pattern (tilemem.ir.rewrite) ---------------------------------------
+    def rewrite(self, s: ir.Stmt, scope: _Scope):
+        """The moves made for ``s`` (in slot order), then ``s`` rewritten."""
+        p = self.pos_of.get(id(s))
+        keys = self.sol.move_at.get(p) if p is not None else None
+        if not keys:
+            return self.rewrite_stmt(s, p, scope)
+        slot = self.sol.move_slot
+        out = [self.make_move(p, s, v, t, scope.moves)
+               for v, t in sorted(keys, key=lambda k: (slot.get((p, k[0], k[1]), 0), k))]
+        out.append(self.rewrite_stmt(s, p, scope))
         return out
+
+    def body_scope(self, owner: ir.Stmt, scope: _Scope) -> _Scope:
+        # moves made in a list are visible in the lists nested in it, not outside;
+        # inside pl.split_aiv the printer omits the shard ops' split= kwarg
+        mode = scope.split_mode
+        if isinstance(owner, ir.For) and owner.kind == "split_aiv":
+            mode = owner.iter.kwarg("mode")
+        return _Scope(dict(scope.moves), mode)
 
     def make_move(self, p: int, consumer: ir.Stmt, v: str, t: str, local: dict) -> ir.Assign:
         src = v.split(":", 1)[1]
@@ -339,47 +367,36 @@ class _FunctionRewriter:
             items.append((key, val))
         return replace(d, items=tuple(items))
 
-    def rewrite_stmt(self, s: ir.Stmt, p: Optional[int], local: dict) -> ir.Stmt:
+    def rewrite_stmt(self, s: ir.Stmt, p: Optional[int], scope: _Scope) -> ir.Stmt:
+        """``s``'s own parts rewritten (its bodies are the walker's)."""
         if isinstance(s, ir.Assign):
             value = s.value
             if isinstance(value, ir.Call):
-                value = self.rewrite_call(p, value, local)
+                value = self.rewrite_call(p, value, scope.moves)
             typ = s.type
             if len(s.targets) == 1 and isinstance(typ, ir.TileType):
                 name = s.targets[0]
                 space = self.space_of(name)
                 if space is not None:
-                    typ, value = self.retype_definition(p, typ, value, space)
+                    typ, value = self.retype_definition(p, typ, value, space, scope.split_mode)
                     self.env[name] = typ
             # (whether PyPTO rebuilt it matters only to a statement with comments)
             comments = s.comments
             if comments and self.rebuilt(s.targets, s.value):
                 comments = []
-            if value is s.value and typ is s.type and comments is s.comments:
-                return s                # unchanged statements are shared, not copied
-            return replace(s, value=value, type=typ, comments=comments)
+            if not (value is s.value and typ is s.type and comments is s.comments):
+                s = replace(s, value=value, type=typ, comments=comments)
+            # (else: unchanged statements are shared, not copied)
+            if p is not None and p in self.sol.fresh:
+                self.fresh_at.add(id(s))
+            return s
         if isinstance(s, ir.EvalStmt):
             # the base IRMutator rebuilds an EvalStmt with MutableCopy: comments stay
             # (mutator.cpp:1057-1068); only a rebuilt AssignStmt loses them
             if isinstance(s.expr, ir.Call):
-                expr = self.rewrite_call(p, s.expr, local)
+                expr = self.rewrite_call(p, s.expr, scope.moves)
                 return s if expr is s.expr else replace(s, expr=expr)
             return s
-        if isinstance(s, ir.For):
-            if s.kind == "split_aiv":
-                # inside pl.split_aiv the printer omits the shard ops' split= kwarg
-                self.split_modes.append(s.iter.kwarg("mode"))
-                try:
-                    return replace(s, body=self.rewrite_body(s.body, local))
-                finally:
-                    self.split_modes.pop()
-            return _with_bodies(s, body=self.rewrite_body(s.body, local))
-        if isinstance(s, ir.If):
-            return _with_bodies(s, then_body=self.rewrite_body(s.then_body, local),
-                                else_body=None if s.else_body is None
-                                else self.rewrite_body(s.else_body, local))
-        if isinstance(s, (ir.While, ir.With)):
-            return _with_bodies(s, body=self.rewrite_body(s.body, local))
         if isinstance(s, ir.Yield):
             types = list(s.target_types)
             for i, t in enumerate(s.targets):
@@ -401,7 +418,8 @@ class _FunctionRewriter:
             return False
         return any(t in replaced for t in targets) or any(n.id in replaced for n in names_in(value))
 
-    def retype_definition(self, p, typ: ir.TileType, value: ir.Expr, space: str):
+    def retype_definition(self, p, typ: ir.TileType, value: ir.Expr, space: str,
+                          split_mode: Optional[ir.Expr]):
         """The LHS annotation of a resolved tile definition (and its possibly retargeted call)."""
         if not isinstance(value, ir.Call):
             return retype(typ, space), value
@@ -414,7 +432,7 @@ class _FunctionRewriter:
             try:
                 derived = typerules.derive_call_type(
                     value, self.new_type, lhs_space=space, lhs_memref=typ.memref,
-                    scope_split=self.split_modes[-1] if self.split_modes else None,
+                    scope_split=split_mode,
                     memo=self.derived)
             except typerules.DeductionError:
                 derived = None      # PyPTO would reject the program; keep the written view
@@ -425,85 +443,10 @@ class _FunctionRewriter:
         return respace(typ, space), value
 
     def run(self) -> ir.Function:
-        body = self.rewrite_body(self.fn.body, {})
-        fn = replace(self.fn, body=body)
-        fn = self.split_redefinitions(fn)
+        fn = rewrite_function(self.fn, self, _Scope({}, None))
+        if self.fresh_at:
+            fn = rewrite_function(fn, _Redefinitions(self))
         return self.printed_names(fn)
-
-    def split_redefinitions(self, fn: ir.Function) -> ir.Function:
-        """A tile var assigned again is a new Var after the pass: PyPTO rebuilds every
-        ``AssignStmt`` of a tile var from a call with a fresh Var of the same hint, and
-        later reads (in visit order, whatever the scope) see the newest
-        (infer_tile_memory_space_pass.cpp:720-745, the LHS sync), so it prints ``t``,
-        ``t_1``.  A name assigned twice is one Var in both readings: the DSL reader knows
-        it, and the printer gives distinct Vars distinct names.  A plain alias
-        (``t = u``) is no call: it keeps the current Var; so does a call whose deduced
-        type is its argument's own type when that argument is the var itself
-        (``t = pl.tile.write(t, ...)``: the pass makes a new Var only for a new type
-        object, :711-745; op table ``op_type_passthrough``)."""
-        from tilemem.ir.optable import op_table
-        passthrough = op_table().type_passthrough
-        defined: set[str] = {p.name for p in fn.params}
-        current: dict[str, str] = {}
-        serial = 0
-
-        def use(e):
-            return names.rename_expr(e, current) if current else e
-
-        def walk(stmts):
-            nonlocal serial
-            out = []
-            for st in stmts:
-                # (a statement nothing is renamed in is kept, not copied: statements
-                # are shared between the input and output programs, see _with_bodies)
-                if isinstance(st, ir.Assign):
-                    value = use(st.value)
-                    targets = st.targets
-                    if (len(targets) == 1 and isinstance(st.value, ir.Call)
-                            and isinstance(st.type, ir.TileType) and self.space_of(targets[0]) is not None):
-                        name = targets[0]
-                        slot = passthrough.get(value.op)
-                        same = slot is not None and slot < len(value.args) and \
-                            isinstance(value.args[slot], ir.Name) and \
-                            value.args[slot].id == current.get(name, name)
-                        if name in defined and not same:
-                            serial += 1
-                            key = f"{name}#{serial}"
-                            self.move_hints[key] = self.name_hint(name)
-                            current[name] = key
-                            targets = [key]
-                        defined.add(name)
-                    else:
-                        defined.update(targets)
-                    if targets is not st.targets or value is not st.value:
-                        st = replace(st, targets=list(targets), value=value)
-                elif isinstance(st, ir.EvalStmt):
-                    expr = use(st.expr)
-                    if expr is not st.expr:
-                        st = replace(st, expr=expr)
-                elif isinstance(st, (ir.Return, ir.Yield)):
-                    values = [use(v) for v in st.values]
-                    if any(a is not b for a, b in zip(values, st.values)):
-                        st = replace(st, values=values)
-                    if isinstance(st, ir.Yield):
-                        defined.update(st.targets)
-                elif isinstance(st, ir.For):
-                    it = use(st.iter)
-                    if st.loop_var:
-                        defined.add(st.loop_var)
-                    defined.update(st.iter_args or [])
-                    st = replace(st, iter=it, body=walk(st.body))
-                elif isinstance(st, ir.If):
-                    st = replace(st, cond=use(st.cond), then_body=walk(st.then_body),
-                                 else_body=None if st.else_body is None else walk(st.else_body))
-                elif isinstance(st, ir.While):
-                    st = replace(st, cond=use(st.cond), body=walk(st.body))
-                elif isinstance(st, ir.With):
-                    st = replace(st, item=use(st.item), body=walk(st.body))
-                out.append(st)
-            return out
-
-        return replace(fn, body=walk(fn.body))
 
     def printed_names(self, fn: ir.Function) -> ir.Function:
         """Name every var as PyPTO's printer does, from the name hints (printer.md §6):
@@ -518,6 +461,56 @@ class _FunctionRewriter:
         for m in self.moves:
             m.name = mapping.get(m.name, m.name)
         return names.rename(fn, mapping)
+
+
+class _Redefinitions(RewritePattern):
+    """The rules' fresh redefinitions (``fresh_redefinition``: an assignment of a tile var
+    bound before, which PyPTO's pass rebuilds with a new Var of the same hint) made new
+    vars, named ``<name>#<k>`` until ``printed_names`` names them from their hint; the
+    reads after each (in visit order, whatever the scope) read the newest."""
+
+    def __init__(self, rw: _FunctionRewriter):
+        self.rw = rw
+        self.current: dict[str, str] = {}       # name -> its newest Var
+        self.serial = 0
+
+    def use(self, e):
+        return names.rename_expr(e, self.current) if self.current else e
+
+    def rewrite(self, st: ir.Stmt, scope) -> ir.Stmt:
+        if isinstance(st, ir.Assign):
+            value = self.use(st.value)
+            targets = st.targets
+            if id(st) in self.rw.fresh_at:
+                name = targets[0]
+                self.serial += 1
+                key = f"{name}#{self.serial}"
+                self.rw.move_hints[key] = self.rw.name_hint(name)
+                self.current[name] = key
+                targets = [key]
+            if targets is not st.targets or value is not st.value:
+                return replace(st, targets=list(targets), value=value)
+        elif isinstance(st, ir.EvalStmt):
+            expr = self.use(st.expr)
+            if expr is not st.expr:
+                return replace(st, expr=expr)
+        elif isinstance(st, (ir.Return, ir.Yield)):
+            values = [self.use(v) for v in st.values]
+            if any(a is not b for a, b in zip(values, st.values)):
+                return replace(st, values=values)
+        elif isinstance(st, ir.For):
+            it = self.use(st.iter)
+            if it is not st.iter:
+                return replace(st, iter=it)
+        elif isinstance(st, (ir.If, ir.While)):
+            cond = self.use(st.cond)
+            if cond is not st.cond:
+                return replace(st, cond=cond)
+        elif isinstance(st, ir.With):
+            item = self.use(st.item)
+            if item is not st.item:
+                return replace(st, item=item)
+        return st
 
 
 def _holds_name(t: ir.TileType) -> bool:
@@ -537,63 +530,6 @@ def _holds_name(t: ir.TileType) -> bool:
         if any(isinstance(x, ir.Name) for x in ir.subexpressions(e)):
             return True
     return False
-
-
-def _with_bodies(s: ir.Stmt, **bodies) -> ir.Stmt:
-    """``s`` with new statement lists, or ``s`` itself when every list holds the same
-    statements (unchanged statements are shared between input and output programs:
-    the output of a large program then costs a fraction of its memory)."""
-    for k, v in bodies.items():
-        old = getattr(s, k)
-        if v is not old and (v is None or old is None or len(v) != len(old)
-                             or any(a is not b for a, b in zip(v, old))):
-            return replace(s, **bodies)
-    return s
-
-
-def _strip_bridge(e: ir.Expr) -> ir.Expr:
-    """Remove the residency bridge mark from every call attrs dict inside e (``e`` itself
-    when it has none)."""
-    if isinstance(e, ir.Call):
-        kwargs = []
-        for k, v in e.kwargs:
-            if k == "attrs" and isinstance(v, ir.DictExpr):
-                items = tuple((a, b) for a, b in v.items
-                              if not (isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR))
-                if not items:
-                    continue
-                if len(items) != len(v.items):
-                    v = replace(v, items=items)
-            kwargs.append((k, _strip_bridge(v)))
-        args = tuple(_strip_bridge(a) for a in e.args)
-        if len(kwargs) == len(e.kwargs) and all(a is b for a, b in zip(args, e.args)) \
-                and all(a[1] is b[1] for a, b in zip(kwargs, e.kwargs)):
-            return e
-        return replace(e, args=args, kwargs=tuple(kwargs))
-    return e
-
-
-def strip_bridge_marks(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-    out = []
-    for s in stmts:
-        if isinstance(s, ir.Assign):
-            v = _strip_bridge(s.value)
-            if v is not s.value:
-                s = replace(s, value=v)
-        elif isinstance(s, ir.EvalStmt):
-            v = _strip_bridge(s.expr)
-            if v is not s.expr:
-                s = replace(s, expr=v)
-        elif isinstance(s, ir.For):
-            s = _with_bodies(s, body=strip_bridge_marks(s.body))
-        elif isinstance(s, ir.If):
-            s = _with_bodies(s, then_body=strip_bridge_marks(s.then_body),
-                             else_body=None if s.else_body is None
-                             else strip_bridge_marks(s.else_body))
-        elif isinstance(s, (ir.While, ir.With)):
-            s = _with_bodies(s, body=strip_bridge_marks(s.body))
-        out.append(s)
-    return out
 
 
 def _indexed(sol: Solution3) -> tuple[set, dict]:
@@ -622,42 +558,3 @@ def emit(program: ir.Program, facts: Facts, sol: Solution3):
             moves.extend(rw.moves)
         functions.append(fn)
     return replace(program, functions=functions), moves
-
-
-def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]]) -> ir.Program:
-    """Phase 4: move each hoisted statement, in program order, to just before its loop."""
-    if not hoists:
-        return program
-    by_loop: dict[int, list[int]] = defaultdict(list)
-    for p, loop in hoists:
-        by_loop[loop].append(p)
-    pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
-    moved = {p for p, _ in hoists}
-
-    def body(stmts: list[ir.Stmt]) -> list[ir.Stmt]:
-        out: list[ir.Stmt] = []
-        for s in stmts:
-            p = pos_of.get(id(s))
-            if isinstance(s, ir.For):
-                for h in sorted(by_loop.get(p, [])):
-                    out.append(facts.stmts[h][1])
-                inner = [x for x in s.body if pos_of.get(id(x)) not in moved]
-                out.append(_with_bodies(s, body=body(inner)))
-            elif isinstance(s, ir.If):
-                out.append(_with_bodies(s, then_body=body(s.then_body),
-                                        else_body=None if s.else_body is None
-                                        else body(s.else_body)))
-            elif isinstance(s, (ir.While, ir.With)):
-                out.append(_with_bodies(s, body=body(s.body)))
-            else:
-                out.append(s)
-        return out
-
-    return replace(program, functions=[replace(fn, body=body(fn.body)) if fn.is_incore else fn
-                                       for fn in program.functions])
-
-
-def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
-    """The residency bridge mark is private to the pass: removed from every function."""
-    return replace(program, functions=[_with_bodies(fn, body=strip_bridge_marks(fn.body))
-                                       for fn in program.functions])

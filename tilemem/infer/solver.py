@@ -1,4 +1,5 @@
-"""Run the rules over a program's facts and collect the solution.
+"""Run the rules over a program's facts and collect the solution (phases 0-3; phase 4's
+solve, ``tilemem.residency.solve``, runs through the same evaluation).
 
 The solver is glue: facts in (``tilemem.facts.extract``), rules evaluated by the Datalog
 engine (``tilemem.datalog``), derived relations out.  It computes nothing about
@@ -15,15 +16,15 @@ from tilemem.datalog.budget import Budget
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
 from tilemem.datalog.keys import key_conflicts
-from tilemem.facts.extract import Facts, extract, extract_program
+from tilemem.facts.extract import Facts, extract
 from tilemem.records import DICT, Fresh, Record, record
-from tilemem.residency.verdicts import VERDICT_RELATIONS
 
 # The derived relations the emitter and the library read back from phases 0-3 (what they
 # depend on, demand included, is evaluated; reading a row back costs ~2 us).
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
-    "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "contract_break",
+    "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "fresh_redefinition",
+    "contract_break",
 )
 
 
@@ -42,9 +43,6 @@ class Derived(Record):
     def rel(self, name: str) -> list[tuple]:
         return self.relations.get(name, [])
 
-
-# The phase-4 relations: hoists (read by the emitter), and what the verdicts are worded from.
-RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
 
 
 def unread_user_relations(rules: RuleSet, read: Sequence[str]) -> list[tuple[str, object]]:
@@ -162,7 +160,7 @@ def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOf
     return ValueOutOfRange(str(err), None, None)
 
 
-def _inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool):
+def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool):
     """The input relations a solve that reads ``names`` extracts and loads: those they
     depend on (phase 4 reads about 70% of the rows a whole extraction makes); None (all)
     for a database kept for explanations and queries."""
@@ -171,10 +169,10 @@ def _inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool
     return load_rules(extra_rules).depends_on(names)
 
 
-def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-              keep_db: bool, limits=None, read=None):
+def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
+             keep_db: bool, limits=None, read=None):
     """Load the facts into a fresh, isolated database and read the named relations
-    (``read``: the input relations to load, None: all; see :func:`_inputs_read`)."""
+    (``read``: the input relations to load, None: all; see :func:`inputs_read`)."""
     rules = load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     # The extractor builds each fact once: its rows are loaded as distinct (see
@@ -213,20 +211,7 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     default, or "pydatalog"); every engine runs the same rule files.
     ``origins=False`` skips the facts' source lines (only explanations read them).
     ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones)."""
-    read = _inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
+    read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
     with gc_paused():                # facts are acyclic (see api.solve)
         facts = extract(program, normalize_backend(backend), origins, read)
-    return _evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read)
-
-
-def derive_residency(program: ir.Program, backend: Optional[str],
-                     extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
-                     origins: bool = True, relations: Sequence[str] = RESIDENCY_RESULTS,
-                     keep_db: bool = False, limits=None):
-    """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
-    loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
-    derived relations to read, by default what the emitter and the verdicts need."""
-    read = _inputs_read(relations, extra_rules, keep_db)
-    with gc_paused():
-        facts = extract_program(program, backend, origins, read)
-    return _evaluate(facts, relations, extra_rules, engine, keep_db, limits, read)
+    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read)

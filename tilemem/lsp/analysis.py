@@ -226,7 +226,7 @@ def _solution_problems(pa: ProgramAnalysis, path: str) -> list[Problem]:
             continue                     # about a rule file, not this document
         out.append(Problem(w.line, w.col, w.message, w.code, "warning"))
     if sol.residency:
-        from tilemem.facts.extract import bridge_marks
+        from tilemem.residency.facts import bridge_marks
         marked = {line for line, _ in bridge_marks(sol.source) if line}
         for d in sol.residency:
             if d.line not in marked:

@@ -1,0 +1,313 @@
+"""Phase 4's facts: every function of the (phase-3 rewritten) program described for the
+residency rules (``rules/p4_*.dl``).
+
+On top of the facts of phases 0-3 (``tilemem.facts.extract``, whose statement numbering
+and var ids they share), a statement's own definitions and uses (``defines``, ``use``,
+``attr_read``), the calls inside it (``call_in``, ``user_call_in``, ``callsite``, ...),
+the compiler's Mat-bridge mark (``bridge``), constant loop bounds and each function's
+allocations in order (``alloc_seq``).  Like the rest of the extraction, it describes
+and decides nothing.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Optional
+
+from tilemem import ir
+from tilemem.facts import extract as base
+from tilemem.facts.extract import FOR_KINDS, Extractor, Facts
+from tilemem.ir.walk import last_yield, statements
+
+__all__ = ["BRIDGE_ATTR", "bridge_marks", "extract_program"]
+
+# The attrs key of the compiler's Mat-bridge mark on a call (a residency candidate).
+BRIDGE_ATTR = "__compiler_tensor_to_tile_mat_bridge"
+
+
+def _int_const(e) -> Optional[int]:
+    if isinstance(e, ir.IntConst):
+        return e.value
+    if isinstance(e, ir.UnaryOp) and e.op == "-" and isinstance(e.operand, ir.IntConst):
+        return -e.operand.value
+    return None
+
+
+def _use_names(e):
+    """Syntactic uses of vars in e: positional operands of calls (kwargs are attributes,
+    not operands, in PyPTO's IR) and every operand of other expressions."""
+    return (x for x in ir.subexpressions(e, operands_only=True) if isinstance(x, ir.Name))
+
+
+# The roles of a Name in _names_and_calls: read as an operand of the walked expression,
+# as an operand of its init_values, or neither (an attribute: a kwarg, a dict's item);
+# and the role of a Call.
+_OPERAND, _INIT_OPERAND, _ATTRIBUTE, _CALL = 0, 1, 2, 3
+
+
+def _names_and_calls(e) -> list:
+    """Every Name and Call inside ``e`` in pre-order, as (node, held, role): one walk for
+    what ``ir.subexpressions(e)`` and the operand walks
+    (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e`` is a
+    ``pl.X(...)`` call) visit.  ``held``: the Name is an item of a held list
+    (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of the
+    whole walk (it skips a call's kwargs, which come after its args, and a dict's
+    items), so one pre-order gives both orders."""
+    init = -1                       # the place of e's init_values among its kwargs
+    if isinstance(e, ir.Call):
+        func = e.func
+        if func.startswith("pl.") and func.count(".") == 1:
+            for i, (k, _) in enumerate(e.kwargs):
+                if k == "init_values":
+                    init = i        # (the first, as Call.kwarg finds it)
+                    break
+    names: list = []
+    Name, Call, ListExpr, TupleExpr, DictExpr = ir.Name, ir.Call, ir.ListExpr, ir.TupleExpr, ir.DictExpr
+    held_types = ir.HELD_ITEMS
+    stack = [(e, _OPERAND)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        x, role = pop()
+        if x is None:
+            continue
+        if isinstance(x, Name):
+            names.append((x, False, role))
+        elif isinstance(x, Call):
+            names.append((x, False, _CALL))
+            kwargs = x.kwargs
+            if kwargs:
+                for i in range(len(kwargs) - 1, -1, -1):
+                    push((kwargs[i][1], _INIT_OPERAND if i == init and x is e else _ATTRIBUTE))
+            for a in reversed(x.args):
+                push((a, role))
+        elif isinstance(x, (ListExpr, TupleExpr)):
+            items = x.items
+            if type(items) in held_types:
+                for n in items:             # leaves, made one at a time
+                    if isinstance(n, Name):
+                        names.append((n, True, role))
+            else:
+                for a in reversed(items):
+                    push((a, role))
+        elif isinstance(x, DictExpr):
+            for k, v in reversed(x.items):
+                push((v, _ATTRIBUTE))
+                push((k, _ATTRIBUTE))
+        elif isinstance(x, ir.Subscript):
+            for a in reversed(x.index):
+                push((a, role))
+            push((x.value, role))
+        elif isinstance(x, ir.BinOp):
+            push((x.right, role))
+            push((x.left, role))
+        elif isinstance(x, ir.UnaryOp):
+            push((x.operand, role))
+    return names
+
+
+def _has_bridge(call: ir.Call) -> bool:
+    attrs = call.kwarg("attrs")
+    if isinstance(attrs, ir.DictExpr):
+        for k, v in attrs.items:
+            if isinstance(k, ir.StrConst) and k.value == BRIDGE_ATTR and isinstance(v, ir.BoolConst):
+                return v.value
+    return False
+
+
+def bridge_marks(program: ir.Program) -> list[tuple[Optional[int], Optional[int]]]:
+    """(line, col) of every statement of an InCore function whose call carries the
+    compiler's Mat-bridge mark, in source order (the residency phase's candidates)."""
+    out = []
+    for fn in program.functions:
+        if not fn.is_incore:
+            continue
+        for s, _ in statements(fn.body):
+            for e in (getattr(s, "value", None), getattr(s, "expr", None)):
+                if isinstance(e, ir.Call) and _has_bridge(e):
+                    out.append((s.line, getattr(s, "col", None)))
+    return sorted(out, key=lambda lc: (lc[0] or 0, lc[1] or 0))
+
+
+def _callee(e) -> Optional[str]:
+    """``self.f`` -> ``f`` (a call or submit target inside the program class)."""
+    if isinstance(e, ir.Dotted) and len(e.parts) == 2 and e.parts[0] == "self":
+        return e.parts[1]
+    return None
+
+
+class _ProgramExtractor(Extractor):
+    """Facts of every function plus the relations the residency rules read."""
+
+    def __init__(self, facts: Facts):
+        super().__init__(facts)
+        self.use_id = 0
+        self.site_id = 0
+        self.allocs: list[tuple[str, int, str]] = []
+        self._top = None
+        self._result_of = None
+
+    def leaf(self, s: ir.Stmt, lid: int) -> int:
+        p = super().leaf(s, lid)
+        self._own_facts(s, p)
+        return p
+
+    def nested(self, s: ir.Stmt, lid: int):
+        p = yield from super().nested(s, lid)
+        self._own_facts(s, p)       # (after its bodies')
+        return p
+
+    def _own_facts(self, s: ir.Stmt, p: int) -> None:
+        """The residency relations of statement ``p`` itself (not of its bodies)."""
+        fname = self.fn.name
+        line = getattr(s, "line", None)
+        own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
+        top: Optional[ir.Call] = None
+        if isinstance(s, ir.Assign):
+            own.append(s.value)
+            top = s.value if isinstance(s.value, ir.Call) else None
+            for t in s.targets:
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+            if (len(s.targets) == 1 and isinstance(s.value, ir.Subscript)
+                    and isinstance(s.value.value, ir.Name) and len(s.value.index) == 1
+                    and isinstance(s.value.index[0], ir.IntConst)):
+                self.f.add("tuple_get", self.vid(fname, s.targets[0]),
+                           self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
+            if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
+                got = self._sizes.get(id(s.type))
+                if got is None:         # (a type is often shared: the rewrite shares equal ones)
+                    got = self._sizes[id(s.type)] = (s.type, _alloc_size(s.type))
+                self.allocs.append((fname, p, self.vid(fname, s.targets[0]), got[1], line))
+        elif isinstance(s, ir.EvalStmt):
+            own.append(s.expr)
+            top = s.expr if isinstance(s.expr, ir.Call) else None
+        elif isinstance(s, (ir.Return, ir.Yield)):
+            own.extend(s.values)
+            if isinstance(s, ir.Return):
+                for i, v in enumerate(s.values):
+                    if isinstance(v, ir.Name):
+                        self.f.add("return_value", fname, i, self.vid(fname, v.id), line=line)
+            if isinstance(s, ir.Yield):
+                for v in s.values:
+                    if isinstance(v, ir.Name):
+                        self.f.add("yield_of", p, self.vid(fname, v.id), line=line)
+        elif isinstance(s, ir.For):
+            own.append(s.iter)
+            for name in [s.loop_var, *(s.iter_args or [])]:
+                if name:
+                    self.f.add("defines", p, self.vid(fname, name), line=line)
+            y = last_yield(s.body)
+            for t in (y.targets if y else []):
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+            if s.kind in FOR_KINDS:
+                bounds = [_int_const(a) for a in s.iter.args]
+                if bounds and all(b is not None for b in bounds) and len(bounds) <= 3:
+                    start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else \
+                        (bounds[0], bounds[1], 1) if len(bounds) == 2 else tuple(bounds)
+                    self.f.add("loop_bounds", p, start, stop, step, line=line)
+        elif isinstance(s, ir.If):
+            own.append(s.cond)
+            y = last_yield(s.then_body) or last_yield(s.else_body or [])
+            for t in (y.targets if y else []):
+                self.f.add("defines", p, self.vid(fname, t), line=line)
+        elif isinstance(s, ir.While):
+            own.append(s.cond)
+        elif isinstance(s, ir.With):
+            own.append(s.item)
+            if s.as_name:
+                self.f.add("defines", p, self.vid(fname, s.as_name), line=line)
+        if top is not None and _has_bridge(top):
+            self.f.add("bridge", p, line=line)
+        self._result_of = (self.vid(fname, s.targets[0])
+                           if isinstance(s, ir.Assign) and len(s.targets) == 1 and top is not None else None)
+        self._top = top
+        for e in own:
+            self._expr_facts(p, e, top, line)
+
+    def _expr_facts(self, p: int, e: ir.Expr, top: Optional[ir.Call], line):
+        """``use`` rows for the Names ``e`` reads as operands (``_use_names``: in pre-order,
+        then those of a ``pl.X(...)`` call's ``init_values``), ``attr_read`` rows for the
+        others, and the facts of every call inside ``e``, all from one walk
+        (:func:`_names_and_calls`)."""
+        if e is None:
+            return
+        fname = self.fn.name
+        nodes = _names_and_calls(e)
+        operands = set()            # the Name nodes read as operands (use rows)
+        uses = [n for n, _, role in nodes if role == _OPERAND]
+        uses += [n for n, _, role in nodes if role == _INIT_OPERAND]
+        if uses:
+            top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
+            for n in uses:
+                operands.add(id(n))
+                u = self.use_id
+                self.use_id += 1
+                self.f.add("use", self.vid(fname, n.id), u, p, top_args.get(id(n), -1), line=line)
+        for x, held, role in nodes:
+            if role == _CALL:
+                self._call_facts(p, x, line)
+            # (a Name of a held list is made anew each time the list is read: the operand
+            # walk's were never the whole walk's, whose are all attr_read rows)
+            elif held or id(x) not in operands:
+                self.f.add("attr_read", p, self.vid(fname, x.id), line=line)
+
+    def _call_facts(self, p: int, c: ir.Call, line):
+        fname = self.fn.name
+        callee = _callee_of_call(c)
+        if c.func in ("pl.submit", "pl.spmd_submit"):
+            self.f.add("submit_in", p, line=line)
+            target = _callee(c.args[0]) if c.args else None
+            if target:
+                self.f.add("submit_site", fname, target, line=line)
+        elif callee is not None:
+            self.f.add("user_call_in", p, callee, line=line)
+            site = self.site_id
+            self.site_id += 1
+            self.f.add("callsite", site, fname, callee, line=line)
+            if c is self._top and self._result_of is not None:
+                self.f.add("call_result", self._result_of, site, line=line)
+            for i, a in enumerate(c.args):
+                if isinstance(a, ir.Name):
+                    self.f.add("callsite_arg", site, i, self.vid(fname, a.id), line=line)
+        elif c.op is not None:
+            self.f.add("call_in", p, c.op, line=line)
+
+    def finish(self):
+        per_func: dict[str, int] = defaultdict(int)
+        for fname, p, v, size, line in sorted(self.allocs, key=lambda a: a[1]):
+            self.f.add("alloc_seq", fname, per_func[fname], v, p, size, line=line)
+            per_func[fname] += 1
+
+
+def _alloc_size(t: ir.TileType) -> int:
+    """The bytes of storage a tile of type ``t`` needs (the rules round it to the
+    allocator's alignment), -1 when its shape or dtype is not known statically."""
+    from tilemem.ir.views import storage_bytes
+    n = 1
+    for d in t.shape:
+        d = _int_const(d)
+        if d is None or d <= 0:
+            return -1
+        n *= d
+    size = storage_bytes(n, t.dtype)
+    return -1 if size is None else size
+
+
+def _callee_of_call(c: ir.Call) -> Optional[str]:
+    if c.func.startswith("self.") and c.func.count(".") == 1:
+        return c.func[5:]
+    return None
+
+
+def extract_program(program: ir.Program, backend: Optional[str] = None,
+                    origins: bool = True, only: Optional[frozenset] = None) -> Facts:
+    """Facts of every function of the program, with the residency relations (phase 4);
+    ``only`` as for :func:`extract`."""
+    facts = Facts(origin={} if origins else None, only=only)
+    ex = _ProgramExtractor(facts)
+    for fn in program.functions:
+        facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
+        ex.function(fn)
+    ex.finish()
+    if backend:
+        facts.add("backend", backend)
+    base.distinct_rows(facts)
+    return facts

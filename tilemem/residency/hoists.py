@@ -1,0 +1,91 @@
+"""Phase 4's rewrite: each hoisted statement moved to just before its loop, and the
+compiler's Mat-bridge mark (private to the pass) removed from every call.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Optional
+
+from tilemem import ir
+from tilemem.facts.extract import Facts
+from tilemem.ir.rewrite import RewritePattern, rewrite_function
+from tilemem.records import replace
+from tilemem.residency.facts import BRIDGE_ATTR
+
+__all__ = ["apply_hoists", "strip_program_bridge_marks"]
+
+
+class _Hoists(RewritePattern):
+    """Each hoisted statement moved, in program order, to just before its loop (the
+    scope of a statement list is the loop whose body it is, else None)."""
+
+    def __init__(self, facts: Facts, hoists: list[tuple[int, int]]):
+        self.stmts = facts.stmts
+        self.pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+        self.by_loop: dict[int, list[int]] = defaultdict(list)
+        for p, loop in hoists:
+            self.by_loop[loop].append(p)
+        self.moved = {p for p, _ in hoists}
+
+    def rewrite(self, s: ir.Stmt, loop: Optional[ir.For]):
+        p = self.pos_of.get(id(s))
+        if loop is not None and p in self.moved:
+            return []
+        if isinstance(s, ir.For) and p in self.by_loop:
+            return [*(self.stmts[h][1] for h in sorted(self.by_loop[p])), s]
+        return s
+
+    def body_scope(self, owner: ir.Stmt, scope) -> Optional[ir.For]:
+        return owner if isinstance(owner, ir.For) else None
+
+
+def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]]) -> ir.Program:
+    """Phase 4: move each hoisted statement, in program order, to just before its loop."""
+    if not hoists:
+        return program
+    pattern = _Hoists(facts, hoists)
+    return replace(program, functions=[rewrite_function(fn, pattern) if fn.is_incore else fn
+                                       for fn in program.functions])
+
+
+def _strip_bridge(e: ir.Expr) -> ir.Expr:
+    """Remove the residency bridge mark from every call attrs dict inside e (``e`` itself
+    when it has none)."""
+    if isinstance(e, ir.Call):
+        kwargs = []
+        for k, v in e.kwargs:
+            if k == "attrs" and isinstance(v, ir.DictExpr):
+                items = tuple((a, b) for a, b in v.items
+                              if not (isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR))
+                if not items:
+                    continue
+                if len(items) != len(v.items):
+                    v = replace(v, items=items)
+            kwargs.append((k, _strip_bridge(v)))
+        args = tuple(_strip_bridge(a) for a in e.args)
+        if len(kwargs) == len(e.kwargs) and all(a is b for a, b in zip(args, e.args)) \
+                and all(a[1] is b[1] for a, b in zip(kwargs, e.kwargs)):
+            return e
+        return replace(e, args=args, kwargs=tuple(kwargs))
+    return e
+
+
+class _StripBridge(RewritePattern):
+    """The residency bridge mark removed from every call attrs dict of a statement."""
+
+    def rewrite(self, s: ir.Stmt, scope) -> ir.Stmt:
+        if isinstance(s, ir.Assign):
+            v = _strip_bridge(s.value)
+            if v is not s.value:
+                return replace(s, value=v)
+        elif isinstance(s, ir.EvalStmt):
+            v = _strip_bridge(s.expr)
+            if v is not s.expr:
+                return replace(s, expr=v)
+        return s
+
+
+def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
+    """The residency bridge mark is private to the pass: removed from every function."""
+    pattern = _StripBridge()
+    return replace(program, functions=[rewrite_function(fn, pattern) for fn in program.functions])

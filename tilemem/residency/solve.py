@@ -1,0 +1,34 @@
+"""Phase 4's solve: the residency rules over the facts of the whole (phase-3 rewritten)
+program, which statements leave their loop and why the others stay.
+
+The same evaluation as phases 0-3 (``tilemem.infer.solver``): a fresh, isolated database,
+loaded with the input relations the read relations depend on.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from tilemem import ir
+from tilemem.datalog import DEFAULT_ENGINE
+from tilemem.datalog.engine import gc_paused
+from tilemem.infer.solver import evaluate, inputs_read
+from tilemem.residency.facts import extract_program
+from tilemem.residency.verdicts import VERDICT_RELATIONS
+
+__all__ = ["RESIDENCY_RESULTS", "derive_residency"]
+
+# The phase-4 relations: hoists (read by the hoisting), and what the verdicts are worded from.
+RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
+
+
+def derive_residency(program: ir.Program, backend: Optional[str],
+                     extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
+                     origins: bool = True, relations: Sequence[str] = RESIDENCY_RESULTS,
+                     keep_db: bool = False, limits=None):
+    """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
+    loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
+    derived relations to read, by default what the emitter and the verdicts need."""
+    read = inputs_read(relations, extra_rules, keep_db)
+    with gc_paused():
+        facts = extract_program(program, backend, origins, read)
+    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read)
