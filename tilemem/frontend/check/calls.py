@@ -133,7 +133,7 @@ def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Prob
         return None     # an op of the user's: the rule file declares no signature; its annotation is its type
     if len(problems.found) == before:
         wrapper = _wrapper(call.func)
-        if wrapper is not None:
+        if wrapper is not None and not (wrapper.rule or "").startswith("dispatch"):
             _bind_wrapper(call, wrapper, problems)
         else:
             _check_signature(call, table, problems)
@@ -144,7 +144,9 @@ def _check_call(call: ir.Call, types: dict, table: _Table, split, problems: Prob
 
 
 def _wrapper(func: str):
-    """The DSL wrapper PyPTO's reader calls for ``func`` (ops.txt), or None."""
+    """The DSL wrapper PyPTO's reader calls for ``func`` (ops.txt), or None.  (A wrapper
+    that dispatches to several stored forms, ``tensor.scatter``, is not bound: the printed
+    call is one form's stored call, its arguments are not the wrapper's.)"""
     from tilemem.frontend.dsl.wrappers import wrapper_table
     ns, _, name = (func[3:] if func.startswith("pl.") else func).rpartition(".")
     return wrapper_table().get(ns, name)
@@ -162,6 +164,8 @@ def _bind_wrapper(call: ir.Call, wrapper, problems: Problems) -> None:
     try:
         bind(wrapper, list(call.args), [(k, v) for k, v in call.kwargs if k != "attrs"], wrapper.name)
     except DslError as e:
+        if "got multiple values for argument" in e.message:
+            return      # a stored keyword that is also a wrapper parameter: the printed form, not an error
         m = _UNEXPECTED.search(e.message)
         if m is None:
             problems.add_at(call, f"{call.func}: {e.message}")

@@ -12,6 +12,7 @@ from tilemem.errors import TilememError
 __all__ = ["MAX_PROBLEMS", "Problems", "ProgramErrors"]
 
 MAX_PROBLEMS = 20
+MAX_REPORT = 3000       # characters of the errors shown (each excerpt is at most a window of its line)
 
 
 class ProgramErrors(TilememError):
@@ -58,12 +59,17 @@ class Problems:
             if (line, col, msg) not in seen:        # one message per problem
                 seen.add((line, col, msg))
                 unique.append((line, col, msg))
-        shown = unique[:MAX_PROBLEMS]
         lines = self.source.split("\n") if self.source is not None else None
         errors = []
-        for line, col, msg in shown:
+        size = 0
+        for line, col, msg in unique[:MAX_PROBLEMS]:
             src = lines[line - 1].rstrip("\r") if lines is not None and 0 < line <= len(lines) else None
-            errors.append(TilememError(self.path, line or None, col or None, msg, src))
+            err = TilememError(self.path, line or None, col or None, msg, src)
+            size += len(err.format())
+            if errors and size > MAX_REPORT:
+                break           # a report stays readable (and bounded) however long its lines
+            errors.append(err)
+        shown = errors
         if len(errors) == 1:
             raise errors[0]
         raise ProgramErrors(errors, len(unique) - len(shown))

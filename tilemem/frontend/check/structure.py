@@ -86,7 +86,9 @@ class StructureCheck:
         other = last_yield(s.else_body) if s.else_body else None
         if then is None or other is None:
             return
-        if len(then.values) != len(other.values) or then.targets != other.targets:
+        # (the return vars are compared only when both branches print them)
+        if len(then.values) != len(other.values) or (then.targets and other.targets
+                                                     and then.targets != other.targets):
             self.problems.add_at(other, f"the else branch yields {len(other.values)} value(s) into "
                                         f"({', '.join(other.targets)}) but the then branch (line {then.line}) "
                                         f"yields {len(then.values)} into ({', '.join(then.targets)})")
