@@ -47,7 +47,7 @@ class StructureCheck:
             self._loop(s)
         elif t is ir.If:
             self._branches(s)
-        elif t is ir.Yield and s.targets and len(s.targets) != len(s.values):
+        elif t is ir.Yield and s.targets and s.values and len(s.targets) != len(s.values):
             self.problems.add_at(s, f"pl.yield_ binds {len(s.targets)} return var(s) "
                                     f"({', '.join(s.targets)}) but yields {len(s.values)} value(s)")
         for x in calls:
@@ -77,7 +77,10 @@ class StructureCheck:
         if y is None:
             self.problems.add_at(s, f"the loop has {n} iter-arg(s) ({', '.join(s.iter_args)}) but its body "
                                     f"does not end with pl.yield_")
-        elif len(y.values) != n:
+        # (a bare `pl.yield_()` -- also one bound to return vars -- in a loop with iter-args is accepted by PyPTO's reader and
+        # printed back as written -- oracle-checked on a DSL loop with one iter-arg -- so
+        # only a yield of some values but the wrong count is rejected)
+        elif y.values and len(y.values) != n:
             self.problems.add_at(y, f"pl.yield_ yields {len(y.values)} value(s) but the loop at line {s.line} "
                                     f"has {n} iter-arg(s) ({', '.join(s.iter_args)})")
 
