@@ -22,7 +22,7 @@ from typing import Optional, Sequence
 
 from tilemem.datalog import Atom, Const, Negation, Var
 from tilemem.explain.nodes import ExplainError, ProofNode, _rule_doc, _rule_loc, short_doc
-from tilemem.explain.reasons import reason
+from tilemem.explain.reasons import bindings, reason
 from tilemem.explain.whynot import WhyNot
 from tilemem.ir.optable import op_table
 
@@ -153,12 +153,6 @@ def sentence(doc: str, limit: int = 160) -> str:
     return _lower_first(text)
 
 
-def bindings(node: ProofNode) -> dict:
-    """The values of a derived node's rule variables: the head's from its row, the
-    body's from the rows of its positive premises."""
-    env: dict = {}
-    if node.kind != "derived" or node.rule is None:
-        return env
     pairs = [(node.rule.head, node)]
     pairs += [(lit, child) for lit, child in zip(node.rule.body, node.children)
               if isinstance(lit, Atom) and child.kind in ("derived", "input", "rule_fact")]

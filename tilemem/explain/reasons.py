@@ -65,11 +65,20 @@ class Reason:
         self.text, self.used, self.missing = text, used, missing
 
 
-def _bindings(node) -> dict:
-    """name -> (pred, column, value) of a derived node's rule variables."""
+def bindings(node) -> dict:
+    """The values of a derived node's rule variables, name -> (pred, column, value, node):
+    the head's from its row, the body's from the rows of its positive premises."""
     env: dict = {}
     if node.kind != "derived" or node.rule is None:
         return env
+    pairs = [(node.rule.head, node)]
+    pairs += [(lit, child) for lit, child in zip(node.rule.body, node.children)
+              if isinstance(lit, Atom) and child.kind in ("derived", "input", "rule_fact")]
+    for atom, n in pairs:
+        for i, (t, v) in enumerate(zip(atom.args, n.row)):
+            if isinstance(t, Var) and not t.is_anonymous:
+                env.setdefault(t.name, (atom.pred, i, v, n))
+    return env
     pairs = [(node.rule.head, node)]
     pairs += [(lit, child) for lit, child in zip(node.rule.body, node.children)
               if isinstance(lit, Atom) and child.kind in ("derived", "input", "rule_fact")]
@@ -102,7 +111,7 @@ def reason(node, names) -> Optional[Reason]:
         return None
     used = {id(node)}
     missing: list = []
-    own = _bindings(node)
+    own = bindings(node)
     lookup: dict = {}
 
     def variable(name: str):
@@ -110,7 +119,7 @@ def reason(node, names) -> Optional[Reason]:
             return own[name]
         if not lookup:
             for n in _below(node):
-                for k, v in _bindings(n).items():
+                for k, v in bindings(n).items():
                     lookup.setdefault(k, v)
                 lookup.setdefault("", None)
         return lookup.get(name)
@@ -131,7 +140,7 @@ def reason(node, names) -> Optional[Reason]:
             if hit is None:
                 missing.append(name)
                 return "?"
-            pred, col, value = hit
+            pred, col, value = hit[:3]
             return names.value(pred, col, value)
         sub = premise(name, nth)
         inner = reason(sub, names) if sub is not None else None
