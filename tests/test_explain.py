@@ -384,7 +384,7 @@ def test_residency_hoist_and_decline_are_explained():
     # hoisted because no refusal holds; the refusal that needs the source proven safe
     # fails on the orchestrator's tensor.create, at its line
     assert any(n.kind == "absent" and n.pred == "refused" for n in hoisted.walk())
-    wn = x4.why_not("refusal", (hoisted.row[0], None, None))
+    wn = x4.why_not("refusal", (hoisted.row[0], None, None, None))
     assert not wn.holds
     ext = [c for c in wn.candidates if "external_source" in str(c.rule)]
     assert ext and ext[0].blocking

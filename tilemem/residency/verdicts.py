@@ -2,7 +2,7 @@
 a loop, "hoisted out of loop L", or every refusal that holds, most fundamental first.
 
 The verdicts are derived by ``rules/p4_residency.dl``: ``residency_hoisted`` and
-``residency_refusal(pos, var, loop, rank, code, detail)`` (one row per reason, ranked by
+``residency_refusal(pos, var, loop, rank, code, name, place)`` (one row per reason, ranked by
 the rules), each reason with its words and what would make the statement legal
 (``residency_refusal_words``: templates, facts beside the rule that derives the reason).
 This module only fills the templates in with source lines and names.
@@ -77,6 +77,12 @@ VERDICT_RELATIONS = ("residency_hoisted", "residency_refusal", "residency_refusa
 
 def _name(vid) -> str:
     return str(vid).split(":", 1)[-1]
+
+
+def _detail(name: str, place: int):
+    """What a refusal is about: the place it names (a statement or a call site), else
+    the name ("" when the rule names neither; rules/p4_residency.dl, ``refusal``)."""
+    return place if place != -1 else name
 
 
 class _Words:
@@ -235,10 +241,10 @@ def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
                                            "hoisted", f"hoisted out of the loop at line {ll}" if ll
                                            else "hoisted out of its loop")))
     by_pos: dict[int, list] = {}
-    for pos, vid, loop, rank, code, detail in rel("residency_refusal"):
-        by_pos.setdefault(pos, []).append((vid, loop, rank, code, detail))
-    words = {(pos, code, detail): (kind, reason, fix)
-             for pos, code, detail, kind, reason, fix in rel("residency_refusal_words")}
+    for pos, vid, loop, rank, code, name, place in rel("residency_refusal"):
+        by_pos.setdefault(pos, []).append((vid, loop, rank, code, _detail(name, place)))
+    words = {(pos, code, _detail(name, place)): (kind, reason, fix)
+             for pos, code, name, place, kind, reason, fix in rel("residency_refusal_words")}
     sources = {pos: _name(src) for pos, src in rel("residency_source")}
     for pos, rows in by_pos.items():
         fn = facts.stmts[pos][0]
