@@ -1,7 +1,7 @@
 """Phase 4 verdicts in words: for every marked Mat load and exact-chain step inside
 a loop, "hoisted out of loop L", or every refusal that holds, most fundamental first.
 
-The verdicts are derived by ``rules/p4_residency.dl``: ``residency_hoisted`` and
+The verdicts are derived by ``rules/p4_residency/residency.dl``: ``residency_hoisted`` and
 ``residency_refusal(pos, var, loop, rank, code, name, place)`` (one row per reason, ranked by
 the rules), each reason with its words and what would make the statement legal
 (``residency_refusal_words``: templates, facts beside the rule that derives the reason).
@@ -81,7 +81,7 @@ def _name(vid) -> str:
 
 def _detail(name: str, place: int):
     """What a refusal is about: the place it names (a statement or a call site), else
-    the name ("" when the rule names neither; rules/p4_residency.dl, ``refusal``)."""
+    the name ("" when the rule names neither; rules/p4_residency/residency.dl, ``refusal``)."""
     return place if place != -1 else name
 
 
@@ -170,7 +170,7 @@ class _Words:
 
 class _Fields(dict):
     """The values a refusal's words may fill in (see ``refusal_words`` in
-    rules/p4_residency.dl), each computed when the words ask for it."""
+    rules/p4_residency/residency.dl), each computed when the words ask for it."""
 
     def __init__(self, w: _Words, kind: str, detail, src: str, fn: str, loop_line):
         super().__init__()
