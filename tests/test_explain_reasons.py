@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import tilemem
-from tilemem.explain.answer import answer_var
+from tilemem.explain.answer import answer_not, answer_var
 
 SHARED = Path(os.environ.get("TILEMEM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 CORPUS, MODELS = SHARED / "corpus", SHARED / "corpus-models"
@@ -60,9 +60,40 @@ def paragraph_problem(summary: str) -> str | None:
     return None
 
 
-def ask_every_tile(case: Path) -> tuple[int, list[str]]:
+def answer_problem(ans) -> str | None:
+    """What is wrong with a ``why`` answer (None: nothing)."""
+    if ans.data.get("fallback"):
+        return f"no rule gave a reason: {ans.summary}"
+    if ans.data.get("unfilled"):
+        return f"unfilled {ans.data['unfilled']}: {ans.summary}"
+    wrong = paragraph_problem(ans.summary)
+    return f"{wrong}: {ans.summary}" if wrong else None
+
+
+#: a why-not paragraph in the rules' words: a chain of failed premises
+FAILED_PREMISE = re.compile(r"fails on|does not hold|holds but must not|gets furthest|nearest rule")
+#: the most lines a ``--not`` answer prints
+NOT_LINES = 8
+
+
+def not_problem(ans) -> str | None:
+    """What is wrong with a ``why --not`` answer (None: nothing): a paragraph in the
+    rules' words, a rule variable or relation, or more than 8 lines."""
+    prose = re.sub(r"`[^`]*`", "", ans.summary)
+    if FAILED_PREMISE.search(prose):
+        return f"failed premises: {ans.summary}"
+    wrong = paragraph_problem(ans.summary)
+    if wrong:
+        return f"{wrong}: {ans.summary}"
+    lines = ans.render().count("\n") + 1
+    if lines > NOT_LINES:
+        return f"{lines} lines: {ans.render()}"
+    return None
+
+
+def ask_every_tile(case: Path, ask_not: bool = False) -> tuple[int, list[str]]:
     """(answers, problems) of ``why`` asked of every tile var of the case's InCore
-    functions."""
+    functions (and, with ``ask_not``, of why it is not in each other space)."""
     meta = case / "meta.json"
     backend = json.loads(meta.read_text()).get("backend") if meta.exists() else None
     sol = tilemem.solve(case / "before.pto", backend=backend)
@@ -74,18 +105,22 @@ def ask_every_tile(case: Path) -> tuple[int, list[str]]:
                 continue
             n += 1
             try:
-                ans = answer_var(ses, vid)
+                wrong = answer_problem(answer_var(ses, vid))
             except Exception as e:               # noqa: BLE001 - every failure is reported
-                problems.append(f"{vid}: {type(e).__name__}: {e}")
+                wrong = f"{type(e).__name__}: {e}"
+            if wrong:
+                problems.append(f"{vid}: {wrong}")
+            if not ask_not:
                 continue
-            if ans.data.get("fallback"):
-                problems.append(f"{vid}: no rule gave a reason: {ans.summary}")
-            elif ans.data.get("unfilled"):
-                problems.append(f"{vid}: unfilled {ans.data['unfilled']}: {ans.summary}")
-            else:
-                wrong = paragraph_problem(ans.summary)
+            rows = list(ses.phase3().rel.match("space", (vid, None)))
+            have = rows[0][1] if rows else None
+            for space in sorted(SPACES - {have, "DDR"}):
+                try:
+                    wrong = not_problem(answer_not(ses, vid, space))
+                except Exception as e:           # noqa: BLE001
+                    wrong = f"{type(e).__name__}: {e}"
                 if wrong:
-                    problems.append(f"{vid}: {wrong}: {ans.summary}")
+                    problems.append(f"{vid} --not {space}: {wrong}")
     finally:
         sol.close()
     return n, problems
