@@ -79,14 +79,6 @@ def bindings(node) -> dict:
             if isinstance(t, Var) and not t.is_anonymous:
                 env.setdefault(t.name, (atom.pred, i, v, n))
     return env
-    pairs = [(node.rule.head, node)]
-    pairs += [(lit, child) for lit, child in zip(node.rule.body, node.children)
-              if isinstance(lit, Atom) and child.kind in ("derived", "input", "rule_fact")]
-    for atom, n in pairs:
-        for i, (t, v) in enumerate(zip(atom.args, n.row)):
-            if isinstance(t, Var) and not t.is_anonymous:
-                env.setdefault(t.name, (atom.pred, i, v))
-    return env
 
 
 def _below(node):
