@@ -29,6 +29,8 @@ SPACES = {"Vec", "Mat", "Left", "Right", "Acc", "Bias", "DDR"}
 #: outside quotes that is no memory space ("of V", "at P", "Op")
 RULE_VAR = re.compile(r"(?<![\w`.\[])[A-Z][A-Za-z0-9]{0,2}(?![\w`.(\]])")
 #: a relation written as a fact: a snake_case name applied to arguments
+#: capitalised words of sentences that are no rule variable
+ENGLISH = {"And", "I", "For", "No", "The", "Its"}
 RELATION = re.compile(r"\b[a-z]+_[a-z_]+\(")
 
 
@@ -50,7 +52,7 @@ def paragraph_problem(summary: str) -> str | None:
     """What is wrong with an answer's paragraph (None: nothing): a rule variable or a
     relation name outside the quoted program text and names."""
     prose = re.sub(r"`[^`]*`", "", summary)
-    words = [w for w in RULE_VAR.findall(prose) if w not in SPACES and w not in ("And", "I")]
+    words = [w for w in RULE_VAR.findall(prose) if w not in SPACES and w not in ENGLISH]
     if words:
         return f"rule variable(s) {words}"
     if RELATION.search(prose):
@@ -60,18 +62,22 @@ def paragraph_problem(summary: str) -> str | None:
     return None
 
 
+#: a why-not paragraph in the rules' words: a chain of failed premises
+FAILED_PREMISE = re.compile(r"fails on|does not hold|holds but must not|gets furthest|nearest rule")
+
+
 def answer_problem(ans) -> str | None:
     """What is wrong with a ``why`` answer (None: nothing)."""
     if ans.data.get("fallback"):
         return f"no rule gave a reason: {ans.summary}"
     if ans.data.get("unfilled"):
         return f"unfilled {ans.data['unfilled']}: {ans.summary}"
+    if FAILED_PREMISE.search(re.sub(r"`[^`]*`", "", ans.summary)):
+        return f"failed premises: {ans.summary}"
     wrong = paragraph_problem(ans.summary)
     return f"{wrong}: {ans.summary}" if wrong else None
 
 
-#: a why-not paragraph in the rules' words: a chain of failed premises
-FAILED_PREMISE = re.compile(r"fails on|does not hold|holds but must not|gets furthest|nearest rule")
 #: the most lines a ``--not`` answer prints
 NOT_LINES = 8
 

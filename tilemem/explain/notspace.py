@@ -3,76 +3,103 @@ it is in and why, then the rule that would have put it in SPACE and the one fact
 this program that prevents it, in the pass's words."""
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from tilemem.datalog import Atom, Negation, Var
 from tilemem.explain.names import Names
 from tilemem.explain.nodes import _rule_loc
-from tilemem.explain.paragraph import deciding_path, reasoned_clauses, value_sentence, why_not_sentence
+from tilemem.explain.paragraph import deciding_path, reasoned_clauses, why_not_sentence
+from tilemem.explain.placement import own_sentence
 from tilemem.explain.reasons import reason, rule_reason
 from tilemem.explain.rendering import Answer
+#: the most lines a ``--not`` answer prints (without --tree)
+NOT_LINES = 8
+
 
 def answer_not(ses, var: str, space: str, function: Optional[str] = None,
                depth: int = 3) -> Answer:
-    """Why a tile var is not in ``space``: what it is in instead, and the rules that
-    could have put it there with the premise each fails on (facts of its function only)."""
+    """Why a tile var is not in ``space``: the space it is in and why, then the rule that
+    would have put it in ``space`` and the fact of this program that prevents it."""
     vid = ses.resolve_var(var, function)
     x = ses.phase3()
     names = ses.names(x)
     fn = vid.partition(":")[0]
     shown = names.subject(vid)
+    names = names.about(fn)
     wn = x.why_not("space", (vid, space), depth=depth, functions=x.scope.around(fn))
-    rows = list(x.rel.match("space", (vid, None)))
+    data = {"var": vid, "space_asked": space, "why_not": wn.to_dict()}
     if wn.holds:
-        text = f"{shown} is in {space}."
-        steps = []
-    else:
-        actual, first = "", None
-        names = names.about(fn)
-        if rows:
-            tree = x.explain("space", rows[0])
-            sen = value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=1)
-            actual = " " + sen.text
-            first = next(iter(reasoned_clauses(deciding_path(tree, 1), names)), None)
-        would = _would_put(ses, x, vid, space, names, first)
-        if would is not None:
-            text, steps = f"{shown} is not in {space}:{actual} {would}", []
-        else:
-            why, steps = why_not_sentence(shown, wn, names)
-            text = f"{shown} is not in {space}:{actual} For {space}, {why}"
-    return Answer(f"why {vid} --not {space}", text, steps, trees=[("", wn)],
-                  data={"var": vid, "space_asked": space, "why_not": wn.to_dict()})
+        return Answer(f"why {vid} --not {space}", f"{shown} is in {space}.", [], trees=[("", wn)],
+                      data=data)
+    own = own_sentence(x, vid, shown, names, clauses_max=1)
+    if own is None:                  # neither a space nor a "none": the why-not of the space
+        why, steps = why_not_sentence(shown, wn, names)
+        return Answer(f"why {vid} --not {space}", f"{shown} is not in {space}: For {space}, {why}",
+                      steps, trees=[("", wn)], data=data, max_lines=NOT_LINES)
+    sen, tree, actual = own
+    clauses = reasoned_clauses(deciding_path(tree, 1 if actual else 2), names)
+    first = clauses[0] if clauses else None
+    text = f"{shown} is not in {space}: {sen.text}"
+    would = _would_put(x, vid, space, names, first, actual, clauses[-1] if clauses else None)
+    if would is not None:
+        text += " " + would
+    elif actual is not None:
+        text += f" No rule of the pass gives it {space} here."
+    text = re.sub(r" \(\d+ more steps?: --tree\.\)", "", text)
+    return Answer(f"why {vid} --not {space}", text, sen.steps, trees=[("", wn)], data=data,
+                  max_lines=NOT_LINES)
 
 
-def _would_put(ses, x, vid: str, space: str, names: Names, actual) -> Optional[str]:
+def _would_put(x, vid: str, space: str, names: Names, first, actual: Optional[str],
+               origin=None) -> Optional[str]:
     """Which rule would have written ``space`` at the site that decides ``vid`` and the
     one fact of this program that prevents it, in words; None when no rule that could
-    says why in words (the caller falls back to the why-not chain)."""
+    says so.  The rules tried: one that fits the var in all but the space (a kwarg's
+    value, the op's fixed space, the demand), else the rule that decided the var, said
+    of ``space`` (the loop would have to yield it in ``space``)."""
     sites = [q for _, q in x.rel.match("site", (vid, None))]
     if not sites:
         return None
     fn = vid.partition(":")[0]
     wn = x.why_not("space_written", (vid, max(sites), space), depth=3,
                    functions=x.scope.around(fn))
+
     def on_the_space(c) -> bool:
         """The rule fails only where it names the space: in all else it fits the var."""
         head_space = c.rule.head.args[2]
         return isinstance(c.failed, (Atom, Negation)) and isinstance(head_space, Var) and \
             head_space.name in (c.failed.names() if hasattr(c.failed, "names") else set())
+    here = _here(first, actual, origin)
     for c in [c for c in wn.candidates if on_the_space(c)]:
-        env = {**c.head_env, **c.env}
-        would = rule_reason(c.rule, env, names)
+        would = rule_reason(c.rule, {**c.head_env, **c.env}, names)
         if would is None:
             continue
-        block = _blocking_words(c, names) or (actual.text if actual is not None else None)
+        block = _blocking_words(c, names)
+        block = here if block is None or first is not None and block == first.text \
+            else f"here instead, {block}"
         if block is None:
             continue
-        return (f"For {space}, the pass would need: “{would}” ({_rule_loc(c.rule)}); "
-                f"here instead, {block}.")
-    if actual is not None:
-        return (f"No rule of the pass gives {space} to a tile defined as `{names.var(vid)}` "
-                f"is; here, {actual.text}.")
-    return None
+        return f"For {space}, the pass would need: “{would}” ({_rule_loc(c.rule)}); {block}."
+    if first is None or actual is None:
+        return None
+    said = reason(first.node, names, swap={actual: space})
+    if said is None or said.missing or said.text == first.text:
+        return None
+    return f"For {space}, the pass would need: “{said.text}” ({_rule_loc(first.node.rule)}); {here}."
+
+
+def _here(first, actual: Optional[str], origin=None) -> Optional[str]:
+    """What this program has instead: where the space it has comes from (``origin``, the
+    last reason of its deciding path) when the answer has not said it, else the
+    deciding line and the space it gives, as said."""
+    if first is None:
+        return None
+    if origin is not None and origin is not first and origin.line is not None:
+        return f"here instead, line {origin.line}: {origin.text}"
+    gives = f"gives it {actual}" if actual else "leaves it without a space"
+    return f"here, line {first.line} {gives}, as said" if first.line is not None \
+        else f"here, the rule above {gives}"
 
 
 def _blocking_words(c, names: Names, depth: int = 2) -> Optional[str]:

@@ -57,35 +57,23 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     fn, _, name = vid.partition(":")
     shown = names.subject(vid)
     names = names.about(fn)
-    rows = list(x.rel.match("space", (vid, None)))
-    if not rows:
-        kind = ses.var_kind(vid)
-        if kind in ("tensor", "scalar"):
-            other = not_a_tile(ses, vid, None)
-            if other is not None:
-                return other
-        last = _unresolved_site(x, vid)
-        if last is not None:
-            # the last write of V records "none": why, from the rule that wrote it
-            tree = x.explain("space_written", last)
-            sen = value_sentence(shown, "", tree, 2, names, verb="has no memory space")
-            ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
-                         data={"var": vid, "space": None, "line": sen.line,
-                               "proof": tree.to_dict()})
-            _mark_fallback(ans, sen)
-        else:
-            wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
-            text, steps = why_not_sentence(shown, wn, names)
-            ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
-                         f"unresolved; {text}", steps,
-                         trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
-    else:
-        tree = x.explain("space", rows[0])
-        space = rows[0][1]
-        sen = value_sentence(shown, space, tree, 1, names)
+    kind = ses.var_kind(vid)
+    if kind in ("tensor", "scalar") and not x.rel.match("space", (vid, None)):
+        other = not_a_tile(ses, vid, None)
+        if other is not None:
+            return other
+    own = own_sentence(x, vid, shown, names)
+    if own is not None:
+        sen, tree, space = own
         ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
                      data={"var": vid, "space": space, "line": sen.line, "proof": tree.to_dict()})
         _mark_fallback(ans, sen)
+    else:
+        wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
+        text, steps = why_not_sentence(shown, wn, names)
+        ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
+                     f"unresolved; {text}", steps,
+                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
         if m.function == fn and m.producer == name:
@@ -93,6 +81,23 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
                              f"{m.consumer_line}: `{m.name}`.")
     add_residency(ses, ans, vid)
     return ans
+
+
+def own_sentence(x, vid: str, shown: str, names, clauses_max: int = 3
+                 ) -> Optional[tuple[Sentence, object, Optional[str]]]:
+    """(sentence, proof, space) of why tile var ``vid`` is in its space, or has none
+    (space None: the last write of the var records "none", from the rule that wrote
+    it); None when the rules derive neither."""
+    rows = list(x.rel.match("space", (vid, None)))
+    if rows:
+        tree = x.explain("space", rows[0])
+        return value_sentence(shown, rows[0][1], tree, 1, names, clauses_max=clauses_max), tree, rows[0][1]
+    last = _unresolved_site(x, vid)
+    if last is None:
+        return None
+    tree = x.explain("space_written", last)
+    sen = value_sentence(shown, "", tree, 2, names, verb="has no memory space", clauses_max=clauses_max)
+    return sen, tree, None
 
 
 def _unresolved_site(x, vid: str) -> Optional[tuple]:

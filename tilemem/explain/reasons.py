@@ -96,8 +96,10 @@ def _below(node):
         level = nxt
 
 
-def reason(node, names) -> Optional[Reason]:
-    """The reason of a derived proof node, or None when its rule carries none."""
+def reason(node, names, swap: Optional[dict] = None) -> Optional[Reason]:
+    """The reason of a derived proof node, or None when its rule carries none.
+    ``swap`` (value -> value) says it of other values: what a rule that decided Vec
+    would need to decide Mat (``{"Vec": "Mat"}``, for ``why --not``)."""
     template = because_of(node.rule) if node.kind == "derived" else None
     if template is None:
         return None
@@ -133,9 +135,11 @@ def reason(node, names) -> Optional[Reason]:
                 missing.append(name)
                 return "?"
             pred, col, value = hit[:3]
+            if swap and isinstance(value, str):
+                value = swap.get(value, value)
             return names.value(pred, col, value)
         sub = premise(name, nth)
-        inner = reason(sub, names) if sub is not None else None
+        inner = reason(sub, names, swap) if sub is not None else None
         if inner is None:
             missing.append(m.group(0)[1:-1])
             return "?"

@@ -57,6 +57,7 @@ class Answer:
     trees: list = field(default_factory=list)      # (title, ProofNode or WhyNot) for --tree
     data: dict = field(default_factory=dict)       # extra JSON fields
     parts: list = field(default_factory=list)      # an answer by line: one answer a tile
+    max_lines: int = MAX_LINES                     # the most lines it prints by default
 
     def render(self, width: Optional[int] = WIDTH, ascii: bool = False, tree: bool = False,
                depth: Optional[int] = None) -> str:
@@ -76,7 +77,7 @@ class Answer:
                 lines.extend(fit(l, width, ascii) for l in text.split("\n"))
             return "\n".join(lines)
         notes = [l for n in self.notes for l in _wrap_note(n, width)]
-        budget = MAX_LINES - len(lines) - len(notes)
+        budget = self.max_lines - len(lines) - len(notes)
         if self.steps and budget >= 2:
             lines.append("deciding steps (the whole proof: --tree):" if self.trees else "deciding steps:")
             lines.extend(fit(l, width, ascii) for l in self._step_lines(budget - 1, ascii))
