@@ -89,6 +89,7 @@ def main(argv=None) -> int:
     ap.add_argument("--backends", default="meta,none")
     ap.add_argument("--every", type=int, default=1)
     ap.add_argument("--max-bytes", type=int, default=0)
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N cases (resume a run)")
     ap.add_argument("--only", default="")
     ap.add_argument("--smallest-first", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="only the counts and the problems")
@@ -103,6 +104,7 @@ def main(argv=None) -> int:
             cases.sort(key=lambda c: (c / "before.pto").stat().st_size)
         cases = [c for c in cases[::a.every] if a.only in c.name
                  and (not a.max_bytes or (c / "before.pto").stat().st_size <= a.max_bytes)]
+        cases = cases[a.skip:]
         answers = failing = 0
         t0 = time.time()
         for case in cases:
