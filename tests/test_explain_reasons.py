@@ -3,6 +3,10 @@ of every InCore function of the golden corpus and of the real kernels, no answer
 back to rule comments, leaves a rule variable or a relation name in its paragraph, or
 raises.
 
+``--not`` is asked of every tile var of every 15th golden case, for every other space:
+it names the rule that would give the space and what this program has instead, in at
+most 8 lines, never a chain of failed premises.
+
 By default every golden case and every 36th real kernel (of those under 200 KB); ``-m slow`` (or
 ``TILEMEM_WHY_ALL=1``) asks every real kernel.  ``TILEMEM_SHARED`` names the shared
 folder when it is not ``../shared`` beside the repository; the tests skip cleanly
@@ -146,6 +150,30 @@ def test_paragraph_problems_are_found():
 def test_every_golden_tile_has_a_reason(name):
     n, problems = ask_every_tile(CORPUS / name)
     assert not problems, "\n".join(problems[:5])
+
+
+#: --not is asked of every tile var of every NOT_EVERY-th golden case (each answer asks
+#: the rules why not, for every other space: the slowest question)
+NOT_EVERY = 15
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus not present")
+@pytest.mark.parametrize("name", _cases(CORPUS, NOT_EVERY))
+def test_why_not_says_the_rule_and_the_fact(name):
+    n, problems = ask_every_tile(CORPUS / name, ask_not=True)
+    assert not problems, "\n".join(problems[:5])
+
+
+def test_not_problems_are_found():
+    """The --not check itself: a chain of failed premises is caught."""
+    from tilemem.explain import Answer
+    chain = Answer("q", "`phi` is not in Acc: For Acc, the rule that gets furthest (rules/p1_resolve.dl:318) "
+                        "fails on `space_written(phi, end of line 11, Acc)`, which does not hold.")
+    assert not_problem(chain)
+    good = Answer("q", "`c` is not in Left: `c` is in Acc because of line 10: `tile.matmul` always "
+                       "produces its result in Acc. For Left, the pass would need: “`tile.matmul` always "
+                       "produces its result in Left” (rules/p1_resolve.dl:106); here, line 10 gives it Acc.")
+    assert not_problem(good) is None
 
 
 _ALL = bool(os.environ.get("TILEMEM_WHY_ALL"))
