@@ -21,8 +21,9 @@ Value = Union[int, str]
 
 
 def rule_file_name(file: Optional[str]) -> str:
-    """Package rule files are shown as ``rules/<name>.dl`` (``rules/<phase>/<name>.dl``); user files relative to the
-    working directory when they are below it, else as given."""
+    """Package rule files are shown as ``rules/<name>.dl`` (``rules/<phase>/<name>.dl`` in a
+    phase's folder); user files relative to the working directory when they are below it,
+    else as given."""
     if not file:
         return "<rules>"
     if file.startswith("<"):
@@ -31,8 +32,9 @@ def rule_file_name(file: Optional[str]) -> str:
         return f"rules/{file}" if _is_package_rule(file) else file
     p = Path(file)
     d = _package_rules_dir()
-    if d is not None and d in (p.parent, p.parent.parent) and p.is_file():
-        return f"rules/{p.relative_to(d).as_posix()}"     # (rules/p4_residency/*.dl too)
+    if d is not None and d in (p.parent, p.parent.parent) and \
+            _is_package_rule(name := p.relative_to(d).as_posix()):
+        return f"rules/{name}"          # (a phase folder's too: rules/p4_residency/loops.dl)
     try:
         rel = os.path.relpath(file)
     except ValueError:
