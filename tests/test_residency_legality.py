@@ -150,7 +150,7 @@ def test_the_check_catches_a_hoist_that_disagrees_with_its_refusals():
     assert legality_problems(_Tampered(res, refusal=[r for r in refusals if r[0] != refused_pos]))
     # a hoisted statement refused too
     hp = hoists[0][0]
-    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, "x", "")]))
+    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, "x", "", -1)]))
     # a hoist of something residency never considered
     assert legality_problems(_Tampered(res, hoist=hoists + [(-1, loop)]))
 
