@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 __all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune",
-           "sha256"]
+           "sha256", "cached_data", "package_text", "module_code"]
 
 
 def sha256(data: bytes = b""):
@@ -132,3 +132,57 @@ def prune(directory: Optional[Path], prefix: str, keep: int) -> None:
                     pass
     except OSError:
         pass
+
+
+def cached_data(kind: str, inputs, build, convert, keep: int = 8):
+    """``convert(data)``, ``data`` the value of ``build()`` -- plain data, what :mod:`marshal`
+    keeps (numbers, strings, tuples, lists, dicts, sets) -- as this cache kept it in
+    ``KIND-KEY.marshal``, else built now and kept.  ``KEY`` digests ``inputs`` (bytes: the
+    texts the data is built from and the code that builds and reads it) and Python's version
+    (marshal's format is Python's).  A file that does not load, or that ``convert`` refuses
+    (any exception), is rebuilt, never trusted; ``keep`` entries of ``kind`` are kept."""
+    import marshal
+    import sys
+    path = None
+    try:
+        d = cache_dir()
+        if d is not None:
+            h = sha256(f"{kind}\0{sys.version}\0".encode())
+            for part in inputs:
+                h.update(len(part).to_bytes(8, "little"))
+                h.update(part)
+            path = d / f"{kind}-{h.hexdigest()[:32]}.marshal"
+            raw = read_private(path)
+            if raw is not None:
+                return convert(marshal.loads(raw))
+    except Exception:           # no home directory, a damaged or foreign file: built again
+        pass
+    data = build()
+    got = convert(data)
+    try:
+        write_private(path, marshal.dumps(data))
+        prune(path.parent, kind + "-", keep)
+    except Exception:           # read-only or foreign cache directory: no cache
+        pass
+    return got
+
+
+def package_text(module_file: str, package: str, name: str) -> str:
+    """The text of the data file ``name`` next to the module ``module_file`` of ``package``
+    (read directly: importlib.resources, for a package inside a zip file only, imports
+    zipfile, tempfile and random -- ~40 M instructions of a start)."""
+    try:
+        with open(os.path.join(os.path.dirname(module_file), name), encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        import importlib.resources
+        return (importlib.resources.files(package) / name).read_text(encoding="utf-8")
+
+
+def module_code(module_file: str) -> bytes:
+    """The source of a module (a key of what it builds); empty when it has none to read."""
+    try:
+        with open(module_file, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""

@@ -116,12 +116,12 @@ def _operand(w: str):
     return int(w) if w.isdigit() else w         # an index, `result` or a stored kwarg's name
 
 
-def _check_table_rows(name: str):
+def _check_table_rows(name: str, text: Optional[str] = None):
     """The rows of a ``HEAD : ALLOWED : MESSAGE`` check table of this package
     (``dtypes.txt``, ``ranges.txt``; blank and ``#`` lines skipped): (where, raw, head,
     allowed, message) each, ``where`` the table's ``name:line``."""
-    import importlib.resources
-    text = (importlib.resources.files(__package__) / name).read_text(encoding="utf-8")
+    if text is None:
+        text = _table_text(name)
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
@@ -151,11 +151,35 @@ def form_rules() -> dict:
     return rules
 
 
+def _table_text(name: str) -> str:
+    from tilemem.cache import package_text
+    return package_text(__file__, __package__, name)
+
+
+def _cached_rules(name: str, build, make) -> dict:
+    """``build(text)`` of the table ``name`` -- op -> its rows as tuples of plain data --
+    kept in tilemem's cache (keyed by the table's text and this module's code), each row
+    made a rule by ``make``."""
+    from tilemem.cache import cached_data, module_code
+    text = _table_text(name)
+    return cached_data(f"dsl-{name.split('.')[0]}", (text.encode("utf-8"), module_code(__file__)),
+                       lambda: {op: tuple(_fields(r) for r in rows) for op, rows in build(text).items()},
+                       lambda data: {op: [make(*row) for row in rows] for op, rows in data.items()})
+
+
+def _fields(rule) -> tuple:
+    return tuple(getattr(rule, f) for f in rule.__dataclass_fields__)
+
+
 @functools.lru_cache(maxsize=1)
 def dtype_rules() -> dict:
     """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
+    return _cached_rules("dtypes.txt", _dtype_rules, DtypeRule)
+
+
+def _dtype_rules(text: str) -> dict:
     rules: dict = {}
-    for where, raw, head, allowed, message in _check_table_rows("dtypes.txt"):
+    for where, raw, head, allowed, message in _check_table_rows("dtypes.txt", text):
         words = head.split()
         if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "if"):
             raise RuntimeError(f"{where}: cannot read {raw!r}")   # pragma: no cover
@@ -242,8 +266,12 @@ class RangeRule:
 @functools.lru_cache(maxsize=1)
 def range_rules() -> dict:
     """stored op (``tile.random``) -> its :class:`RangeRule` rows, from ``ranges.txt``."""
+    return _cached_rules("ranges.txt", _range_rules, RangeRule)
+
+
+def _range_rules(text: str) -> dict:
     rules: dict = {}
-    for _where, _raw, head, values, message in _check_table_rows("ranges.txt"):
+    for _where, _raw, head, values, message in _check_table_rows("ranges.txt", text):
         op, what = head.split()
         alts = []
         for a in values.split("|"):
