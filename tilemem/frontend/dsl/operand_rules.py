@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value
 from tilemem.frontend.dsl.values import DTYPES, INT_DTYPES, DslError
+from tilemem.records import Record, field_names, record
 
 __all__ = ["DtypeRule", "FormRow", "RangeRule", "dtype_rules", "form_rules", "range_rules"]
 
@@ -21,18 +21,22 @@ __all__ = ["DtypeRule", "FormRow", "RangeRule", "dtype_rules", "form_rules", "ra
 _INT = frozenset(INT_DTYPES - {"INDEX"})        # DataType::IsInt
 
 
-@dataclass(frozen=True)
-class DtypeRule:
+@record(frozen=True)
+class DtypeRule(Record):
     """One row of ``dtypes.txt``: the dtypes an operand of a stored op may have."""
-    operand: object                 # an int (a stored positional argument), "N[]" (each element of
-                                    # tuple argument N, or of tuple kwarg N) or "result"
-    when: Optional[str]             # a kwarg that must be stored and true, or None
-    allowed: frozenset              # dtype names; empty when ``same_as`` is set
-    message: str
-    when_operand: Optional[tuple] = None    # (operand, dtypes, negated): only when that operand has
-                                            # one of them (none of them, when negated)
-    same_as: object = None          # the operand (or "result") whose dtype this one must equal
-                                    # (or be one of ``allowed``)
+
+    def __init__(self,
+                 operand: object,       # an int (a stored positional argument), "N[]" (each element of
+                                        # tuple argument N, or of tuple kwarg N) or "result"
+                 when: Optional[str],   # a kwarg that must be stored and true, or None
+                 allowed: frozenset,    # dtype names; empty when ``same_as`` is set
+                 message: str,
+                 when_operand: Optional[tuple] = None,  # (operand, dtypes, negated): only when that
+                                                        # operand has one of them (none, when negated)
+                 same_as: object = None):   # the operand (or "result") whose dtype this one must
+                                            # equal (or be one of ``allowed``)
+        self.operand, self.when, self.allowed, self.message = operand, when, allowed, message
+        self.when_operand, self.same_as = when_operand, same_as
 
     def check(self, call: ir.Call, result, type_of) -> None:
         if self.when is not None:
@@ -129,13 +133,16 @@ def _check_table_rows(name: str, text: Optional[str] = None):
         yield f"{name}:{lineno}", raw, head, allowed, message
 
 
-@dataclass(frozen=True)
-class FormRow:
+@record(frozen=True)
+class FormRow(Record):
     """A row of ``forms.txt``: a form of a multi-form wrapper, or a check on its forms."""
-    form: str               # the form's name (`*`: the wrapper's, for `mixed`)
-    kind: str               # form, mixed, requires, forbids, none
-    params: tuple
-    text: str               # the wrapper a `form` calls; else the message
+
+    def __init__(self,
+                 form: str,         # the form's name (`*`: the wrapper's, for `mixed`)
+                 kind: str,         # form, mixed, requires, forbids, none
+                 params: tuple,
+                 text: str):        # the wrapper a `form` calls; else the message
+        self.form, self.kind, self.params, self.text = form, kind, params, text
 
 
 @functools.lru_cache(maxsize=1)
@@ -168,7 +175,7 @@ def _cached_rules(name: str, build, make) -> dict:
 
 
 def _fields(rule) -> tuple:
-    return tuple(getattr(rule, f) for f in rule.__dataclass_fields__)
+    return tuple(getattr(rule, f) for f in field_names(rule))
 
 
 @functools.lru_cache(maxsize=1)
@@ -231,12 +238,15 @@ def _bound(term: str, call: ir.Call, type_of) -> Optional[int]:
     return v + int(off) if off else v
 
 
-@dataclass(frozen=True)
-class RangeRule:
+@record(frozen=True)
+class RangeRule(Record):
     """One row of ``ranges.txt``: the constant values a stored kwarg or operand may take."""
-    what: object                    # a kwarg name, or a stored positional argument's index
-    values: tuple                   # alternatives: ("one", A) | ("range", A or "", B or "") | ("mult", N)
-    message: str
+
+    def __init__(self,
+                 what: object,      # a kwarg name, or a stored positional argument's index
+                 values: tuple,     # alternatives: ("one", A) | ("range", A or "", B or "") | ("mult", N)
+                 message: str):
+        self.what, self.values, self.message = what, values, message
 
     def check(self, call: ir.Call, type_of) -> None:
         if isinstance(self.what, int):

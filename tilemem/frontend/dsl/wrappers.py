@@ -10,38 +10,44 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
 from tilemem.frontend.dsl.values import DTYPES, Enum
+from tilemem.records import LIST, Fresh, Record, record
 
 __all__ = ["NOT_GIVEN", "Param", "OpSpec", "WrapperTable", "wrapper_table", "syntax_op", "printed_op"]
 
 NOT_GIVEN = object()          # "argument not given"
 
 
-@dataclass
-class Param:
-    name: str
-    kind: str = "expr"
-    default: object = NOT_GIVEN       # a Python value, an Enum, or NOT_GIVEN (required)
-    kwonly: bool = False
-    allowed: tuple = ()         # `space[Vec, Mat]`: the only members the builder accepts
+@record
+class Param(Record):
+    def __init__(self, name: str, kind: str = "expr",
+                 default: object = NOT_GIVEN,   # a Python value, an Enum, or NOT_GIVEN (required)
+                 kwonly: bool = False,
+                 allowed: tuple = ()):          # `space[Vec, Mat]`: the only members the builder accepts
+        self.name, self.kind, self.default, self.kwonly, self.allowed = name, kind, default, kwonly, allowed
 
 
-@dataclass
-class OpSpec:
-    ns: str
-    name: str
-    params: list = field(default_factory=list)
-    varargs: bool = False
-    irop: Optional[str] = None          # None for dispatch rules
-    args: list = field(default_factory=list)      # stored positional specs
-    kwargs: list = field(default_factory=list)    # (key, param, modifier)
-    result: str = "tile"
-    rule: Optional[str] = None          # a store rule (binary_or_scalar, slice) or a dispatch rule
-    rule_args: list = field(default_factory=list)
-    construct: bool = False             # a parser construct: its call checked by its syntax first
+def _fresh(x):
+    return x.factory() if type(x) is Fresh else x
+
+
+@record
+class OpSpec(Record):
+    def __init__(self, ns: str, name: str,
+                 params: list = LIST,
+                 varargs: bool = False,
+                 irop: Optional[str] = None,    # None for dispatch rules
+                 args: list = LIST,             # stored positional specs
+                 kwargs: list = LIST,           # (key, param, modifier)
+                 result: str = "tile",
+                 rule: Optional[str] = None,    # a store rule (binary_or_scalar, slice) or a dispatch rule
+                 rule_args: list = LIST,
+                 construct: bool = False):      # a parser construct: its call checked by its syntax first
+        self.ns, self.name, self.params, self.varargs = ns, name, _fresh(params), varargs
+        self.irop, self.args, self.kwargs, self.result = irop, _fresh(args), _fresh(kwargs), result
+        self.rule, self.rule_args, self.construct = rule, _fresh(rule_args), construct
 
     @property
     def qualified(self) -> str:
