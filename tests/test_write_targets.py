@@ -499,6 +499,55 @@ def test_stderr_into_a_pipe_nobody_reads_keeps_the_exit_status(tmp_path):
     assert r.returncode == 2
 
 
+def _run_into_dead_pipe(args, fd: int):
+    """Run tilemem with stdout (fd 1) or stderr (fd 2) a pipe whose reader is gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = dict(os.environ)
+    env.pop("TILEMEM_DEBUG", None)
+    streams = {"stdout": write_end, "stderr": subprocess.PIPE} if fd == 1 else \
+        {"stdout": subprocess.PIPE, "stderr": write_end}
+    try:
+        return subprocess.run(tilemem_command() + [str(a) for a in args], text=True, env=env,
+                              timeout=300, **streams)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["solve", "--help"]])
+def test_help_and_version_on_a_closed_stdout_fail(args):
+    """argparse drops a failed write and exits 0: the help nobody saw was a success."""
+    r = _run_closed(args, (1,))
+    assert r.returncode == 2, r.stderr
+    _one_line(r.stderr, "standard output", "closed")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["solve", "{src}"],
+                                  ["solve", "-j", "2", "--diff", "{src}", "{dir}"]])
+def test_stdout_into_a_pipe_nobody_reads_is_exit_2(tmp_path, args):
+    """``tilemem ... | head -0``: the output did not arrive, so no success (it was 0)."""
+    src = tmp_path / "in.pto"
+    src.write_text(GOOD)
+    r = _run_into_dead_pipe([a.format(src=src, dir=tmp_path) for a in args], 1)
+    assert r.returncode == 2, r.stderr
+    _one_line(r.stderr, "standard output", "Broken pipe")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_stderr_into_a_pipe_nobody_reads_keeps_a_batchs_status(tmp_path, jobs):
+    """A batch whose errors cannot be shown (stderr a dead pipe) still fails, and the
+    good files are still written (it was 0: the first error's print ended the batch)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "a_bad.pto").write_text(BAD)
+    (src / "b_good.pto").write_text(GOOD)
+    out = tmp_path / "out"
+    r = _run_into_dead_pipe(["solve", "-j", jobs, src, "--out-dir", out], 2)
+    assert r.returncode == 2
+    assert (out / "b_good.pto").read_text() == _solved(GOOD)
+    assert not (out / "a_bad.pto").exists()
+
+
 def test_both_closed_is_exit_2_and_writes_nothing_stray(tmp_path):
     src = tmp_path / "in.pto"
     src.write_text(GOOD)

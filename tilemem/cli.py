@@ -19,7 +19,7 @@ import sys
 
 from tilemem import __version__
 from tilemem.commands import COMMANDS
-from tilemem.commands.common import EPILOG, EXIT_INPUT, EXIT_INTERNAL, EXIT_OK
+from tilemem.commands.common import EPILOG, EXIT_INPUT, EXIT_INTERNAL
 
 ERROR_SCHEMA = "tilemem-error/1"
 
@@ -55,6 +55,17 @@ class Parser(argparse.ArgumentParser):
                        + (f" (did you mean '{close[0]}'?)" if close else "")
                        + f"; choose from {', '.join(choices)}")
         raise ArgumentError(message, self)
+
+    def _print_message(self, message, file=None):
+        """argparse drops a failed write; ``--help`` and ``--version`` on a closed, broken
+        or full stdout must not say success, so stdout's errors go up (main turns them into
+        one line and status 2).  A failed write to stderr is still dropped."""
+        if not message:
+            return
+        if file is not sys.stdout:
+            return super()._print_message(message, file)
+        file.write(message)
+        file.flush()
 
     def unknown(self, extras: list[str]) -> ArgumentError:
         """The error for arguments this parser does not take, with a suggestion."""
@@ -132,6 +143,18 @@ def _wants_json(args, argv) -> bool:
     return "--json" in (argv if argv is not None else sys.argv[1:])
 
 
+def _stdout_failed(e: OSError, args, argv) -> int:
+    """Standard output cannot be written (closed, a pipe nobody reads, a full device):
+    one line on stderr and status 2 -- never success for output that did not arrive.
+    What is still buffered goes to /dev/null, or the exit would retry it (and fail again)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    reason = "it is closed" if isinstance(e, StdoutClosed) else (e.strerror or str(e))
+    return _fail(f"tilemem: error: cannot write to standard output: {reason}", args, argv)
+
+
 def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
     """Report the tool's own failure: on stderr, and as JSON on stdout under --json."""
     try:
@@ -154,6 +177,15 @@ def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
 
 def main(argv=None) -> int:
     _stand_in_for_closed_streams()
+    saved_stderr = sys.stderr
+    sys.stderr = _GuardedStderr(saved_stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = saved_stderr
+
+
+def _main(argv) -> int:
     first = (sys.argv[1:] if argv is None else list(argv))[:1]
     ap = build_parser(first[0] if first else None)
     args = None
@@ -164,6 +196,8 @@ def main(argv=None) -> int:
     except ArgumentError as e:
         e.parser.print_usage(sys.stderr)
         return _fail(f"{e.parser.prog}: error: {e}", None, argv)
+    except OSError as e:                    # --help or --version: stdout (Parser._print_message)
+        return _stdout_failed(e, None, argv)
     if not getattr(args, "func", None):
         ap.print_help(sys.stderr)
         return EXIT_INPUT
@@ -196,6 +230,42 @@ class _ClosedStdout(io.TextIOBase):
 
     def isatty(self) -> bool:
         return False
+
+
+class _GuardedStderr:
+    """``sys.stderr`` while a command runs: once a write or flush fails (a pipe whose
+    reader is gone, a full device) the rest is dropped -- stderr gone changes nothing
+    else: a batch goes on, and its exit status still says what failed (an error that
+    could not be shown is no success)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text):
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except (OSError, ValueError):
+                self._lost()
+        return len(text)
+
+    def flush(self):
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._lost()
+
+    def _lost(self) -> None:
+        self._gone = True
+        try:                    # what is still buffered: to /dev/null, not retried at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def __getattr__(self, name):        # isatty, fileno, encoding, ...: the stream's
+        return getattr(self._stream, name)
 
 
 def _stand_in_for_closed_streams() -> None:
@@ -305,10 +375,8 @@ def _run(args, argv) -> int:
         return _fail(e.format(), args, argv, err=e)
     except (KeyboardInterrupt, Interrupted) as e:
         return _interrupted(e)
-    except BrokenPipeError:
-        return EXIT_OK
-    except StdoutClosed:
-        return _fail("tilemem: error: cannot write to standard output: it is closed", args, argv)
+    except (BrokenPipeError, StdoutClosed) as e:    # stdout: stderr's failures are dropped
+        return _stdout_failed(e, args, argv)
     except Exception as e:  # a bug: say so, without a traceback
         if os.environ.get("TILEMEM_DEBUG"):
             raise

@@ -254,9 +254,7 @@ def emit(text: str, out: Optional[str]) -> None:
         try:
             sys.stdout.write(text)
             sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as e:        # a full disk or device behind stdout: not a bug
+        except OSError as e:        # a full disk, a device or a pipe nobody reads: not a bug
             from tilemem.errors import UsageError
             try:                    # drop what is still buffered, or exit would retry it
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
