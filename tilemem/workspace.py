@@ -15,8 +15,10 @@ when its IR is equal to the one kept (so that whatever the reading made of the t
 around it, e.g. a callee's type in hand-written DSL, is in the comparison) and its text,
 from its ``def`` line to the next function's, is the same at the same line (the IR's
 equality leaves positions out; the output quotes them).  Phase 4 (loop-invariant Mat
-residency) reads call sites across functions and runs over the whole rewritten program.
-Printed IR is read one function at a time, each function's text kept with the function
+residency) reads call sites across functions: a changed function is solved again with
+its callers, the others given by what the residency rules read of them
+(``tilemem.residency.parts``), and the whole program when that changed; each function
+is printed again only when it changed.  Printed IR is read one function at a time, each function's text kept with the function
 it read as (hand-written DSL, and printed text with comments, are read whole).  The answer is byte-identical to ``tilemem.solve`` of the
 same text (``tests/test_workspace.py`` compares them on the corpora).
 
@@ -146,14 +148,14 @@ class Workspace:
         names = [f.name for f in emitted.functions]
         self.resolved_residency = None
         if (backend is not None and self.rules) or len(set(names)) != len(names):
-            self._parts = {}
+            self._parts, self._shape = {}, None
             return None, None
         shape = (emitted.name, emitted.header, emitted.prefix, emitted.dynamic,
                  emitted.class_name, tuple(names))
         texts = _function_texts(source, text)
         spans = {e.name: texts.get(id(f)) for f, e in zip(source.functions, emitted.functions)}
         only: Optional[set] = None
-        if shape == self._shape:
+        if shape == self._shape and all(n in self._parts for n in names):
             only = set()
             for e in emitted.functions:
                 old = self._parts.get(e.name)
