@@ -33,11 +33,16 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
         text = (f"{where} is a {kind}: memory spaces are decided for tiles only "
                 f"(tensors live in global memory, scalars in registers).")
     elif not fns[f].is_incore:
-        text = (f"{where} belongs to `{f}`, a {fns[f].func_type} function: memory spaces are "
+        kind_of = str(fns[f].func_type)
+        article = "an" if kind_of[:1].upper() in "AEIOU" else "a"
+        text = (f"{where} belongs to `{f}`, {article} {kind_of} function: memory spaces are "
                 f"decided for the tiles of InCore functions only.")
     else:
         return None
-    return Answer(f"why {var}", text, data={"var": f"{f}:{n}", "space": None, "kind": kind or "other"})
+    ans = Answer(f"why {var}", text, data={"var": f"{f}:{n}", "space": None, "kind": kind or "other"})
+    if kind not in ("tensor", "scalar"):
+        add_residency(ses, ans, f"{f}:{n}")    # residency still reports on its marked loads
+    return ans
 
 
 def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
