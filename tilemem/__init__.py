@@ -73,7 +73,7 @@ _LAZY = {
     "Limits": "tilemem.limits",
     "ProofNode": "tilemem.explain",
     "WhyNot": "tilemem.explain",
-    "Answer": "tilemem.explain.answer",
+    "Answer": "tilemem.explain.rendering",
     "TilememError": "tilemem.errors",
     "UnlocatedError": "tilemem.errors",
     "UsageError": "tilemem.errors",

@@ -24,7 +24,7 @@ from tilemem.solved import SolveWarning
 if TYPE_CHECKING:       # the explanation classes are imported when a question is asked
     from tilemem.datalog.database import QueryResult
     from tilemem.explain import ProofNode, Session, WhyNot
-    from tilemem.explain.answer import Answer
+    from tilemem.explain.rendering import Answer
 
 __all__ = ["parse", "solve", "solve_all", "solve_program", "declared_ops", "print_program",
            "Solution", "SolveWarning"]

@@ -8,7 +8,7 @@
 * :mod:`~tilemem.explain.answer`: the answers people read (:class:`Answer`: ``tilemem why``,
   ``Solution.why``).
 """
-from tilemem.explain.answer import Answer
+from tilemem.explain.rendering import Answer
 from tilemem.explain.nodes import ExplainError, ProofNode, format_fact
 from tilemem.explain.search import Explainer
 from tilemem.explain.session import Session

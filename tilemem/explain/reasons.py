@@ -79,14 +79,6 @@ def bindings(node) -> dict:
             if isinstance(t, Var) and not t.is_anonymous:
                 env.setdefault(t.name, (atom.pred, i, v, n))
     return env
-    pairs = [(node.rule.head, node)]
-    pairs += [(lit, child) for lit, child in zip(node.rule.body, node.children)
-              if isinstance(lit, Atom) and child.kind in ("derived", "input", "rule_fact")]
-    for atom, n in pairs:
-        for i, (t, v) in enumerate(zip(atom.args, n.row)):
-            if isinstance(t, Var) and not t.is_anonymous:
-                env.setdefault(t.name, (atom.pred, i, v))
-    return env
 
 
 def _below(node):
@@ -104,8 +96,10 @@ def _below(node):
         level = nxt
 
 
-def reason(node, names) -> Optional[Reason]:
-    """The reason of a derived proof node, or None when its rule carries none."""
+def reason(node, names, swap: Optional[dict] = None) -> Optional[Reason]:
+    """The reason of a derived proof node, or None when its rule carries none.
+    ``swap`` (value -> value) says it of other values: what a rule that decided Vec
+    would need to decide Mat (``{"Vec": "Mat"}``, for ``why --not``)."""
     template = because_of(node.rule) if node.kind == "derived" else None
     if template is None:
         return None
@@ -141,9 +135,11 @@ def reason(node, names) -> Optional[Reason]:
                 missing.append(name)
                 return "?"
             pred, col, value = hit[:3]
+            if swap and isinstance(value, str):
+                value = swap.get(value, value)
             return names.value(pred, col, value)
         sub = premise(name, nth)
-        inner = reason(sub, names) if sub is not None else None
+        inner = reason(sub, names, swap) if sub is not None else None
         if inner is None:
             missing.append(m.group(0)[1:-1])
             return "?"

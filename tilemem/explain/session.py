@@ -149,8 +149,8 @@ class Session:
 
     # -- people's words
     def names(self, x: Explainer):
-        """How the facts of ``x`` read for people (:class:`tilemem.explain.answer.Names`)."""
-        from tilemem.explain.answer import Names, program_vars
+        """How the facts of ``x`` read for people (:class:`tilemem.explain.names.Names`)."""
+        from tilemem.explain.names import Names, program_vars
         if not hasattr(self, "_program_names"):
             self._program_names = [(f, n) for f, n, _, _ in program_vars(self.program)]
             self._names: dict = {}

@@ -7,6 +7,7 @@ shown with their source line.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -38,13 +39,16 @@ def rule_file_name(file: Optional[str]) -> str:
     return rel if not rel.startswith("..") else file
 
 
+@functools.lru_cache(maxsize=None)
 def _package_rules_dir():
+    """The package's rule folder (looked up once: answers name rule files by the thousand)."""
     try:
         return Path(str(resource_dir("rules"))).resolve()
     except Exception:
         return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _is_package_rule(name: str) -> bool:
     d = _package_rules_dir()
     return d is not None and (d / name).is_file()
