@@ -38,10 +38,14 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
         return Answer(f"why {vid} --not {space}", f"{shown} is not in {space}: For {space}, {why}",
                       steps, trees=[("", wn)], data=data, max_lines=NOT_LINES)
     sen, tree, actual = own
-    clauses = reasoned_clauses(deciding_path(tree, 1 if actual else 2), names)
-    first = clauses[0] if clauses else None
+    path = deciding_path(tree, 1 if actual else 2)
+    clauses = reasoned_clauses(path, names)
     text = f"{shown} is not in {space}: {sen.text}"
-    would = _would_put(x, vid, space, names, first, actual, clauses[-1] if clauses else None)
+    # the deciding rule said of SPACE only where the space comes from the program or the
+    # op table (a kwarg, an op's fixed space), never from a rule's own constant (the
+    # default Vec of a load nobody asks for)
+    swappable = path[-1][0].kind in ("input", "rule_fact")
+    would = _would_put(x, vid, space, names, clauses, actual, swappable)
     if would is not None:
         text += " " + would
     elif actual is not None:
@@ -51,8 +55,8 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
                   max_lines=NOT_LINES)
 
 
-def _would_put(x, vid: str, space: str, names: Names, first, actual: Optional[str],
-               origin=None) -> Optional[str]:
+def _would_put(x, vid: str, space: str, names: Names, clauses: list, actual: Optional[str],
+               swappable: bool = False) -> Optional[str]:
     """Which rule would have written ``space`` at the site that decides ``vid`` and the
     one fact of this program that prevents it, in words; None when no rule that could
     says so.  The rules tried: one that fits the var in all but the space (a kwarg's
@@ -65,12 +69,19 @@ def _would_put(x, vid: str, space: str, names: Names, first, actual: Optional[st
     wn = x.why_not("space_written", (vid, max(sites), space), depth=3,
                    functions=x.scope.around(fn))
 
+    table = {f.head.pred for f in x.rules.facts}     # relations of the op table
+
     def on_the_space(c) -> bool:
-        """The rule fails only where it names the space: in all else it fits the var."""
+        """The rule fails only where it names the space: in all else it fits the var
+        (an op-table relation that has no row for the op with any space is a rule about
+        other ops: `tile.slice` has no fixed output space at all)."""
         head_space = c.rule.head.args[2]
-        return isinstance(c.failed, (Atom, Negation)) and isinstance(head_space, Var) and \
-            head_space.name in (c.failed.names() if hasattr(c.failed, "names") else set())
-    here = _here(first, actual, origin)
+        if not (isinstance(c.failed, (Atom, Negation)) and isinstance(head_space, Var) and
+                head_space.name in (c.failed.names() if hasattr(c.failed, "names") else set())):
+            return False
+        return not (isinstance(c.failed, Atom) and c.failed.pred in table and not c.near)
+    first = clauses[0] if clauses else None
+    here = _here(first, actual, clauses[-1] if clauses else None)
     for c in [c for c in wn.candidates if on_the_space(c)]:
         would = rule_reason(c.rule, {**c.head_env, **c.env}, names)
         if would is None:
@@ -81,12 +92,13 @@ def _would_put(x, vid: str, space: str, names: Names, first, actual: Optional[st
         if block is None:
             continue
         return f"For {space}, the pass would need: “{would}” ({_rule_loc(c.rule)}); {block}."
-    if first is None or actual is None:
+    if first is None or actual is None or not swappable:
         return None
-    said = reason(first.node, names, swap={actual: space})
-    if said is None or said.missing or said.text == first.text:
-        return None
-    return f"For {space}, the pass would need: “{said.text}” ({_rule_loc(first.node.rule)}); {here}."
+    for c in clauses:                  # the first reason on the path that names the space
+        said = reason(c.node, names, swap={actual: space})
+        if said is not None and not said.missing and said.text != c.text:
+            return f"For {space}, the pass would need: “{said.text}” ({_rule_loc(c.node.rule)}); {here}."
+    return None
 
 
 def _here(first, actual: Optional[str], origin=None) -> Optional[str]:
