@@ -28,7 +28,7 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
     shown = names.subject(vid)
     names = names.about(fn)
     wn = x.why_not("space", (vid, space), depth=depth, functions=x.scope.around(fn))
-    data = {"var": vid, "space_asked": space, "why_not": wn.to_dict()}
+    data = {"var": vid, "space_asked": space, "why_not": wn}
     if wn.holds:
         return Answer(f"why {vid} --not {space}", f"{shown} is in {space}.", [], trees=[("", wn)],
                       data=data)

@@ -71,14 +71,14 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     if own is not None:
         sen, tree, space = own
         ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
-                     data={"var": vid, "space": space, "line": sen.line, "proof": tree.to_dict()})
+                     data={"var": vid, "space": space, "line": sen.line, "proof": tree})
         _mark_fallback(ans, sen)
     else:
         wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
         text, steps = why_not_sentence(shown, wn, names)
         ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
                      f"unresolved; {text}", steps,
-                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
+                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn})
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
         if m.function == fn and m.producer == name:
@@ -141,7 +141,7 @@ def answer_move(ses, m) -> Answer:
     ans = Answer(f"why {m.name}", text, steps, trees=[("", tree)],
                  data={"var": vid, "move": {"producer": m.producer, "target": m.target,
                                             "consumer_line": m.consumer_line},
-                       "proof": tree.to_dict()})
+                       "proof": tree})
     add_residency(ses, ans, vid)
     return ans
 
@@ -162,7 +162,7 @@ def _add_contract_breaks(ses, ans: Answer, vid: str) -> None:
         p, slot, _, op, space, reason = t.row
         line = x.source.stmt_line(p) if x.source is not None else None
         b = ContractBreak(fn, name, op, slot, space, reason, line, None)
-        breaks.append(dict(line=line, message=b.message, proof=t.to_dict()))
+        breaks.append(dict(line=line, message=b.message, proof=t))
         ans.notes.append(f"Warning (line {line}): {b.message}.")
         ans.trees.append((f"warning (line {line}): {b.message}:", t))
     if breaks:
