@@ -10,9 +10,10 @@ from tilemem.datalog import Atom, Negation, Var
 from tilemem.explain.names import Names
 from tilemem.explain.nodes import _rule_loc
 from tilemem.explain.paragraph import deciding_path, reasoned_clauses, why_not_sentence
-from tilemem.explain.placement import own_sentence
+from tilemem.explain.placement import NO_SITE, own_sentence
 from tilemem.explain.reasons import reason, rule_reason
 from tilemem.explain.rendering import Answer
+
 #: the most lines a ``--not`` answer prints (without --tree)
 NOT_LINES = 8
 
@@ -33,9 +34,9 @@ def answer_not(ses, var: str, space: str, function: Optional[str] = None,
         return Answer(f"why {vid} --not {space}", f"{shown} is in {space}.", [], trees=[("", wn)],
                       data=data)
     own = own_sentence(x, vid, shown, names, clauses_max=1)
-    if own is None:                  # neither a space nor a "none": the why-not of the space
-        why, steps = why_not_sentence(shown, wn, names)
-        return Answer(f"why {vid} --not {space}", f"{shown} is not in {space}: For {space}, {why}",
+    if own is None:                  # neither a space nor a "none": no site the rules resolve
+        _, steps = why_not_sentence(shown, wn, names)
+        return Answer(f"why {vid} --not {space}", f"{shown} is not in {space}: {NO_SITE}",
                       steps, trees=[("", wn)], data=data, max_lines=NOT_LINES)
     sen, tree, actual = own
     path = deciding_path(tree, 1 if actual else 2)

@@ -75,9 +75,8 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
         _mark_fallback(ans, sen)
     else:
         wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
-        text, steps = why_not_sentence(shown, wn, names)
-        ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
-                     f"unresolved; {text}", steps,
+        _, steps = why_not_sentence(shown, wn, names)
+        ans = Answer(f"why {vid}", f"{shown} has no memory space: {NO_SITE}", steps,
                      trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn})
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
@@ -86,6 +85,12 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
                              f"{m.consumer_line}: `{m.name}`.")
     add_residency(ses, ans, vid)
     return ans
+
+
+#: what an answer says of a tile var the rules give neither a space nor a "none" (the
+#: rules tried are in its --tree)
+NO_SITE = ("the pass resolves none of its write sites, so it is in no memory space "
+           "(the rules that were tried: --tree).")
 
 
 def own_sentence(x, vid: str, shown: str, names, clauses_max: int = 3
