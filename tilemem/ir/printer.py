@@ -352,7 +352,9 @@ def _s_return(s, ind, out, pfx):
 
 def _s_yield(s, ind, out, pfx):
     call = f"{pfx}.yield_({_join(s.values)})"
-    if not s.targets:
+    # A yield of no values prints bare even where it binds return vars (`out = pl.yield_()`
+    # in a carried loop): PyPTO's printer writes the binding only for a yield of some values.
+    if not s.targets or not s.values:
         out.append(ind + call)
     else:
         ty = s.target_types[0] if s.target_types else None
