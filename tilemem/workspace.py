@@ -18,9 +18,11 @@ equality leaves positions out; the output quotes them).  Phase 4 (loop-invariant
 residency) reads call sites across functions: a changed function is solved again with
 its callers, the others given by what the residency rules read of them
 (``tilemem.residency.parts``), and the whole program when that changed; each function
-is printed again only when it changed.  Printed IR is read one function at a time, each function's text kept with the function
-it read as (hand-written DSL, and printed text with comments, are read whole).  The answer is byte-identical to ``tilemem.solve`` of the
-same text (``tests/test_workspace.py`` compares them on the corpora).
+is printed again only when it changed.  Printed IR is read one function at a time,
+each function's text kept with the function it read as (hand-written DSL, and printed
+text with comments, are read whole).  The answer is byte-identical to
+``tilemem.solve`` of the same text (``tests/test_workspace.py`` compares them on the
+corpora).
 
 A workspace is not thread-safe: one edit at a time.  An edit that makes the text
 unreadable raises the error ``tilemem.solve`` would (a TilememError); the workspace keeps
