@@ -164,7 +164,7 @@ class Workspace:
                 if old is None or spans[e.name] is None or self._spans.get(e.name) != spans[e.name] \
                         or not (old.emitted is e or old.emitted == e):
                     only.add(e.name)
-            if len(only) > max(8, len(names) // 4):
+            if len(only) > max(8, len(names) // 4) or len(only) == len(names):
                 only = None                 # most of it: one whole solve costs less
         try:
             if backend is None:
