@@ -136,6 +136,25 @@ def test_iter_arg_names():
     assert got[4].endswith("pl.tile.store(acc_1, [0, 0], o)")
 
 
+def test_a_bound_yield_of_nothing_prints_bare_and_its_return_var_stays_defined():
+    """``out = pl.yield_()`` ending a carried loop: PyPTO's printer writes the binding only
+    for a yield of some values (python_printer.cpp VisitStmtBody), so it prints
+    ``pl.yield_()``; the loop's return var ``out`` is still defined after the loop."""
+    src = kernel("c = pl.load(a, [0, 0], [16, 64])",
+                 "for i, (it,) in pl.range(2, init_values=(c,)):",
+                 "    t = pl.add(it, it)",
+                 "    out = pl.yield_()",
+                 "o = pl.store(out, [0, 0], o)")
+    got = body(src)
+    assert got[3] == "    pl.yield_()"
+    assert got[4].endswith("= pl.tile.store(out, [0, 0], o)")
+    solved = tilemem.solve(src).text.splitlines()
+    assert "            pl.yield_()" in solved
+    assert not any("= pl.yield_()" in l for l in solved)
+    # the same loop yielding a value keeps its binding
+    assert body(src.replace("out = pl.yield_()", "out = pl.yield_(t)"))[3].startswith("    out: ")
+
+
 def test_scalar_promotion_and_folding():
     got = body(kernel("n: pl.Scalar[pl.INT32] = 4",
                       "m = n + 1",

@@ -194,3 +194,30 @@ def test_every_real_kernel_tile_has_a_reason(name, request):
         pytest.skip("every real kernel: run with -m slow")
     n, problems = ask_every_tile(MODELS / name)
     assert n > 0 and not problems, "\n".join(problems[:5])
+
+
+#: refusal codes no valid program reaches: tile.load's source must be a tensor (the
+#: printed-IR checks reject any other), so source_not_tensor is a guard, not a verdict
+UNREACHABLE_REFUSALS = {"source_not_tensor"}
+
+
+def test_every_refusal_kind_has_a_golden_answer():
+    """Each refusal of phase 4 (a refusal_words fact of rules/**/p4_*.dl) is said in a
+    golden ``why`` answer under tests/data/solve: the longest literal piece of its words
+    appears in one of them."""
+    rules = Path(__file__).resolve().parents[1] / "rules"
+    words = {}
+    for f in sorted(rules.rglob("p4_*.dl")):
+        for code, text in re.findall(r'^refusal_words\("(\w+)", "\w+", "((?:[^"\\]|\\.)*)"', f.read_text(), re.M):
+            words.setdefault(code, []).append(text)
+    assert len(words) >= 25, sorted(words)
+    goldens = " ".join(re.sub(r"\s+", " ", p.read_text())
+                       for p in (Path(__file__).parent / "data" / "solve").rglob("*.why.txt"))
+    missing = []
+    for code, texts in sorted(words.items()):
+        if code in UNREACHABLE_REFUSALS:
+            continue
+        pieces = [max(re.split(r"\{[^}]*\}", t), key=len).strip() for t in texts]
+        if not any(p and p in goldens for p in pieces):
+            missing.append(f"{code}: {pieces}")
+    assert not missing, "refusals no golden answer says:\n" + "\n".join(missing)

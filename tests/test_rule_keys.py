@@ -82,6 +82,45 @@ def test_a_user_rule_that_agrees_with_the_key_is_fine(tmp_path, capsys):
     assert out == run_in_process(capsys, "solve", EXAMPLE)[1]
 
 
+def test_phase4_results_declare_the_keys_their_readers_rely_on():
+    """The hoisting moves each hoisted statement out of one loop; the verdicts word each
+    refusal once and read one capacity per space: a second row would be a mixed answer."""
+    from tilemem.datalog import RuleSet
+    preds = RuleSet.from_package().predicates
+    assert preds["hoist"].key == ("pos",)
+    assert preds["residency_hoisted"].key == ("pos",)
+    assert preds["residency_refusal"].key == ("pos", "code", "name", "place")
+    assert preds["residency_refusal_words"].key == ("pos", "code", "name", "place")
+    assert preds["residency_source"].key == ("pos",)
+    assert preds["total_footprint"].key == ("func", "space")
+    assert preds["backend_capacity"].key == ("space",)
+
+
+def test_user_rule_hoisting_out_of_a_second_loop_is_a_located_error(tmp_path, engine):
+    from test_residency import program
+    import tilemem
+    from tilemem.errors import TilememError
+    text = program()
+    assert any(d.hoisted for d in tilemem.solve(text, backend="910B").residency)
+    rules = tmp_path / "twice.dl"
+    rules.write_text("// also out of the statement itself\nhoist(P, P) :- hoist(P, _).\n")
+    with pytest.raises(TilememError) as e:
+        tilemem.solve(text, backend="910B", rules=[str(rules)], engine=engine)
+    msg = e.value.format()
+    assert e.value.line is not None                      # the hoisted statement
+    assert "two rows of 'hoist'" in msg and ".key hoist(pos)" in msg, msg
+    assert f"{rules}:2" in msg and "rules/p4_residency/residency.dl:" in msg, msg
+
+
+def test_a_second_backend_is_a_key_error_not_a_capacity_picked_at_random(tmp_path, capsys):
+    rules = tmp_path / "backend.dl"
+    rules.write_text('backend("Ascend950").\n')
+    status, out, err = run_in_process(capsys, "solve", EXAMPLE, "--backend", "910B",
+                                      "--rules", rules)
+    assert status == 2 and out == "", err
+    assert "two rows of 'backend_capacity'" in err and ".key backend_capacity(space)" in err, err
+
+
 # ----------------------------------------------------------------------------- the directive
 
 

@@ -29,8 +29,12 @@ NOT_ON_THE_SOLVE_PATH = (
     "networkx",
     "pyDatalog",
     "lark",                         # the reader's tables are cached as data (frontend.tables)
-    # ("dataclasses" and "inspect": the DSL's op tables that check printed IR, issue #27, still
-    # build dataclasses -- about 11 ms of import on a busy machine; to be moved to records)
+    # the DSL's op tables that check printed IR (issue #27) are records, read from the cache
+    # as marshalled data (tilemem.cache.cached_data): no dataclass is built, ops.txt's
+    # signatures are not parsed with ast, the module scanner of .py input is not loaded
+    "dataclasses", "inspect", "ast", "tilemem.frontend.pysource",
+    "importlib.resources",          # the package's data files are read directly: it imports
+                                    # zipfile, tempfile and random
     "hashlib",                      # cache keys by Python's own SHA-256 (tilemem.cache.sha256):
                                     # hashlib loads OpenSSL
 )

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from time import time_ns
 from typing import Optional
 
 __all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune",
-           "sha256"]
+           "sha256", "cached_data", "package_text", "module_code"]
 
 
 def sha256(data: bytes = b""):
@@ -89,8 +90,8 @@ def read_private(path: Optional[Path]) -> Optional[bytes]:
         if not _private(os.fstat(f.fileno()), stat.S_ISREG):
             return None
         data = f.read()
-        try:
-            os.utime(f.fileno())     # used now: what prune() keeps longest
+        try:                         # read now: the access time says so, the write time stays
+            os.utime(f.fileno(), ns=(time_ns(), os.fstat(f.fileno()).st_mtime_ns))
         except (OSError, NotImplementedError, TypeError):
             pass
         return data
@@ -108,27 +109,96 @@ def write_private(path: Optional[Path], data: bytes) -> None:
 
 
 def prune(directory: Optional[Path], prefix: str, keep: int) -> None:
-    """Remove all but the ``keep`` most recently used entries of the cache directory
-    whose names start with ``prefix`` (an entry: the files ``NAME.*`` of one key; used:
-    the newest time one of them was written or read).  Each distinct ``--rules`` set
-    stores ~750 kB: without this the directory grows with every rule file edited."""
+    """Keep ``keep`` entries of the cache directory whose names start with ``prefix`` (an
+    entry: the files ``NAME.*`` of one key), remove the others.
+
+    Entries read back since they were written (re-used: each checkout's shipped rule set,
+    read by every command) outlast entries only ever written: a test suite or a fuzzer
+    stores dozens of one-off ``--rules`` sets in a minute, and under plain LRU they pushed
+    every other checkout's shipped set out (64 slots, all one-offs; each command there
+    then rebuilt its rules, ~0.55 s, and stored them again).  The ``keep // 4`` newest
+    entries not yet re-used are kept too (a new checkout's set must live to be read
+    again); the rest of the slots go to re-used entries, most recently read first, then
+    to the newer one-offs.  (Each distinct set stores ~1 MB: without a bound the
+    directory grows with every rule file edited.)"""
     if directory is None or not private_dir(directory):
         return
     try:
-        entries: dict[str, list[tuple[str, float]]] = {}
+        # key -> [files, last write, last read] (read_private sets the access time)
+        entries: dict[str, list] = {}
         with os.scandir(directory) as it:
             for e in it:
                 if e.name.startswith(prefix) and e.is_file(follow_symlinks=False):
-                    entries.setdefault(e.name.split(".", 1)[0], []).append(
-                        (e.path, e.stat(follow_symlinks=False).st_mtime))
+                    st = e.stat(follow_symlinks=False)
+                    entry = entries.setdefault(e.name.split(".", 1)[0], [[], 0, 0])
+                    entry[0].append(e.path)
+                    entry[1] = max(entry[1], st.st_mtime_ns)
+                    entry[2] = max(entry[2], st.st_atime_ns)
         if len(entries) <= keep:
             return
-        by_use = sorted(entries.values(), key=lambda files: max(t for _, t in files), reverse=True)
-        for files in by_use[keep:]:
-            for path, _ in files:
+        reused = sorted((x for x in entries.values() if x[2] > x[1]), key=lambda x: x[2], reverse=True)
+        fresh = sorted((x for x in entries.values() if x[2] <= x[1]), key=lambda x: x[1], reverse=True)
+        probation = max(1, keep // 4)
+        kept = fresh[:probation] + reused + fresh[probation:]
+        for files, _, _ in kept[keep:]:
+            for path in files:
                 try:
                     os.unlink(path)
                 except OSError:
                     pass
     except OSError:
         pass
+
+
+def cached_data(kind: str, inputs, build, convert, keep: int = 8):
+    """``convert(data)``, ``data`` the value of ``build()`` -- plain data, what :mod:`marshal`
+    keeps (numbers, strings, tuples, lists, dicts, sets) -- as this cache kept it in
+    ``KIND-KEY.marshal``, else built now and kept.  ``KEY`` digests ``inputs`` (bytes: the
+    texts the data is built from and the code that builds and reads it) and Python's version
+    (marshal's format is Python's).  A file that does not load, or that ``convert`` refuses
+    (any exception), is rebuilt, never trusted; ``keep`` entries of ``kind`` are kept."""
+    import marshal
+    import sys
+    path = None
+    try:
+        d = cache_dir()
+        if d is not None:
+            h = sha256(f"{kind}\0{sys.version}\0".encode())
+            for part in inputs:
+                h.update(len(part).to_bytes(8, "little"))
+                h.update(part)
+            path = d / f"{kind}-{h.hexdigest()[:32]}.marshal"
+            raw = read_private(path)
+            if raw is not None:
+                return convert(marshal.loads(raw))
+    except Exception:           # no home directory, a damaged or foreign file: built again
+        pass
+    data = build()
+    got = convert(data)
+    try:
+        write_private(path, marshal.dumps(data))
+        prune(path.parent, kind + "-", keep)
+    except Exception:           # read-only or foreign cache directory: no cache
+        pass
+    return got
+
+
+def package_text(module_file: str, package: str, name: str) -> str:
+    """The text of the data file ``name`` next to the module ``module_file`` of ``package``
+    (read directly: importlib.resources, for a package inside a zip file only, imports
+    zipfile, tempfile and random -- ~40 M instructions of a start)."""
+    try:
+        with open(os.path.join(os.path.dirname(module_file), name), encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        import importlib.resources
+        return (importlib.resources.files(package) / name).read_text(encoding="utf-8")
+
+
+def module_code(module_file: str) -> bytes:
+    """The source of a module (a key of what it builds); empty when it has none to read."""
+    try:
+        with open(module_file, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""

@@ -33,11 +33,16 @@ def not_a_tile(ses, var: str, function: Optional[str]) -> Optional[Answer]:
         text = (f"{where} is a {kind}: memory spaces are decided for tiles only "
                 f"(tensors live in global memory, scalars in registers).")
     elif not fns[f].is_incore:
-        text = (f"{where} belongs to `{f}`, a {fns[f].func_type} function: memory spaces are "
+        kind_of = str(fns[f].func_type)
+        article = "an" if kind_of[:1].upper() in "AEIOU" else "a"
+        text = (f"{where} belongs to `{f}`, {article} {kind_of} function: memory spaces are "
                 f"decided for the tiles of InCore functions only.")
     else:
         return None
-    return Answer(f"why {var}", text, data={"var": f"{f}:{n}", "space": None, "kind": kind or "other"})
+    ans = Answer(f"why {var}", text, data={"var": f"{f}:{n}", "space": None, "kind": kind or "other"})
+    if kind not in ("tensor", "scalar"):
+        add_residency(ses, ans, f"{f}:{n}")    # residency still reports on its marked loads
+    return ans
 
 
 def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
@@ -66,14 +71,13 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     if own is not None:
         sen, tree, space = own
         ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
-                     data={"var": vid, "space": space, "line": sen.line, "proof": tree.to_dict()})
+                     data={"var": vid, "space": space, "line": sen.line, "proof": tree})
         _mark_fallback(ans, sen)
     else:
         wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
-        text, steps = why_not_sentence(shown, wn, names)
-        ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
-                     f"unresolved; {text}", steps,
-                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
+        _, steps = why_not_sentence(shown, wn, names)
+        ans = Answer(f"why {vid}", f"{shown} has no memory space: {NO_SITE}", steps,
+                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn})
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
         if m.function == fn and m.producer == name:
@@ -81,6 +85,12 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
                              f"{m.consumer_line}: `{m.name}`.")
     add_residency(ses, ans, vid)
     return ans
+
+
+#: what an answer says of a tile var the rules give neither a space nor a "none" (the
+#: rules tried are in its --tree)
+NO_SITE = ("the pass resolves none of its write sites, so it is in no memory space "
+           "(the rules that were tried: --tree).")
 
 
 def own_sentence(x, vid: str, shown: str, names, clauses_max: int = 3
@@ -136,7 +146,7 @@ def answer_move(ses, m) -> Answer:
     ans = Answer(f"why {m.name}", text, steps, trees=[("", tree)],
                  data={"var": vid, "move": {"producer": m.producer, "target": m.target,
                                             "consumer_line": m.consumer_line},
-                       "proof": tree.to_dict()})
+                       "proof": tree})
     add_residency(ses, ans, vid)
     return ans
 
@@ -157,7 +167,7 @@ def _add_contract_breaks(ses, ans: Answer, vid: str) -> None:
         p, slot, _, op, space, reason = t.row
         line = x.source.stmt_line(p) if x.source is not None else None
         b = ContractBreak(fn, name, op, slot, space, reason, line, None)
-        breaks.append(dict(line=line, message=b.message, proof=t.to_dict()))
+        breaks.append(dict(line=line, message=b.message, proof=t))
         ans.notes.append(f"Warning (line {line}): {b.message}.")
         ans.trees.append((f"warning (line {line}): {b.message}:", t))
     if breaks:

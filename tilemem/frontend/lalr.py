@@ -3,6 +3,7 @@ from ``grammar/pto.lark`` (:mod:`tilemem.frontend.tables`): tokens in, the build
 callbacks run at each reduction, error recovery for lines the grammar does not model."""
 from __future__ import annotations
 
+import functools
 import re
 from itertools import chain
 from typing import TYPE_CHECKING, Optional
@@ -130,7 +131,7 @@ def _scanner(lexed):
     group-free (then every text is lexed the exact way)."""
     plain = [(name, _uncaptured(r)) for name, r in lexed]
     try:
-        if any(r is None or re.compile(r).groups for _, r in plain):
+        if any(r is None for _, r in plain):
             return None, ()
         alts = [r for _, r in plain]
         for i, d in enumerate(alts):
@@ -146,9 +147,26 @@ def _scanner(lexed):
                     del alts[j]
                 break
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
-        return scanner, tuple((name, re.compile(r).fullmatch) for name, r in plain)
+        if scanner.groups != 2:         # a terminal's regexp still holds a group
+            return None, ()
+        return scanner, tuple((name, _FullMatch(r)) for name, r in plain)
     except re.error:        # pragma: no cover - lark's own regexps compile
         return None, ()
+
+
+class _FullMatch:
+    """``re.compile(regexp).fullmatch``, compiled when first called: a terminal's own
+    matcher is asked only for a text the scanner has not typed yet, and a small kernel
+    asks a few of them (each compile: ~0.3 M instructions of a start)."""
+    __slots__ = ("regexp", "fullmatch")
+
+    def __init__(self, regexp: str):
+        self.regexp, self.fullmatch = regexp, None
+
+    def __call__(self, value: str):
+        if self.fullmatch is None:
+            self.fullmatch = re.compile(self.regexp).fullmatch
+        return self.fullmatch(value)
 
 
 class Driver:
@@ -171,7 +189,7 @@ class Driver:
                 continue
             lexed.append((name, regexp))
         # Leading blanks are skipped inside the same match (one regex call per token).
-        self.master = re.compile(r"[ \t\f]*(?:" + "|".join(f"(?P<{n}>{r})" for n, r in lexed) + ")")
+        self._lexed = lexed
         self.scanner, self.terminals = _scanner(lexed)
         self.kinds: dict = {}       # token text -> terminal (see _kind)
         self.ignore = frozenset(data["ignore"])
@@ -198,6 +216,12 @@ class Driver:
                 row[symbols[flat[k]]] = ((True, table[action >> 1]) if action & 1
                                          else (False, reductions[action >> 1]))
         self.start_state, self.end_state = table[start], table[end]
+
+    @functools.cached_property
+    def master(self):
+        """The exact tokenizer's regex (one named group per terminal), compiled when a text
+        needs it (:meth:`_tokens_exact`: where the scanner meets what no terminal matches)."""
+        return re.compile(r"[ \t\f]*(?:" + "|".join(f"(?P<{n}>{r})" for n, r in self._lexed) + ")")
 
     def tokens(self, text: str):
         """The tokens of ``text``, with their positions.

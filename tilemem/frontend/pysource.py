@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from tilemem.errors import TilememError
+from tilemem.frontend.pyconstants import DataTypeRef, DeclaredMemRef, Dynamic, EnumRef
 from tilemem.ir.views import DTYPES
 
 __all__ = ["ProgramSite", "ModuleScope", "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef", "FAILED",
@@ -55,39 +56,10 @@ class ProgramSite:
 Constant = Union[int, float, bool, str, list, "Dynamic", "DataTypeRef", "EnumRef", "DeclaredMemRef"]
 
 
-@dataclass(frozen=True)
-class Dynamic:
-    """``NAME = pl.dynamic("NAME")`` at module level."""
-    name: str
-
-
-@dataclass(frozen=True)
-class DataTypeRef:
-    """``NAME = pl.FP32`` (or ``pl.DataType.FP32``): a name PyPTO resolves to that dtype."""
-    name: str
-
-
-@dataclass(frozen=True)
-class EnumRef:
-    """``NAME = pl.PadValue.max`` (any ``pl.<Enum>.<member>``, ``pld.`` too): a name PyPTO
-    resolves to that enum value where an op argument is a Python value."""
-    parts: tuple
-
-
 # the enums an op argument may be a member of (pl.<Enum>.<member>)
 ENUM_KINDS = frozenset(("Mem", "MemorySpace", "TileLayout", "TensorLayout", "PadValue", "AtomicType",
                         "PipeType", "CompactMode", "SplitMode", "ScopeMode", "Level", "Role", "FunctionType",
                         "NotifyOp", "WaitCmp", "ReduceOp", "MaskPattern"))
-
-
-@dataclass(frozen=True)
-class DeclaredMemRef:
-    """``NAME = pl.MemRef()`` / ``pl.MemRef(slots=N)`` / ``pl.MemRef("name"[, slots=N])``: an
-    allocation declared around the program (a Tile annotation names it, or one of its
-    slots).  ``ident`` tells declarations apart (another name for one is the same object)."""
-    name: Optional[str]
-    slots: int
-    ident: tuple
 
 
 @dataclass

@@ -20,7 +20,7 @@ from tilemem.frontend.dsl.values import (
     FLOAT_DTYPES, INT_DTYPES, CoreError, DslError, Val, const_bool, const_float, const_int, dotted,
     dtype_bits, scalar,
 )
-from tilemem.frontend.pysource import Dynamic
+from tilemem.frontend.pyconstants import Dynamic
 
 __all__ = ["ExprReader", "MEMORY_SPACE_CODES", "const_value", "is_const", "DT_NAME", "promote",
            "make_binop", "cast_to"]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.dsl.exprs import DT_NAME, const_value
 from tilemem.frontend.dsl.values import DTYPES, INT_DTYPES, DslError
+from tilemem.records import Record, field_names, record
 
 __all__ = ["DtypeRule", "FormRow", "RangeRule", "dtype_rules", "form_rules", "range_rules"]
 
@@ -21,18 +21,22 @@ __all__ = ["DtypeRule", "FormRow", "RangeRule", "dtype_rules", "form_rules", "ra
 _INT = frozenset(INT_DTYPES - {"INDEX"})        # DataType::IsInt
 
 
-@dataclass(frozen=True)
-class DtypeRule:
+@record(frozen=True)
+class DtypeRule(Record):
     """One row of ``dtypes.txt``: the dtypes an operand of a stored op may have."""
-    operand: object                 # an int (a stored positional argument), "N[]" (each element of
-                                    # tuple argument N, or of tuple kwarg N) or "result"
-    when: Optional[str]             # a kwarg that must be stored and true, or None
-    allowed: frozenset              # dtype names; empty when ``same_as`` is set
-    message: str
-    when_operand: Optional[tuple] = None    # (operand, dtypes, negated): only when that operand has
-                                            # one of them (none of them, when negated)
-    same_as: object = None          # the operand (or "result") whose dtype this one must equal
-                                    # (or be one of ``allowed``)
+
+    def __init__(self,
+                 operand: object,       # an int (a stored positional argument), "N[]" (each element of
+                                        # tuple argument N, or of tuple kwarg N) or "result"
+                 when: Optional[str],   # a kwarg that must be stored and true, or None
+                 allowed: frozenset,    # dtype names; empty when ``same_as`` is set
+                 message: str,
+                 when_operand: Optional[tuple] = None,  # (operand, dtypes, negated): only when that
+                                                        # operand has one of them (none, when negated)
+                 same_as: object = None):   # the operand (or "result") whose dtype this one must
+                                            # equal (or be one of ``allowed``)
+        self.operand, self.when, self.allowed, self.message = operand, when, allowed, message
+        self.when_operand, self.same_as = when_operand, same_as
 
     def check(self, call: ir.Call, result, type_of) -> None:
         if self.when is not None:
@@ -116,12 +120,12 @@ def _operand(w: str):
     return int(w) if w.isdigit() else w         # an index, `result` or a stored kwarg's name
 
 
-def _check_table_rows(name: str):
+def _check_table_rows(name: str, text: Optional[str] = None):
     """The rows of a ``HEAD : ALLOWED : MESSAGE`` check table of this package
     (``dtypes.txt``, ``ranges.txt``; blank and ``#`` lines skipped): (where, raw, head,
     allowed, message) each, ``where`` the table's ``name:line``."""
-    import importlib.resources
-    text = (importlib.resources.files(__package__) / name).read_text(encoding="utf-8")
+    if text is None:
+        text = _table_text(name)
     for lineno, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
@@ -129,13 +133,16 @@ def _check_table_rows(name: str):
         yield f"{name}:{lineno}", raw, head, allowed, message
 
 
-@dataclass(frozen=True)
-class FormRow:
+@record(frozen=True)
+class FormRow(Record):
     """A row of ``forms.txt``: a form of a multi-form wrapper, or a check on its forms."""
-    form: str               # the form's name (`*`: the wrapper's, for `mixed`)
-    kind: str               # form, mixed, requires, forbids, none
-    params: tuple
-    text: str               # the wrapper a `form` calls; else the message
+
+    def __init__(self,
+                 form: str,         # the form's name (`*`: the wrapper's, for `mixed`)
+                 kind: str,         # form, mixed, requires, forbids, none
+                 params: tuple,
+                 text: str):        # the wrapper a `form` calls; else the message
+        self.form, self.kind, self.params, self.text = form, kind, params, text
 
 
 @functools.lru_cache(maxsize=1)
@@ -151,11 +158,35 @@ def form_rules() -> dict:
     return rules
 
 
+def _table_text(name: str) -> str:
+    from tilemem.cache import package_text
+    return package_text(__file__, __package__, name)
+
+
+def _cached_rules(name: str, build, make) -> dict:
+    """``build(text)`` of the table ``name`` -- op -> its rows as tuples of plain data --
+    kept in tilemem's cache (keyed by the table's text and this module's code), each row
+    made a rule by ``make``."""
+    from tilemem.cache import cached_data, module_code
+    text = _table_text(name)
+    return cached_data(f"dsl-{name.split('.')[0]}", (text.encode("utf-8"), module_code(__file__)),
+                       lambda: {op: tuple(_fields(r) for r in rows) for op, rows in build(text).items()},
+                       lambda data: {op: [make(*row) for row in rows] for op, rows in data.items()})
+
+
+def _fields(rule) -> tuple:
+    return tuple(getattr(rule, f) for f in field_names(rule))
+
+
 @functools.lru_cache(maxsize=1)
 def dtype_rules() -> dict:
     """stored op (``tile.log``) -> its :class:`DtypeRule` rows, from ``dtypes.txt``."""
+    return _cached_rules("dtypes.txt", _dtype_rules, DtypeRule)
+
+
+def _dtype_rules(text: str) -> dict:
     rules: dict = {}
-    for where, raw, head, allowed, message in _check_table_rows("dtypes.txt"):
+    for where, raw, head, allowed, message in _check_table_rows("dtypes.txt", text):
         words = head.split()
         if len(words) not in (2, 4) or (len(words) == 4 and words[2] != "if"):
             raise RuntimeError(f"{where}: cannot read {raw!r}")   # pragma: no cover
@@ -207,12 +238,15 @@ def _bound(term: str, call: ir.Call, type_of) -> Optional[int]:
     return v + int(off) if off else v
 
 
-@dataclass(frozen=True)
-class RangeRule:
+@record(frozen=True)
+class RangeRule(Record):
     """One row of ``ranges.txt``: the constant values a stored kwarg or operand may take."""
-    what: object                    # a kwarg name, or a stored positional argument's index
-    values: tuple                   # alternatives: ("one", A) | ("range", A or "", B or "") | ("mult", N)
-    message: str
+
+    def __init__(self,
+                 what: object,      # a kwarg name, or a stored positional argument's index
+                 values: tuple,     # alternatives: ("one", A) | ("range", A or "", B or "") | ("mult", N)
+                 message: str):
+        self.what, self.values, self.message = what, values, message
 
     def check(self, call: ir.Call, type_of) -> None:
         if isinstance(self.what, int):
@@ -242,8 +276,12 @@ class RangeRule:
 @functools.lru_cache(maxsize=1)
 def range_rules() -> dict:
     """stored op (``tile.random``) -> its :class:`RangeRule` rows, from ``ranges.txt``."""
+    return _cached_rules("ranges.txt", _range_rules, RangeRule)
+
+
+def _range_rules(text: str) -> dict:
     rules: dict = {}
-    for _where, _raw, head, values, message in _check_table_rows("ranges.txt"):
+    for _where, _raw, head, values, message in _check_table_rows("ranges.txt", text):
         op, what = head.split()
         alts = []
         for a in values.split("|"):

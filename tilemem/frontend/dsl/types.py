@@ -14,7 +14,7 @@ import weakref
 from typing import Optional
 
 from tilemem import ir
-from tilemem.frontend.pysource import DataTypeRef
+from tilemem.frontend.pyconstants import DataTypeRef
 from tilemem.frontend.dsl.values import DTYPES, SPACES, DslError, Val, dotted, is_unknown
 from tilemem.ir import views
 

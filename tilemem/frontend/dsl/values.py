@@ -9,10 +9,10 @@ and :class:`Py`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from tilemem import ir
+from tilemem.records import Record, record
 
 __all__ = ["DslError", "int64_const", "int64_overflow", "INT64_RANGE", "Var", "Val", "Enum", "Py", "UNKNOWN", "DTYPES", "SPACES", "INT_DTYPES",
            "FLOAT_DTYPES", "is_unknown", "dtype_of", "scalar", "const_int", "const_float",
@@ -90,26 +90,29 @@ class Var:
         return f"Var({self.hint!r})"
 
 
-@dataclass
-class Val:
+@record
+class Val(Record):
     """An IR expression and its type (``var``: the Var when the expression is one)."""
-    expr: ir.Expr
-    type: ir.Type
-    var: Optional[Var] = None
+
+    def __init__(self, expr: ir.Expr, type: ir.Type, var: Optional[Var] = None):
+        self.expr, self.type, self.var = expr, type, var
 
 
-@dataclass(frozen=True)
-class Enum:
+@record(frozen=True)
+class Enum(Record):
     """An enum value passed to an op wrapper: ``kind`` is DataType, MemorySpace,
     TileLayout, TensorLayout, PadValue, ..."""
-    kind: str
-    name: str
+
+    def __init__(self, kind: str, name: str):
+        self.kind, self.name = kind, name
 
 
-@dataclass(frozen=True)
-class Py:
+@record(frozen=True)
+class Py(Record):
     """A plain Python value passed to an op wrapper (keyword literals, literal lists)."""
-    value: Any
+
+    def __init__(self, value: Any):
+        self.value = value
 
 
 def is_unknown(t) -> bool:

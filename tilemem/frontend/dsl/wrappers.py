@@ -8,41 +8,46 @@ piece of Python syntax.
 """
 from __future__ import annotations
 
-import ast
 import functools
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 
 from tilemem.frontend.dsl.values import DTYPES, Enum
+from tilemem.records import LIST, Fresh, Record, record
 
 __all__ = ["NOT_GIVEN", "Param", "OpSpec", "WrapperTable", "wrapper_table", "syntax_op", "printed_op"]
 
 NOT_GIVEN = object()          # "argument not given"
 
 
-@dataclass
-class Param:
-    name: str
-    kind: str = "expr"
-    default: object = NOT_GIVEN       # a Python value, an Enum, or NOT_GIVEN (required)
-    kwonly: bool = False
-    allowed: tuple = ()         # `space[Vec, Mat]`: the only members the builder accepts
+@record
+class Param(Record):
+    def __init__(self, name: str, kind: str = "expr",
+                 default: object = NOT_GIVEN,   # a Python value, an Enum, or NOT_GIVEN (required)
+                 kwonly: bool = False,
+                 allowed: tuple = ()):          # `space[Vec, Mat]`: the only members the builder accepts
+        self.name, self.kind, self.default, self.kwonly, self.allowed = name, kind, default, kwonly, allowed
 
 
-@dataclass
-class OpSpec:
-    ns: str
-    name: str
-    params: list = field(default_factory=list)
-    varargs: bool = False
-    irop: Optional[str] = None          # None for dispatch rules
-    args: list = field(default_factory=list)      # stored positional specs
-    kwargs: list = field(default_factory=list)    # (key, param, modifier)
-    result: str = "tile"
-    rule: Optional[str] = None          # a store rule (binary_or_scalar, slice) or a dispatch rule
-    rule_args: list = field(default_factory=list)
-    construct: bool = False             # a parser construct: its call checked by its syntax first
+def _fresh(x):
+    return x.factory() if type(x) is Fresh else x
+
+
+@record
+class OpSpec(Record):
+    def __init__(self, ns: str, name: str,
+                 params: list = LIST,
+                 varargs: bool = False,
+                 irop: Optional[str] = None,    # None for dispatch rules
+                 args: list = LIST,             # stored positional specs
+                 kwargs: list = LIST,           # (key, param, modifier)
+                 result: str = "tile",
+                 rule: Optional[str] = None,    # a store rule (binary_or_scalar, slice) or a dispatch rule
+                 rule_args: list = LIST,
+                 construct: bool = False):      # a parser construct: its call checked by its syntax first
+        self.ns, self.name, self.params, self.varargs = ns, name, _fresh(params), varargs
+        self.irop, self.args, self.kwargs, self.result = irop, _fresh(args), _fresh(kwargs), result
+        self.rule, self.rule_args, self.construct = rule, _fresh(rule_args), construct
 
     @property
     def qualified(self) -> str:
@@ -64,6 +69,7 @@ _ENUM_DEFAULTS = {
 
 
 def _parse_signature(sig: str) -> tuple[list[Param], bool]:
+    import ast
     fn = ast.parse(f"def f({sig}): pass").body[0]
     a = fn.args
     params: list[Param] = []
@@ -87,6 +93,7 @@ def _parse_signature(sig: str) -> tuple[list[Param], bool]:
 
 
 def _kind(ann) -> tuple[str, tuple]:
+    import ast
     if ann is None:
         return "expr", ()
     if isinstance(ann, ast.Name):
@@ -170,18 +177,86 @@ class WrapperTable:
         self.specs[(ns, name)] = spec
 
     def get(self, ns: str, name: str) -> Optional[OpSpec]:
-        return self.specs.get((ns, name))
+        specs = self.__dict__.get("specs")
+        if specs is not None:
+            return specs.get((ns, name))
+        i = self._index.get((ns, name))         # a table loaded from data: specs made when asked
+        if i is None:
+            return None
+        return self._spec(i)
+
+    @functools.cached_property
+    def specs(self) -> dict:
+        """(ns, name) -> its OpSpec (a table loaded from data: every spec made now)."""
+        return {key: self._spec(i) for key, i in self._index.items()}
+
+    def _spec(self, i: int) -> OpSpec:
+        spec = self._made.get(i)
+        if spec is None:
+            ns, name, params, varargs, irop, args, kwargs, result, rule, rule_args, construct = self._rows[i]
+            spec = self._made[i] = OpSpec(ns, name, [_param_of(p) for p in params], varargs, irop, list(args),
+                                          [tuple(k) for k in kwargs], result, rule, list(rule_args), construct)
+        return spec
 
     @functools.cached_property
     def region_ops(self) -> frozenset:
         """The stored ops (``pl.tile.load``) whose result is a `tile_region`."""
+        if "specs" not in self.__dict__:
+            return frozenset(f"pl.{row[4]}" for row in self._rows if row[7] == "tile_region" and row[4])
         return frozenset(f"pl.{s.irop}" for s in self.specs.values() if s.result == "tile_region" and s.irop)
+
+
+    # --------------------------------------------------------------- as plain data
+    # (what tilemem's cache keeps: reading ops.txt parses ~380 signatures with ast, ~120 M
+    # instructions of every start that checks printed IR; loading its rows ~5 M)
+
+    def to_data(self) -> tuple:
+        """The table as marshal-able rows: (specs, keys), ``keys`` each (ns, name, index
+        into specs) -- an alias shares its target's spec."""
+        index: dict = {}
+        specs = []
+        for spec in self.specs.values():
+            if id(spec) not in index:
+                index[id(spec)] = len(specs)
+                specs.append((spec.ns, spec.name, tuple(_param_row(p) for p in spec.params), spec.varargs,
+                              spec.irop, tuple(spec.args), tuple(tuple(k) for k in spec.kwargs),
+                              spec.result, spec.rule, tuple(spec.rule_args), spec.construct))
+        return tuple(specs), tuple((ns, name, index[id(spec)]) for (ns, name), spec in self.specs.items())
+
+    @classmethod
+    def from_data(cls, data) -> "WrapperTable":
+        """The table of :meth:`to_data`'s rows; a spec is made the first time it is asked
+        for (a solve asks for a few dozen of ~450)."""
+        rows, keys = data
+        table = cls.__new__(cls)
+        table._rows = tuple(rows)
+        if not all(isinstance(r, tuple) and len(r) == 11 for r in table._rows):
+            raise ValueError("not a wrapper table")
+        table._index = {(ns, name): i for ns, name, i in keys if 0 <= i < len(table._rows)}
+        table._made = {}
+        return table
+
+
+def _param_row(p: Param) -> tuple:
+    d = p.default
+    default = ("n",) if d is NOT_GIVEN else ("e", d.kind, d.name) if isinstance(d, Enum) else ("v", d)
+    return (p.name, p.kind, default, p.kwonly, p.allowed)
+
+
+def _param_of(row) -> Param:
+    name, kind, default, kwonly, allowed = row
+    d = NOT_GIVEN if default[0] == "n" else Enum(default[1], default[2]) if default[0] == "e" else default[1]
+    if default[0] not in "nev":
+        raise ValueError(default)
+    return Param(name, kind, d, kwonly, tuple(allowed))
 
 
 @functools.lru_cache(maxsize=1)
 def wrapper_table() -> WrapperTable:
-    import importlib.resources
-    return WrapperTable((importlib.resources.files(__package__) / "ops.txt").read_text(encoding="utf-8"))
+    from tilemem.cache import cached_data, module_code, package_text
+    text = package_text(__file__, __package__, "ops.txt")
+    return cached_data("dsl-ops", (text.encode("utf-8"), module_code(__file__)),
+                       lambda: WrapperTable(text).to_data(), WrapperTable.from_data)
 
 
 def syntax_op(role: str) -> str:
