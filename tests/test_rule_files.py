@@ -51,7 +51,7 @@ def test_rule_comments_cite_files_that_exist():
     docs = (root / "docs" / "semantics.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^## (\d+)\.", docs, re.M)) | set(re.findall(r"\((§\d+\.\d+)\)", docs))
     missing = []
-    for f in sorted((root / "rules").glob("*.dl")):
+    for f in sorted((root / "rules").rglob("*.dl")):       # (a phase folder's too)
         text = f.read_text(encoding="utf-8")
         for path in re.findall(r"\b((?:tilemem|docs|tools|rules)/[\w/]+\.\w+)", text):
             if not (root / path).exists():
