@@ -178,11 +178,12 @@ def test_corpus_both_databases_agree():
         backend = meta.get("backend")
         results = {}
         for engine in ENGINES:
-            derived, _ = solver.derive(program, backend, engine=engine)
+            stmts: dict = {}
+            derived, _ = solver.derive(program, backend, engine=engine, stmts=stmts)
             got = {("0-3", n): derived.rel(n) for n in solver.RESULT_RELATIONS}
             if backend:
                 sol3 = Solution3.from_relations(derived.rel)
-                out, _ = emit(program, derived.facts, sol3)
+                out, _ = emit(program, stmts, sol3)
                 res, _ = residency.derive_residency(out, backend, engine=engine)
                 got.update({("4", n): res.rel(n) for n in residency.RESIDENCY_RESULTS})
             results[engine] = got

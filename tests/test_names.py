@@ -40,8 +40,9 @@ def test_definitions_in_printer_order():
 def _solve_with_hints(hints):
     prog = tilemem.parse(PROGRAM)
     prog = replace(prog, functions=[replace(prog.functions[0], name_hints=hints)])
-    derived, _ = derive(prog, None, (), origins=False)
-    out, moves = emit(prog, derived.facts, Solution3.from_relations(derived.rel))
+    stmts: dict = {}
+    derived, _ = derive(prog, None, (), origins=False, stmts=stmts)
+    out, moves = emit(prog, stmts, Solution3.from_relations(derived.rel))
     return print_program(out), [m.name for m in moves]
 
 

@@ -49,9 +49,20 @@ def _phase4(case: Path):
     path = str(case / "before.pto")
     backend = normalize_backend(json.loads((case / "meta.json").read_text())["backend"])
     program = parse(read_source(path), path)
-    derived, _ = derive(program, backend, engine="clingo", origins=False)
-    out, _ = emit(program, derived.facts, Solution3.from_relations(derived.rel))
-    return derive_residency(out, backend, engine="clingo", origins=False, relations=RELATIONS)[0]
+    stmts3: dict = {}
+    derived, _ = derive(program, backend, engine="clingo", origins=False, stmts=stmts3)
+    out, _ = emit(program, stmts3, Solution3.from_relations(derived.rel))
+    stmts4: dict = {}
+    res = derive_residency(out, backend, engine="clingo", origins=False, relations=RELATIONS,
+                           stmts=stmts4)[0]
+    return _WithStatements(res, stmts4)
+
+
+class _WithStatements:
+    """A phase-4 result and the statement index of its facts (the verdicts read both)."""
+
+    def __init__(self, res, stmts):
+        self.facts, self.stmts, self.rel = res.facts, stmts, res.rel
 
 
 def legality_problems(res) -> list[str]:
@@ -82,7 +93,7 @@ def legality_problems(res) -> list[str]:
         if ranks.setdefault(code, rank) != rank:
             problems.append(f"refusal code {code} has ranks {ranks[code]} and {rank}")
     # the verdicts the library returns say the same
-    for d in decisions(res.facts, res.rel):
+    for d in decisions(res.facts, res.stmts, res.rel):
         if d.hoisted == bool(d.refusals):
             problems.append(f"verdict of {d.var}: hoisted={d.hoisted} with refusals {d.refusals}")
         if [r.rank for r in d.refusals] != sorted(r.rank for r in d.refusals):
@@ -129,7 +140,7 @@ class _Tampered:
     """A phase-4 result with some relation rows changed: what the check must catch."""
 
     def __init__(self, res, **rows):
-        self.facts, self._res, self._rows = res.facts, res, rows
+        self.facts, self.stmts, self._res, self._rows = res.facts, res.stmts, res, rows
 
     def rel(self, name):
         return self._rows[name] if name in self._rows else self._res.rel(name)

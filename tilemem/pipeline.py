@@ -14,6 +14,11 @@ run a program through it.  Each stage is computed once, on first use:
 ``explain=True`` keeps what explanations need: the facts' source lines and the two
 databases (open until :meth:`close`); a plain solve keeps neither and frees phase 3's
 relations before phase 4 runs.
+
+The pipeline owns the statement index of each fact extraction (``stmts3``, ``stmts4``:
+the statement each ``pos`` number stands for): the facts hold numbers only, and the
+stages that map a number back to the program (the rewrite, the hoists, the verdicts,
+contract breaks, explanations) are given the index here.
 """
 from __future__ import annotations
 
@@ -55,10 +60,12 @@ class Pipeline:
         self.explain = explain
         self._phase3 = None          # Derived of phases 0-3
         self.db3 = None              # its Database (explain=True only)
+        self.stmts3 = None           # its statement index: pos -> (function, statement)
         self._sol3 = None
         self._emitted = None         # (rewritten program, moves)
         self._phase4 = None          # Derived of phase 4
         self.db4 = None              # its Database (explain=True only)
+        self.stmts4 = None           # its statement index
         self._done = None            # (final program, residency decisions)
         self._breaks = None          # contract_break rows, located (contract_breaks())
         self._spaces = None          # function -> var -> space (spaces())
@@ -80,10 +87,12 @@ class Pipeline:
     def phase3(self):
         """Phases 0-3 over the InCore functions (a ``Derived``)."""
         if self._phase3 is None:
+            self.stmts3 = {}
             with self._located():
                 self._phase3, self.db3 = derive(self.program, self.backend, self.rules,
                                                 keep_db=self.explain, engine=self.engine,
-                                                origins=self.explain, limits=self.limits)
+                                                origins=self.explain, limits=self.limits,
+                                                stmts=self.stmts3)
         return self._phase3
 
     @contextmanager
@@ -108,15 +117,16 @@ class Pipeline:
         if self._breaks is None:
             from tilemem.infer.contract import contract_breaks
             d = self.phase3()
-            self._breaks = contract_breaks(d.facts, d.rel("contract_break"))
+            self._breaks = contract_breaks(d.facts, self.stmts3, d.rel("contract_break"))
         return self._breaks
 
     def emitted(self):
         """(the program with spaces set and moves inserted, the inserted moves)."""
         if self._emitted is None:
-            self._emitted = emit(self.program, self.phase3().facts, self.sol3)
+            sol3 = self.sol3             # (phases 0-3 run: stmts3 is filled)
+            self._emitted = emit(self.program, self.stmts3, sol3)
             if not self.explain:
-                self._phase3 = None  # phase 4 does not need phase 3's facts: free them first
+                self._phase3 = self.stmts3 = None   # phase 4 needs neither: free them first
         return self._emitted
 
     @property
@@ -129,10 +139,12 @@ class Pipeline:
             return None
         if self._phase4 is None:
             emitted = self.emitted()[0]
+            self.stmts4 = {}
             with self._located():
                 self._phase4, self.db4 = derive_residency(
                     emitted, self.backend, self.rules, engine=self.engine,
-                    origins=self.explain, keep_db=self.explain, limits=self.limits)
+                    origins=self.explain, keep_db=self.explain, limits=self.limits,
+                    stmts=self.stmts4)
         return self._phase4
 
     def finished(self) -> tuple[ir.Program, Optional[list[ResidencyDecision]]]:
@@ -143,10 +155,10 @@ class Pipeline:
             residency = None
             res = self.phase4()
             if res is not None:              # residency needs the backend's capacities
-                out = apply_hoists(out, res.facts, res.rel("hoist"))
-                residency = decisions(res.facts, res.rel)
+                out = apply_hoists(out, self.stmts4, res.rel("hoist"))
+                residency = decisions(res.facts, self.stmts4, res.rel)
                 if not self.explain:
-                    self._phase4 = None
+                    self._phase4 = self.stmts4 = None
             self._done = (strip_program_bridge_marks(out), residency)
         return self._done
 

@@ -28,7 +28,7 @@ class Scope:
         self.functions = {f for f, _ in facts.vars.values()} | {p[1] for p in rows.get("stmt", [])} \
             | {r[0] for r in rows.get("func_kind", [])}
         of: dict[str, dict[int, frozenset]] = {k: {} for k in _INT_KINDS}
-        for pos, (fn, _) in facts.stmts.items():
+        for pos, fn, _, _ in rows.get("stmt", []):
             of["stmt"][pos] = frozenset((fn,))
         for pos, end in rows.get("stmt_end", []):
             if pos in of["stmt"]:

@@ -70,7 +70,7 @@ class Session:
         if self._x1 is None:
             derived = self.pipeline.phase3()
             db = self.pipeline.db3
-            src = SourceMap(derived.facts, self.path, self.text, db.rules)
+            src = SourceMap(derived.facts, self.pipeline.stmts3, self.path, self.text, db.rules)
             self._x1 = Explainer(db, src, "phases 0-3")
         return self._x1
 
@@ -89,7 +89,8 @@ class Session:
         if self._x2 is None:
             derived = self.pipeline.phase4()
             db = self.pipeline.db4
-            src = SourceMap(derived.facts, self.path, self.text, db.rules, rewritten=True)
+            src = SourceMap(derived.facts, self.pipeline.stmts4, self.path, self.text, db.rules,
+                            rewritten=True)
             self._x2 = Explainer(db, src, "phase 4 (residency)")
         return self._x2
 

@@ -82,9 +82,10 @@ def compact_source(text: str, limit: int = 100) -> str:
 class SourceMap:
     """Maps facts and statement positions of one fact extraction back to the source."""
 
-    def __init__(self, facts, path: str, text: Optional[str], rules: RuleSet,
+    def __init__(self, facts, stmts, path: str, text: Optional[str], rules: RuleSet,
                  rewritten: bool = False):
         self.facts = facts
+        self.stmts = stmts              # the extraction's statement index (the pipeline's)
         self.path = path
         self.lines = text.splitlines() if text is not None else None
         self.rewritten = rewritten
@@ -94,7 +95,7 @@ class SourceMap:
         self.pos_columns = infer_position_columns(rules)
 
     def stmt_line(self, pos) -> Optional[int]:
-        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        entry = self.stmts.get(pos) if isinstance(pos, int) else None
         return getattr(entry[1], "line", None) if entry else None
 
     def line_text(self, line: Optional[int]) -> Optional[str]:
@@ -105,7 +106,7 @@ class SourceMap:
     def stmt_text(self, pos) -> Optional[str]:
         from tilemem import ir
         from tilemem.ir.printer import print_stmt
-        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        entry = self.stmts.get(pos) if isinstance(pos, int) else None
         if not entry:
             return None
         stmt = entry[1]
@@ -120,7 +121,7 @@ class SourceMap:
         """``{"line": 9}`` for a statement, ``{"line": 7, "end": True}`` for a loop/branch end."""
         if not isinstance(value, int) or isinstance(value, bool):
             return None
-        if value in self.facts.stmts:
+        if value in self.stmts:
             line = self.stmt_line(value)
             return {"line": line} if line is not None else None
         if value in self.end_of:
@@ -150,7 +151,7 @@ class SourceMap:
         if self.rewritten:
             pos = None
             for v, d in self.positions(pred, row):
-                if not d.get("end") and self.facts.stmts.get(v) is not None:
+                if not d.get("end") and self.stmts.get(v) is not None:
                     pos = v
                     line = d["line"] if line is None else line
                     break
@@ -170,7 +171,7 @@ class SourceMap:
         """The statement at ``line`` that defines, else reads, a var of ``row``."""
         if not hasattr(self, "_at_line"):
             self._at_line: dict[int, list[int]] = {}
-            for p in sorted(self.facts.stmts):
+            for p in sorted(self.stmts):
                 ln = self.stmt_line(p)
                 if ln is not None:
                     self._at_line.setdefault(ln, []).append(p)
@@ -188,7 +189,7 @@ class SourceMap:
 
     def _inserted(self, pos: int) -> bool:
         """Whether the pass inserted the statement (a move: the input has no such line)."""
-        entry = self.facts.stmts.get(pos)
+        entry = self.stmts.get(pos)
         stmt = entry[1] if entry else None
         targets = getattr(stmt, "targets", None)
         if not targets or self.lines is None:

@@ -12,7 +12,9 @@ Identifiers
   * a var is ``<function>:<name>`` so that one database can hold a whole program.
 
 Every fact is also recorded with the source line it comes from (``origin``), so
-that explanations can point at the user's text.
+that explanations can point at the user's text.  The statements the numbers stand for
+(the statement index, ``pos -> (function, statement)``) are not facts: the extraction
+fills the index its caller owns (``tilemem.pipeline.Pipeline``: one per fact extraction).
 """
 from __future__ import annotations
 
@@ -105,8 +107,6 @@ class Facts(Record):
     def __init__(
             self,
             rows: dict[str, list[tuple]] = _FACTS_ROWS,
-            # pos -> (function name, statement) for source mapping and the emitter
-            stmts: dict[int, tuple[str, ir.Stmt]] = DICT,
             # var id -> (function name, plain name)
             vars: dict[str, tuple[str, str]] = DICT,
             # (pred, row) -> source line, for explanations; None when not recorded (a solve
@@ -116,7 +116,6 @@ class Facts(Record):
             only: Optional[frozenset] = None,
     ):
         self.rows = rows.factory() if type(rows) is Fresh else rows
-        self.stmts = stmts.factory() if type(stmts) is Fresh else stmts
         self.vars = vars.factory() if type(vars) is Fresh else vars
         self.origin = origin.factory() if type(origin) is Fresh else origin
         self.only = only
@@ -138,9 +137,14 @@ class Facts(Record):
             yield pred, self.rows.get(pred, [])
 
 
+# The statement index of one fact extraction: pos -> (function name, statement).
+StatementIndex = dict[int, tuple[str, ir.Stmt]]
+
+
 class Extractor:
-    def __init__(self, facts: Facts):
+    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None):
         self.f = facts
+        self.stmts: StatementIndex = {} if stmts is None else stmts     # (filled as numbered)
         self.vids: dict[str, str] = {}
         self._vids_of: dict[str, dict[str, str]] = {}     # function -> name -> var id
         self.pos = 0
@@ -257,7 +261,7 @@ class Extractor:
         self.list_id += 1
         if owner is not None:
             self.f.add("list_in_stmt", lid, owner)
-        owner_stmt = self.f.stmts[owner][1] if owner is not None else None
+        owner_stmt = self.stmts[owner][1] if owner is not None else None
         self.f.add("body_len", lid, pypto_statement_count(stmts, owner_stmt),
                    line=getattr(owner_stmt, "line", None))
         for s in stmts:
@@ -279,7 +283,7 @@ class Extractor:
         fname = self.fn.name
         p = self._next()
         line = getattr(s, "line", None)
-        self.f.stmts[p] = (fname, s)
+        self.stmts[p] = (fname, s)
         if isinstance(s, ir.Assign):
             self.f.add("stmt", p, fname, "assign", lid, line=line)
             if len(s.targets) == 1:
@@ -315,7 +319,7 @@ class Extractor:
         fname = self.fn.name
         p = self._next()
         line = getattr(s, "line", None)
-        self.f.stmts[p] = (fname, s)
+        self.stmts[p] = (fname, s)
         if isinstance(s, ir.For):
             yield self.loop(p, s, lid, line)
         elif isinstance(s, ir.If):
@@ -415,13 +419,14 @@ class Extractor:
 
 
 def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = True,
-            only: Optional[frozenset] = None) -> Facts:
+            only: Optional[frozenset] = None, stmts: Optional[StatementIndex] = None) -> Facts:
     """The facts of every InCore function of ``program`` (phases 0–3 read only these).
 
     ``origins``: record each fact's source line (``Facts.origin``, for explanations);
-    ``only``: the relations to extract (None: all of them)."""
+    ``only``: the relations to extract (None: all of them); ``stmts``: the statement
+    index to fill (pos -> (function, statement)), for whoever maps numbers back."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = Extractor(facts)
+    ex = Extractor(facts, stmts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         if fn.is_incore:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import Facts
+from tilemem.facts.extract import Facts, StatementIndex
 from tilemem.records import Record, record
 
 CONTRACT_CODE = "contract-break"
@@ -32,11 +32,11 @@ class ContractBreak(Record):
                 "TileMemoryInferred does not hold here")
 
 
-def contract_breaks(facts: Facts, rows) -> list[ContractBreak]:
+def contract_breaks(facts: Facts, stmts: StatementIndex, rows) -> list[ContractBreak]:
     """The ``contract_break(pos, slot, var, op, space, reason)`` rows, in source order."""
     out = []
     for p, slot, vid, op, space, reason in rows:
-        fn, stmt = facts.stmts[p]
+        fn, stmt = stmts[p]
         call = stmt.value if isinstance(stmt, ir.Assign) else getattr(stmt, "expr", None)
         arg = call.args[slot] if isinstance(call, ir.Call) and slot < len(call.args) else None
         line = getattr(arg, "line", None) or getattr(stmt, "line", None)

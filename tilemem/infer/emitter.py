@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import Facts
+from tilemem.facts.extract import StatementIndex
 from tilemem.ir import names, typerules
 from tilemem.ir.optable import op_table
 from tilemem.ir.rewrite import RewritePattern, rewrite_function
@@ -511,9 +511,10 @@ def _indexed(sol: Solution3) -> tuple[set, dict]:
     return {p for p, _ in sol.move_use}, replaced
 
 
-def emit(program: ir.Program, facts: Facts, sol: Solution3):
-    """Phase 3: the rewritten program and the list of inserted moves."""
-    pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+def emit(program: ir.Program, stmts: StatementIndex, sol: Solution3):
+    """Phase 3: the rewritten program and the list of inserted moves (``stmts``: the
+    statement index of the facts the solution was derived from)."""
+    pos_of = {id(stmt): p for p, (_, stmt) in stmts.items()}
     used_at, replaced = _indexed(sol)
     derived = typerules.CallTypes()     # call types, shared by the functions (derive_call_type)
     nameless: dict = {}                 # (see _FunctionRewriter.hinted)

@@ -16,7 +16,7 @@ from tilemem.datalog.budget import Budget
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
 from tilemem.datalog.keys import key_conflicts
-from tilemem.facts.extract import Facts, extract
+from tilemem.facts.extract import Facts, StatementIndex, extract
 from tilemem.records import DICT, Fresh, Record, record
 
 # The derived relations the emitter and the library read back from phases 0-3 (what they
@@ -91,7 +91,7 @@ class KeyViolation(LocatedEvaluationError):
     spaces for one tile, two moves for one operand.  Never a mixed answer."""
 
 
-def _statement_of(facts: Facts, columns: Sequence[str], row: tuple):
+def _statement_of(facts: Facts, stmts: StatementIndex, columns: Sequence[str], row: tuple):
     """The program statement a fact row is about: its ``pos`` column's, else the one
     that defines its ``var`` column's var (None when neither is known)."""
     pos = row[columns.index("pos")] if "pos" in columns else None
@@ -104,10 +104,10 @@ def _statement_of(facts: Facts, columns: Sequence[str], row: tuple):
                     break
             if pos is not None:
                 break
-    return facts.stmts.get(pos, (None, None))[1] if pos is not None else None
+    return stmts.get(pos, (None, None))[1] if pos is not None else None
 
 
-def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
+def _key_violation(facts: Facts, stmts: StatementIndex, db: Database, conflict) -> KeyViolation:
     """The located error of a key conflict, naming the rules that derived each row
     (searched for only when there is a conflict: a solve pays nothing for it)."""
     from tilemem.datalog.keys import key_of
@@ -131,7 +131,7 @@ def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
     decl = key_of(db.rules, rel)
     where = (f" ({decl} at {rule_file_name(decl.loc.file)}:{decl.loc.line})"
              if decl is not None and decl.loc else "")
-    stmt = _statement_of(facts, conflict.columns, first)
+    stmt = _statement_of(facts, stmts, conflict.columns, first)
     return KeyViolation(
         f"the rules derived two rows of '{rel}' for {key}, where its key allows one{where}: "
         f"{format_fact(rel, first)} {derived_by(first)}, and "
@@ -139,7 +139,8 @@ def _key_violation(facts: Facts, db: Database, conflict) -> KeyViolation:
         getattr(stmt, "line", None), getattr(stmt, "col", None))
 
 
-def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOfRange:
+def _out_of_range(facts: Facts, stmts: StatementIndex, engine: str,
+                  err: EvaluationError) -> ValueOutOfRange:
     """The located form of an engine's refusal of a too large integer (searched for only
     when the engine refused one: a solve pays nothing for it)."""
     from tilemem.facts.schema import program_relations
@@ -150,7 +151,7 @@ def _out_of_range(facts: Facts, engine: str, err: EvaluationError) -> ValueOutOf
             bad = [v for v in row if type(v) is int and not lo <= v <= hi]
             if not bad:
                 continue
-            stmt = _statement_of(facts, cols, row)
+            stmt = _statement_of(facts, stmts, cols, row)
             digits = str(bad[0])
             shown = digits if len(digits) <= 24 else f"{digits[:12]}... ({len(digits)} digits)"
             return ValueOutOfRange(
@@ -170,9 +171,11 @@ def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool)
 
 
 def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-             keep_db: bool, limits=None, read=None):
+             keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None):
     """Load the facts into a fresh, isolated database and read the named relations
-    (``read``: the input relations to load, None: all; see :func:`inputs_read`)."""
+    (``read``: the input relations to load, None: all; see :func:`inputs_read`;
+    ``stmts``: the facts' statement index, which locates an error)."""
+    stmts = {} if stmts is None else stmts
     rules = load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     # The extractor builds each fact once: its rows are loaded as distinct (see
@@ -184,14 +187,14 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
         derived = Derived(facts, db.relations(names))
         conflicts = key_conflicts(rules, derived.relations)
         if conflicts:
-            raise _key_violation(facts, db, conflicts[0])
+            raise _key_violation(facts, stmts, db, conflicts[0])
     except KeyViolation:
         db.close()
         raise
     except EvaluationError as err:
         db.close()
         if "32-bit" in str(err):
-            raise _out_of_range(facts, engine, err) from None
+            raise _out_of_range(facts, stmts, engine, err) from None
         raise
     except BaseException:
         db.close()
@@ -204,14 +207,16 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
 
 def derive(program: ir.Program, backend: Optional[str] = None,
            extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = DEFAULT_ENGINE,
-           origins: bool = True, limits=None):
+           origins: bool = True, limits=None, stmts: Optional[StatementIndex] = None):
     """Phases 0-3 over the InCore functions: return (Derived, Database or None).
 
     ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "clingo", the
     default, or "pydatalog"); every engine runs the same rule files.
     ``origins=False`` skips the facts' source lines (only explanations read them).
-    ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones)."""
+    ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones).
+    ``stmts``: the statement index the extraction fills (the caller's: the pipeline's)."""
     read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
+    stmts = {} if stmts is None else stmts
     with gc_paused():                # facts are acyclic (see api.solve)
-        facts = extract(program, normalize_backend(backend), origins, read)
-    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read)
+        facts = extract(program, normalize_backend(backend), origins, read, stmts)
+    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts)

@@ -15,7 +15,7 @@ from typing import Optional
 
 from tilemem import ir
 from tilemem.facts import extract as base
-from tilemem.facts.extract import FOR_KINDS, Extractor, Facts
+from tilemem.facts.extract import FOR_KINDS, Extractor, Facts, StatementIndex
 from tilemem.ir.walk import last_yield, statements
 
 __all__ = ["BRIDGE_ATTR", "bridge_marks", "extract_program"]
@@ -137,8 +137,8 @@ def _callee(e) -> Optional[str]:
 class _ProgramExtractor(Extractor):
     """Facts of every function plus the relations the residency rules read."""
 
-    def __init__(self, facts: Facts):
-        super().__init__(facts)
+    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None):
+        super().__init__(facts, stmts)
         self.use_id = 0
         self.site_id = 0
         self.allocs: list[tuple[str, int, str]] = []
@@ -298,11 +298,12 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
 
 
 def extract_program(program: ir.Program, backend: Optional[str] = None,
-                    origins: bool = True, only: Optional[frozenset] = None) -> Facts:
+                    origins: bool = True, only: Optional[frozenset] = None,
+                    stmts: Optional[StatementIndex] = None) -> Facts:
     """Facts of every function of the program, with the residency relations (phase 4);
-    ``only`` as for :func:`extract`."""
+    ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts)
+    ex = _ProgramExtractor(facts, stmts)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)

@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import Facts
+from tilemem.facts.extract import StatementIndex
 from tilemem.ir.rewrite import RewritePattern, rewrite_function
 from tilemem.records import replace
 from tilemem.residency.facts import BRIDGE_ATTR
@@ -19,9 +19,9 @@ class _Hoists(RewritePattern):
     """Each hoisted statement moved, in program order, to just before its loop (the
     scope of a statement list is the loop whose body it is, else None)."""
 
-    def __init__(self, facts: Facts, hoists: list[tuple[int, int]]):
-        self.stmts = facts.stmts
-        self.pos_of = {id(stmt): p for p, (_, stmt) in facts.stmts.items()}
+    def __init__(self, stmts: StatementIndex, hoists: list[tuple[int, int]]):
+        self.stmts = stmts
+        self.pos_of = {id(stmt): p for p, (_, stmt) in stmts.items()}
         self.by_loop: dict[int, list[int]] = defaultdict(list)
         for p, loop in hoists:
             self.by_loop[loop].append(p)
@@ -39,11 +39,11 @@ class _Hoists(RewritePattern):
         return owner if isinstance(owner, ir.For) else None
 
 
-def apply_hoists(program: ir.Program, facts: Facts, hoists: list[tuple[int, int]]) -> ir.Program:
+def apply_hoists(program: ir.Program, stmts: StatementIndex, hoists: list[tuple[int, int]]) -> ir.Program:
     """Phase 4: move each hoisted statement, in program order, to just before its loop."""
     if not hoists:
         return program
-    pattern = _Hoists(facts, hoists)
+    pattern = _Hoists(stmts, hoists)
     return replace(program, functions=[rewrite_function(fn, pattern) if fn.is_incore else fn
                                        for fn in program.functions])
 

@@ -25,6 +25,7 @@ from collections import defaultdict
 from typing import Optional
 
 from tilemem import ir
+from tilemem.facts.extract import StatementIndex
 from tilemem.infer.solver import evaluate, inputs_read
 from tilemem.records import replace
 from tilemem.residency.facts import extract_program
@@ -94,8 +95,8 @@ def solve_parts(program: ir.Program, backend: str, only: Optional[set[str]],
     the others read of it is no longer what they were solved with): the caller solves
     the whole program instead."""
     if only is None:
-        facts, rel = _solve(program, backend, engine, limits, None)
-        return _parts(program, facts, rel, {f.name for f in program.functions}), len(program.functions)
+        facts, stmts, rel = _solve(program, backend, engine, limits, None)
+        return _parts(program, facts, stmts, rel, {f.name for f in program.functions}), len(program.functions)
     names = [f.name for f in program.functions]
     held = set(only)
     for name in names:                      # the callers of an edited function
@@ -103,8 +104,8 @@ def solve_parts(program: ir.Program, backend: str, only: Optional[set[str]],
             held.add(name)
     sub = replace(program, functions=[f for f in program.functions if f.name in held])
     given = {n: kept[n].exports for n in names if n not in held}
-    facts, rel = _solve(sub, backend, engine, limits, given)
-    parts = _parts(sub, facts, rel, only)
+    facts, stmts, rel = _solve(sub, backend, engine, limits, given)
+    parts = _parts(sub, facts, stmts, rel, only)
     if any(parts[n].exports != kept[n].exports for n in only):
         return None, len(held)
     return parts, len(held)
@@ -115,12 +116,13 @@ def _solve(program: ir.Program, backend: str, engine: str, limits,
     from tilemem.datalog.engine import gc_paused
     relations = (*RESIDENCY_RESULTS, *_EXPORTED)
     read = inputs_read(relations, (), False)
+    stmts: StatementIndex = {}
     with gc_paused():
-        facts = extract_program(program, backend, False, read)
+        facts = extract_program(program, backend, False, read, stmts)
         if given:
             _give(facts, given, {f.name for f in program.functions})
-    derived, _ = evaluate(facts, relations, (), engine, False, limits, read)
-    return facts, derived.rel
+    derived, _ = evaluate(facts, relations, (), engine, False, limits, read, stmts)
+    return facts, stmts, derived.rel
 
 
 def _give(facts, given: dict[str, Exports], held: set[str]) -> None:
@@ -149,13 +151,13 @@ def _give(facts, given: dict[str, Exports], held: set[str]) -> None:
                 facts.add("submit_site", name, callee)
 
 
-def _parts(program: ir.Program, facts, rel, names: set[str]) -> dict[str, Part]:
-    """The parts of the functions ``names`` of a solved (sub)program."""
-    stmts = facts.stmts
+def _parts(program: ir.Program, facts, stmts: StatementIndex, rel, names: set[str]) -> dict[str, Part]:
+    """The parts of the functions ``names`` of a solved (sub)program (``stmts``: its
+    facts' statement index)."""
     hoists = [(p, loop) for p, loop in rel("hoist") if stmts[p][0] in names]
-    final = strip_program_bridge_marks(apply_hoists(program, facts, hoists))
+    final = strip_program_bridge_marks(apply_hoists(program, stmts, hoists))
     verdicts: dict[str, list] = defaultdict(list)
-    for d in decisions(facts, rel):
+    for d in decisions(facts, stmts, rel):
         if d.function in names:
             verdicts[d.function].append(d)
     exports = _exports(facts, rel, names)

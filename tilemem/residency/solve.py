@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 from tilemem import ir
 from tilemem.datalog import DEFAULT_ENGINE
 from tilemem.datalog.engine import gc_paused
+from tilemem.facts.extract import StatementIndex
 from tilemem.infer.solver import evaluate, inputs_read
 from tilemem.residency.facts import extract_program
 from tilemem.residency.verdicts import VERDICT_RELATIONS
@@ -24,11 +25,13 @@ RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
 def derive_residency(program: ir.Program, backend: Optional[str],
                      extra_rules: Sequence[str] = (), engine: str = DEFAULT_ENGINE,
                      origins: bool = True, relations: Sequence[str] = RESIDENCY_RESULTS,
-                     keep_db: bool = False, limits=None):
+                     keep_db: bool = False, limits=None, stmts: Optional[StatementIndex] = None):
     """Phase 4 over the whole (phase-3 rewritten) program, which statements leave their
     loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
-    derived relations to read, by default what the emitter and the verdicts need."""
+    derived relations to read, by default what the emitter and the verdicts need;
+    ``stmts``: the statement index the extraction fills (the pipeline's)."""
     read = inputs_read(relations, extra_rules, keep_db)
+    stmts = {} if stmts is None else stmts
     with gc_paused():
-        facts = extract_program(program, backend, origins, read)
-    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read)
+        facts = extract_program(program, backend, origins, read, stmts)
+    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from tilemem import ir
-from tilemem.facts.extract import Facts
+from tilemem.facts.extract import Facts, StatementIndex
 from tilemem.records import Record, record
 
 
@@ -88,8 +88,8 @@ def _detail(name: str, place: int):
 class _Words:
     """The program facts a reason's words need (lines, statement text, call sites)."""
 
-    def __init__(self, facts: Facts, rel):
-        self.facts = facts
+    def __init__(self, facts: Facts, stmts: StatementIndex, rel):
+        self.facts, self.stmts = facts, stmts
         self.totals = {(f, s): t for f, s, t in rel("total_footprint")}
         self.caps = {s: c for _, s, c in rel("backend_capacity")}
         self.writable = {d for d, in rel("writable")}
@@ -100,12 +100,12 @@ class _Words:
                 self.def_line.setdefault(vid, line)
 
     def line(self, pos) -> Optional[int]:
-        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        entry = self.stmts.get(pos) if isinstance(pos, int) else None
         return getattr(entry[1], "line", None) if entry else None
 
     def stmt_text(self, pos) -> str:
         from tilemem.ir.printer import print_stmt
-        entry = self.facts.stmts.get(pos) if isinstance(pos, int) else None
+        entry = self.stmts.get(pos) if isinstance(pos, int) else None
         if not entry:
             return "a statement"
         stmt = entry[1]
@@ -237,15 +237,15 @@ def _refusal_order(row) -> tuple:
     return (rank, str(code), (0, detail, "") if isinstance(detail, int) else (1, 0, str(detail)))
 
 
-def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
+def decisions(facts: Facts, stmts: StatementIndex, rel) -> list[ResidencyDecision]:
     """Turn the derived verdicts (``rel(name) -> rows``) into sentences, in program order.
     Every refusal is worded by its code's words in the rules (``residency_refusal_words``)
     and ordered by its code's rank there."""
-    w = _Words(facts, rel)
+    w = _Words(facts, stmts, rel)
     out: list[tuple[int, ResidencyDecision]] = []
     for pos, vid, loop in rel("residency_hoisted"):
         ll = w.line(loop)
-        out.append((pos, ResidencyDecision(facts.stmts[pos][0], _name(vid), w.line(pos), ll, True,
+        out.append((pos, ResidencyDecision(stmts[pos][0], _name(vid), w.line(pos), ll, True,
                                            "hoisted", f"hoisted out of the loop at line {ll}" if ll
                                            else "hoisted out of its loop")))
     by_pos: dict[int, list] = {}
@@ -255,7 +255,7 @@ def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
              for pos, code, name, place, kind, reason, fix in rel("residency_refusal_words")}
     sources = {pos: _name(src) for pos, src in rel("residency_source")}
     for pos, rows in by_pos.items():
-        fn = facts.stmts[pos][0]
+        fn = stmts[pos][0]
         vid, loop = rows[0][0], rows[0][1]
         ll = w.line(loop)
         src = sources.get(pos, "")

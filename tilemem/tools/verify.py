@@ -3,7 +3,7 @@
 The property is stated in ``rules/verify.dl`` (relations ``unannotated_tile`` and
 ``operand_violation``).  This module only runs those rules over the facts of the
 program as written and maps each derived row back to the source: ``pos`` to the
-statement (``Facts.stmts``), the slot to the argument's own line and column.
+statement (the extraction's statement index), the slot to the argument's own line and column.
 """
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ def verify(program: ir.Program, path: str = "<input>",
            extra_rules: Sequence[str] = (), engine: Optional[str] = None) -> list[Violation]:
     """Every violation of TileMemoryInferred in ``program``, in source order
     (``engine``: the Datalog engine, default ``tilemem.datalog.DEFAULT_ENGINE``)."""
-    facts = extract(program, None)
+    stmts: dict = {}
+    facts = extract(program, None, stmts=stmts)
     rules = load_rules(extra_rules)
     with Database(rules, engine=engine or DEFAULT_ENGINE, budget=budget_for(rules)) as db:
         for pred, rows in facts.items():
@@ -79,12 +80,12 @@ def verify(program: ir.Program, path: str = "<input>",
 
     out: list[Violation] = []
     for pos, var in unannotated:
-        fn, stmt = facts.stmts[pos]
+        fn, stmt = stmts[pos]
         call = _call_of(stmt)
         out.append(Violation(path, stmt.line, stmt.col, "unannotated", fn, facts.vars[var][1],
                              op=(call.op or call.func) if call else None))
     for pos, slot, var, op, space in violations:
-        fn, stmt = facts.stmts[pos]
+        fn, stmt = stmts[pos]
         line, col = stmt.line, stmt.col
         call = _call_of(stmt)
         if call is not None and slot < len(call.args):
