@@ -92,6 +92,30 @@ def test_an_edit_in_one_function_solves_it_alone_and_answers_as_a_fresh_solve():
     assert again.programs[0].solution.spaces == first.programs[0].solution.spaces
 
 
+def test_after_an_edit_the_problems_are_a_fresh_analysis_s_with_one_function_verified_again():
+    path = "/work/k.pto"
+    text = _two_kernels()
+    settings = ClientSettings(backend="910B", verify="warning")
+    ws = Workspaces()
+    first = analyse(text, path, settings, 1, workspaces=ws)
+    [verified] = ws._verified.values()
+    lines = text.split("\n")
+    k = max(i for i, l in enumerate(lines) if "pl.tile.relu" in l)     # in kernel2
+    lines[k] += "   "
+    edited = "\n".join(lines)
+    again = analyse(edited, path, settings, 2, workspaces=ws)
+    fresh = analyse(edited, path, settings, 2)
+
+    def problems(doc):
+        return [(p.line, p.col, p.message, p.code, p.severity) for p in doc.all_problems()]
+    assert problems(again) == problems(fresh)
+    assert any(p.source == "tilemem verify" for p in first.all_problems())
+    # the kernel the edit did not touch: the same function, its violations kept
+    [now] = ws._verified.values()
+    kept = [e for e in now.values() if e[0].name == "kernel"]
+    assert kept and kept[0] is next(e for e in verified.values() if e[0].name == "kernel")
+
+
 def test_a_python_module_without_programs_is_left_alone():
     doc = analyse("import os\nprint(os.sep)\n", "/work/m.py", ClientSettings())
     assert doc.reading is None and doc.all_problems() == [] and doc.programs == []

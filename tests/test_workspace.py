@@ -54,6 +54,8 @@ def _check_edits(text: str, path: str, backend, edits: int = 3, **kw) -> None:
         end = len(ws.text.split("\n")[row])
         got = _incremental(ws, lambda: ws.edit((row, end), (row, end), f"  # edit {n}"))
         assert ws.resolved_functions == 1
+        # phase 4 and the printing per function too (not the pipeline's whole solve)
+        assert ws.resolved_residency is not None or kw.get("rules")
         assert ws.reread_functions in (None, 1)     # printed IR: only that function read
         assert got == _scratch(ws.text, path, backend, **kw), (path, "comment", n)
         # a space in the line: the same IR, but the text (and so the columns) changed
@@ -145,3 +147,62 @@ def test_edit_positions_are_an_editors_range():
     from tilemem.workspace import _offset
     lines = "ab\ncd\n".split("\n")
     assert _offset(lines, 1, 1) == 4 and _offset(lines, 0, 99) == 2 and _offset(lines, 9, 0) == 6
+
+
+def _non_incore_body_lines(sol) -> list[int]:
+    return [fn.body[0].line for fn in sol.source.functions
+            if not fn.is_incore and fn.body and fn.body[0].line]
+
+
+def _check_each_function(case, limit: int = 3) -> None:
+    """A kernel edited (solved again with its callers), an orchestration function
+    edited (its callees' verdicts read its call sites), and a kernel's parameter
+    direction changed (what its callers read of it changes: the whole program is solved
+    again) -- each answer the one of a solve from scratch."""
+    src = case / "before.pto"
+    text, backend = src.read_text(), _backend(case)
+    ws = tilemem.Workspace(text, path=str(src), backend=backend)
+    assert _incremental(ws, ws.solution) == _scratch(text, str(src), backend)
+    try:
+        sol = ws.solution()
+    except TilememError:
+        return
+    n = len(sol.source.functions)
+    for line in _incore_body_lines(sol)[:limit] + _non_incore_body_lines(sol)[:limit]:
+        row = line - 1
+        end = len(ws.text.split("\n")[row])
+        got = _incremental(ws, lambda: ws.edit((row, end), (row, end), "  # edited"))
+        assert got == _scratch(ws.text, str(src), backend), (case.name, line)
+        assert ws.resolved_residency is not None and ws.resolved_residency <= n
+    lines = ws.text.split("\n")
+    for fn in sol.source.functions:
+        row = (fn.line or 0) - 1
+        if fn.is_incore and 0 <= row < len(lines) and "pl.Out[" in lines[row]:
+            at = lines[row].index("pl.Out[")
+            got = _incremental(ws, lambda: ws.edit((row, at), (row, at + len("pl.Out")), "pl.InOut"))
+            assert got == _scratch(ws.text, str(src), backend), (case.name, "InOut")
+            assert isinstance(got, str) or backend is None or ws.resolved_residency == n  # whole
+            break
+    # nothing changed: nothing solved again
+    got = _incremental(ws, lambda: ws.set_text(ws.text))
+    assert isinstance(got, str) or ws.resolved_residency == 0
+    assert got == _scratch(ws.text, str(src), backend)
+
+
+@pytest.mark.skipif(not MODELS.is_dir(), reason="../shared/corpus-models not present")
+@pytest.mark.parametrize("case", [c for c in _cases(MODELS)[5::45]
+                                  if (c / "before.pto").stat().st_size < 150_000],
+                         ids=lambda p: p.name)
+def test_callers_and_callees_edited_incrementally_equal_from_scratch(case):
+    _check_each_function(case)
+
+
+RANDOM = SHARED / "corpus-random"
+
+
+@pytest.mark.skipif(not RANDOM.is_dir(), reason="../shared/corpus-random not present")
+def test_random_programs_edited_incrementally_equal_from_scratch():
+    """Every 25th generated program (several functions calling each other, loads
+    hoisted out of loops, refusals worded from call sites): every function edited."""
+    for case in _cases(RANDOM)[3::25]:
+        _check_each_function(case, limit=4)

@@ -62,6 +62,7 @@ class Pipeline:
         self._done = None            # (final program, residency decisions)
         self._breaks = None          # contract_break rows, located (contract_breaks())
         self._spaces = None          # function -> var -> space (spaces())
+        self._printed = None         # the printed text, when adopted
 
     @classmethod
     def from_text(cls, text: str, path: str = "<input>", limits=None, form=None, program=None,
@@ -149,13 +150,19 @@ class Pipeline:
             self._done = (strip_program_bridge_marks(out), residency)
         return self._done
 
-    def adopt(self, emitted: ir.Program, moves, spaces: dict, breaks: list) -> None:
+    def adopt(self, emitted: ir.Program, moves, spaces: dict, breaks: list,
+              finished: Optional[tuple] = None, printed: Optional[str] = None) -> None:
         """Take the outcome of phases 0-3 and the rewrite from elsewhere: the rewritten
         program, its moves, spaces (as :meth:`spaces`) and contract breaks (as
-        :meth:`contract_breaks`).  ``tilemem.workspace`` solves each InCore function on
-        its own (they are independent until phase 4) and keeps them between edits."""
+        :meth:`contract_breaks`); and, if given, phase 4's (as :meth:`finished`) and the
+        printed text.  ``tilemem.workspace`` solves each function on its own (InCore
+        functions are independent until phase 4; phase 4 by ``residency.parts``) and
+        keeps them between edits."""
         self._emitted = (emitted, moves)
         self._spaces, self._breaks = spaces, breaks
+        if finished is not None:
+            self._done = finished
+        self._printed = printed
 
     def spaces(self) -> dict[str, dict[str, str]]:
         """function -> var -> space."""
@@ -169,6 +176,8 @@ class Pipeline:
         return spaces
 
     def printed(self) -> str:
+        if self._printed is not None:
+            return self._printed
         return print_program(self.finished()[0], self.path)
 
     # ------------------------------------------------------------------ lifecycle

@@ -15,8 +15,10 @@ when its IR is equal to the one kept (so that whatever the reading made of the t
 around it, e.g. a callee's type in hand-written DSL, is in the comparison) and its text,
 from its ``def`` line to the next function's, is the same at the same line (the IR's
 equality leaves positions out; the output quotes them).  Phase 4 (loop-invariant Mat
-residency) reads call sites across functions and runs over the whole rewritten program.
-Printed IR is read one function at a time, each function's text kept with the function
+residency) reads call sites across functions: a changed function is solved again with
+its callers, the others given by what the residency rules read of them
+(``tilemem.residency.parts``), and the whole program when that changed; each function
+is printed again only when it changed.  Printed IR is read one function at a time, each function's text kept with the function
 it read as (hand-written DSL, and printed text with comments, are read whole).  The answer is byte-identical to ``tilemem.solve`` of the
 same text (``tests/test_workspace.py`` compares them on the corpora).
 
@@ -59,8 +61,14 @@ class Workspace:
         self._head: Optional[tuple[str, ir.Program]] = None     # (prefix, a program read)
         self._checked: dict[int, ir.Function] = {}     # id -> function that passed the checks
         self._solution = None
+        self._parts: dict = {}      # function name -> tilemem.residency.parts.Part
+        self._shape: Optional[tuple] = None     # the program's names and header of _parts
+        self._spans: dict = {}      # function name -> (its def line, its text) of _parts
         #: how many InCore functions the last solve solved again (the others were kept)
         self.resolved_functions = 0
+        #: how many functions the last solve's phase 4 held (None: the pipeline's whole
+        #: phase 4; 0: no function changed, or no backend)
+        self.resolved_residency: Optional[int] = None
         #: how many functions the last solve read again (None: the text was read whole)
         self.reread_functions: Optional[int] = None
 
@@ -121,8 +129,69 @@ class Workspace:
             breaks.sort(key=lambda b: (b.line or 0, b.col or 0, b.function, b.slot))
             pipe = Pipeline(prog, backend=self.backend, rules=self.rules, path=path, text=text,
                             engine=self.engine, limits=self.limits)
-            pipe.adopt(replace(prog, functions=functions), moves, _in_solve_order(spaces), breaks)
+            emitted = replace(prog, functions=functions)
+            finished, printed = self._phase4(emitted, prog, text, pipe.engine)
+            pipe.adopt(emitted, moves, _in_solve_order(spaces), breaks, finished, printed)
             return solution_of(pipe, text, path, self.limits)
+
+    def _phase4(self, emitted: ir.Program, source: ir.Program, text: str, engine: str):
+        """((the final program, the verdicts), its text), phase 4 and the printing done
+        per function: a function is solved again (``tilemem.residency.parts``) and printed
+        again when it changed.  (None, None) where the pipeline does them whole: with user
+        rules (they may join facts of any two functions), two functions of one name, or
+        an error (the pipeline's solve then raises it as ``tilemem.solve`` does)."""
+        from tilemem.backends import normalize_backend
+        from tilemem.errors import TilememError
+        from tilemem.ir.printer import print_function, print_program_head
+        from tilemem.residency.parts import solve_parts, stripped_parts
+        backend = normalize_backend(self.backend)
+        names = [f.name for f in emitted.functions]
+        self.resolved_residency = None
+        if (backend is not None and self.rules) or len(set(names)) != len(names):
+            self._parts, self._shape = {}, None
+            return None, None
+        shape = (emitted.name, emitted.header, emitted.prefix, emitted.dynamic,
+                 emitted.class_name, tuple(names))
+        texts = _function_texts(source, text)
+        spans = {e.name: texts.get(id(f)) for f, e in zip(source.functions, emitted.functions)}
+        only: Optional[set] = None
+        if shape == self._shape and all(n in self._parts for n in names):
+            only = set()
+            for e in emitted.functions:
+                old = self._parts.get(e.name)
+                if old is None or spans[e.name] is None or self._spans.get(e.name) != spans[e.name] \
+                        or not (old.emitted is e or old.emitted == e):
+                    only.add(e.name)
+            if len(only) > max(8, len(names) // 4):
+                only = None                 # most of it: one whole solve costs less
+        try:
+            if backend is None:
+                got = stripped_parts(emitted, only)
+                self.resolved_residency = 0
+            elif only == set():
+                got, self.resolved_residency = {}, 0
+            else:
+                got, self.resolved_residency = (None, 0) if only is None else solve_parts(
+                    emitted, backend, only, self._parts, engine, self.limits)
+                if got is None:
+                    got, self.resolved_residency = solve_parts(emitted, backend, None, {}, engine,
+                                                               self.limits)
+        except Exception:                   # (the whole solve's error is raised by the pipeline)
+            self._parts, self._shape = {}, None
+            return None, None
+        parts = {n: got.get(n) or self._parts[n] for n in names}
+        self._parts, self._shape, self._spans = parts, shape, spans
+        final = replace(emitted, functions=[parts[n].final for n in names])
+        residency = None if backend is None else [d for n in names for d in parts[n].decisions]
+        pfx = final.prefix or "pl"
+        try:
+            for n in names:
+                if parts[n].printed is None:
+                    parts[n].printed = print_function(parts[n].final, prefix=pfx)
+        except TilememError:
+            return (final, residency), None          # too deep: print_program says where
+        printed = "\n".join([print_program_head(final), *(parts[n].printed for n in names)])
+        return (final, residency), printed
 
     def _read_by_function(self, text: str) -> Optional[ir.Program]:
         """Printed IR read one function at a time, each function's text kept with what

@@ -51,7 +51,7 @@ def answer_pattern(ses, pattern: str, limit: int = 20) -> Answer:
         x = ses.explainer_for(answer.pred)
         why, steps = why_not_sentence(pattern, answer, ses.names(x))
         return Answer(f"why {pattern}", f"`{pattern}` does not hold: {why}", steps,
-                      trees=[("", answer)], data={"query": pattern, "why_not": answer.to_dict()})
+                      trees=[("", answer)], data={"query": pattern, "why_not": answer})
     first = answer[0]
     x = ses.explainer_for(first.pred)
     names = ses.names(x)
@@ -63,4 +63,4 @@ def answer_pattern(ses, pattern: str, limit: int = 20) -> Answer:
     if more:
         text += f" ({more} more fact{'s' if more != 1 else ''} match: --tree shows them all.)"
     return Answer(f"why {pattern}", text, steps, trees=[("", t) for t in answer],
-                  data={"query": pattern, "proofs": [t.to_dict() for t in answer]})
+                  data={"query": pattern, "proofs": list(answer)})

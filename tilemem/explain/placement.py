@@ -71,14 +71,13 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
     if own is not None:
         sen, tree, space = own
         ans = Answer(f"why {vid}", sen.text, sen.steps, trees=[("", tree)],
-                     data={"var": vid, "space": space, "line": sen.line, "proof": tree.to_dict()})
+                     data={"var": vid, "space": space, "line": sen.line, "proof": tree})
         _mark_fallback(ans, sen)
     else:
         wn = x.why_not("space", (vid, None), depth=3, functions=x.scope.around(fn))
-        text, steps = why_not_sentence(shown, wn, names)
-        ans = Answer(f"why {vid}", f"{shown} has no memory space: the rules leave it "
-                     f"unresolved; {text}", steps,
-                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn.to_dict()})
+        _, steps = why_not_sentence(shown, wn, names)
+        ans = Answer(f"why {vid}", f"{shown} has no memory space: {NO_SITE}", steps,
+                     trees=[("", wn)], data={"var": vid, "space": None, "why_not": wn})
     _add_contract_breaks(ses, ans, vid)
     for m in ses.moves:
         if m.function == fn and m.producer == name:
@@ -86,6 +85,12 @@ def answer_var(ses, var: str, function: Optional[str] = None) -> Answer:
                              f"{m.consumer_line}: `{m.name}`.")
     add_residency(ses, ans, vid)
     return ans
+
+
+#: what an answer says of a tile var the rules give neither a space nor a "none" (the
+#: rules tried are in its --tree)
+NO_SITE = ("the pass resolves none of its write sites, so it is in no memory space "
+           "(the rules that were tried: --tree).")
 
 
 def own_sentence(x, vid: str, shown: str, names, clauses_max: int = 3
@@ -141,7 +146,7 @@ def answer_move(ses, m) -> Answer:
     ans = Answer(f"why {m.name}", text, steps, trees=[("", tree)],
                  data={"var": vid, "move": {"producer": m.producer, "target": m.target,
                                             "consumer_line": m.consumer_line},
-                       "proof": tree.to_dict()})
+                       "proof": tree})
     add_residency(ses, ans, vid)
     return ans
 
@@ -162,7 +167,7 @@ def _add_contract_breaks(ses, ans: Answer, vid: str) -> None:
         p, slot, _, op, space, reason = t.row
         line = x.source.stmt_line(p) if x.source is not None else None
         b = ContractBreak(fn, name, op, slot, space, reason, line, None)
-        breaks.append(dict(line=line, message=b.message, proof=t.to_dict()))
+        breaks.append(dict(line=line, message=b.message, proof=t))
         ans.notes.append(f"Warning (line {line}): {b.message}.")
         ans.trees.append((f"warning (line {line}): {b.message}:", t))
     if breaks:

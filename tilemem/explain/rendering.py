@@ -9,6 +9,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Optional
 
+from tilemem.explain.nodes import ProofNode
 from tilemem.explain.paragraph import Step
 from tilemem.explain.whynot import WhyNot
 
@@ -55,7 +56,7 @@ class Answer:
     steps: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # further short lines (residency, moves)
     trees: list = field(default_factory=list)      # (title, ProofNode or WhyNot) for --tree
-    data: dict = field(default_factory=dict)       # extra JSON fields
+    data: dict = field(default_factory=dict)       # extra JSON fields (proofs made JSON by to_dict)
     parts: list = field(default_factory=list)      # an answer by line: one answer a tile
     max_lines: int = MAX_LINES                     # the most lines it prints by default
 
@@ -109,7 +110,19 @@ class Answer:
         file's fields)."""
         d = {"question": self.question, "answer": self.summary,
              "steps": [s.to_dict() for s in self.steps], "notes": self.notes}
-        d.update(self.data)
+        d.update((k, _plain(v)) for k, v in self.data.items())
         if self.parts:
             d["answers"] = [p.to_dict() for p in self.parts]
         return d
+
+
+def _plain(value):
+    """A value of an answer's data as JSON: a proof tree or why-not (kept as objects until
+    asked: a proof's JSON costs as much as finding it) by its ``to_dict``."""
+    if isinstance(value, (ProofNode, WhyNot)):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

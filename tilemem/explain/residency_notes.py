@@ -4,19 +4,32 @@ with each refusal, most fundamental first; without a backend, that residency nee
 one."""
 from __future__ import annotations
 
+import weakref
+
 from tilemem.explain.names import program_vars
 from tilemem.explain.reasons import reason
 from tilemem.explain.rendering import Answer
+
+#: session -> the (function, var) of every load carrying the compiler's Mat-bridge mark
+#: (found once a session: a kernel's every answer asks)
+_MARKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _bridge_marked(ses) -> set:
+    found = _MARKED.get(ses)
+    if found is None:
+        from tilemem.residency.facts import bridge_marks
+        lines = {line for line, _ in bridge_marks(ses.program)}
+        found = _MARKED[ses] = {(f, n) for f, n, _, line in program_vars(ses.program) if line in lines}
+    return found
+
 
 def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
     """The residency verdict on the statement defining ``vid``, in words (one line per
     reason: a refusal's, most fundamental first, or a hoist's evidence) and as data."""
     fn, _, name = vid.partition(":")
     if ses.backend is None:
-        from tilemem.residency.facts import bridge_marks
-        marked = {line for line, _ in bridge_marks(ses.program)}
-        if any(f == fn and n == name and line in marked
-               for f, n, _, line in program_vars(ses.program)):
+        if (fn, name) in _bridge_marked(ses):
             return ["Residency: not hoisted: residency needs a backend (give `--backend`); "
                     "this load carries the compiler's Mat-bridge mark."], []
         return [], []

@@ -17,7 +17,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.recursion import deep_recursion
 
-__all__ = ["print_program", "print_function", "print_stmt", "print_stmts", "print_expr", "print_type",
+__all__ = ["print_program", "print_program_head", "print_function", "print_stmt", "print_stmts", "print_expr", "print_type",
            "print_tileview", "precedence", "BINARY_PRECEDENCE"]
 
 INDENT = "    "
@@ -542,6 +542,22 @@ def print_program(prog: ir.Program, path: Optional[str] = None) -> str:
                 raise
             line, col = _too_deep_at(prog)
             raise TilememError(path, line, col, "statement nested too deeply to print") from None
+    out = _head(prog)
+    pfx = prog.prefix or "pl"
+    with _DeepRecursion():
+        for f in prog.functions:
+            _function(f, INDENT, out, pfx)
+    return "\n".join(out)
+
+
+def print_program_head(prog: ir.Program) -> str:
+    """The program's text before its first function: ``print_program(prog)`` is this
+    and ``print_function(f, prefix=prog.prefix or "pl")`` of each function, joined by
+    newlines (a workspace prints again only the functions an edit changed)."""
+    return "\n".join(_head(prog))
+
+
+def _head(prog: ir.Program) -> list:
     pfx = prog.prefix or "pl"
     out = [prog.header if prog.header else f"# pypto.program: {prog.name or 'Program'}"]
     if pfx == "pl":
@@ -555,7 +571,4 @@ def print_program(prog: ir.Program, path: Optional[str] = None) -> str:
         out.append("")
     out.append(f"@{pfx}.program")
     out.append(f"class {prog.class_name or prog.name or 'Program'}:")
-    with _DeepRecursion():
-        for f in prog.functions:
-            _function(f, INDENT, out, pfx)
-    return "\n".join(out)
+    return out

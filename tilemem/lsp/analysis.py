@@ -184,6 +184,8 @@ class Workspaces:
 
     def __init__(self) -> None:
         self._by_key: dict[tuple, Any] = {}
+        # (program, path, rules, engine) -> id(function) -> (the function, its violations)
+        self._verified: dict[tuple, dict[int, tuple[ir.Function, list]]] = {}
 
     def solve(self, text: str, path: str, settings: Effective, form: str, program: Optional[str]):
         """The solution of ``program`` of ``text`` (raises TilememError as tilemem.solve)."""
@@ -200,15 +202,43 @@ class Workspaces:
         """Forget the workspaces of programs the document no longer holds."""
         for key in [k for k in self._by_key if k[1] not in programs]:
             del self._by_key[key]
+        for key in [k for k in self._verified if k[0] not in programs]:
+            del self._verified[key]
+
+    def verify(self, program: ir.Program, name: Optional[str], path: str, settings: Effective):
+        """``tilemem.tools.verify.verify`` of the program as written, run again only on the
+        InCore functions that are not the ones verified last time (the property is
+        per function: its rules join no facts of two functions; a workspace hands back
+        the very function it read before for a function whose text did not change)."""
+        from tilemem.records import replace
+        from tilemem.tools.verify import verify
+        key = (name, path, settings.rules, settings.engine)
+        kept = self._verified.get(key, {})
+        incore = [fn for fn in program.functions if fn.is_incore]
+        fresh = [fn for fn in incore if kept.get(id(fn), (None,))[0] is not fn]
+        if len({fn.name for fn in incore}) != len(incore):
+            self._verified.pop(key, None)             # two functions of one name: whole
+            return verify(program, path, settings.rules, engine=settings.engine)
+        got: dict[int, tuple[ir.Function, list]] = {}
+        if fresh:
+            by_name: dict[str, list] = {fn.name: [] for fn in fresh}
+            for v in verify(replace(program, functions=fresh), path, settings.rules,
+                            engine=settings.engine):
+                by_name[v.function].append(v)
+            got = {id(fn): (fn, by_name[fn.name]) for fn in fresh}
+        now = {id(fn): got.get(id(fn)) or kept[id(fn)] for fn in incore}
+        self._verified[key] = now
+        out = [v for _, vs in now.values() for v in vs]
+        out.sort(key=lambda v: (v.line or 0, v.col or 0, v.slot if v.slot is not None else -1))
+        return out
 
 
-def _verify(program: ir.Program, text: str, path: str, settings: Effective,
-            level: str) -> list[Problem]:
+def _verify(program: ir.Program, name: Optional[str], path: str, settings: Effective,
+            level: str, workspaces: Workspaces) -> list[Problem]:
     if level == "off":
         return []
-    from tilemem.tools.verify import verify
     out = []
-    for v in verify(program, path, settings.rules, engine=settings.engine):
+    for v in workspaces.verify(program, name, path, settings):
         code = "unannotated-tile" if v.kind == "unannotated" else "operand-space"
         out.append(Problem(v.line, v.col, f"{v.message} (TileMemoryInferred; the pass "
                            f"fixes it: 'Apply the pass')", code, level, len(v.var) if v.line else None,
@@ -257,7 +287,7 @@ def _analyse_program(doc: DocumentAnalysis, pa: ProgramAnalysis, workspaces: Wor
         return
     pa.problems.extend(_solution_problems(pa, doc.path))
     try:
-        pa.problems.extend(_verify(pa.source, doc.text, doc.path, settings, level))
+        pa.problems.extend(_verify(pa.source, program, doc.path, settings, level, workspaces))
     except TilememError as e:
         pa.problems.append(problem_of(e))
 

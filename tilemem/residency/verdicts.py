@@ -223,6 +223,14 @@ FIELDS = ("detail", "loop", "fn", "src", "defined", "stmt", "caller", "actual", 
           "total", "cap")
 
 
+def _refusal_order(row) -> tuple:
+    """A statement's refusals by rank, code, then detail: a call site or statement (a
+    number) in program order, before names (so the order does not depend on where a
+    solve's numbering starts: a workspace solves a few functions of the program)."""
+    _, _, rank, code, detail = row
+    return (rank, str(code), (0, detail, "") if isinstance(detail, int) else (1, 0, str(detail)))
+
+
 def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
     """Turn the derived verdicts (``rel(name) -> rows``) into sentences, in program order.
     Every refusal is worded by its code's words in the rules (``residency_refusal_words``)
@@ -246,7 +254,7 @@ def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
         ll = w.line(loop)
         src = sources.get(pos, "")
         refusals = []
-        for _, _, rank, code, detail in sorted(rows, key=lambda r: (r[2], str(r[3]), str(r[4]))):
+        for _, _, rank, code, detail in sorted(rows, key=_refusal_order):
             kind, reason, fix = words.get((pos, code, detail), ("none", f"refused by rule '{code}'", ""))
             fields = _Fields(w, kind, detail, src, fn, ll)
             refusals.append(Refusal(rank, code, fields["detail"], reason.format_map(fields),
