@@ -16,6 +16,7 @@ from tilemem.explain import ExplainError, ProofNode, WhyNot, format_fact
 from tilemem.explain.sourcemap import compact_source
 
 from cli_helpers import CORPUS, run, run_in_process
+from program_helpers import MATMUL_ADD, incore_program
 
 SIG = ("def k(x: pl.Tensor[[16, 256], pl.BF16], y: pl.Tensor[[128, 128], pl.BF16], "
        "z: pl.Tensor[[16, 128], pl.FP32], flag: pl.Scalar[pl.INDEX], "
@@ -23,12 +24,7 @@ SIG = ("def k(x: pl.Tensor[[16, 256], pl.BF16], y: pl.Tensor[[128, 128], pl.BF16
 
 
 def program(body: str) -> str:
-    body = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
-    return (
-        "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n"
-        "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
-        f"    {SIG}\n{body}\n"
-    )
+    return incore_program(body, SIG)
 
 
 def solve(body: str, backend=None, **kw):
@@ -66,14 +62,6 @@ def check_tree(tree: ProofNode, x) -> None:
             assert not list(x.rel.match(n.pred, pattern)), n.fact
 
 
-MATMUL_ADD = """
-    a: pl.Tile[[16, 128], pl.BF16] = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
-    b: pl.Tile[[128, 128], pl.BF16] = pl.tile.load(y, [0, 0], [128, 128], [128, 128], target_memory=pl.Mem.Mat)
-    c: pl.Tile[[16, 128], pl.FP32] = pl.tile.matmul(a, b)
-    d: pl.Tile[[16, 128], pl.FP32] = pl.tile.add(c, c)
-    out_0: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(d, [0, 0], out_0)
-    return out_0
-"""
 
 
 # ------------------------------------------------------------------ an op's fixed output
@@ -384,7 +372,7 @@ def test_residency_hoist_and_decline_are_explained():
     # hoisted because no refusal holds; the refusal that needs the source proven safe
     # fails on the orchestrator's tensor.create, at its line
     assert any(n.kind == "absent" and n.pred == "refused" for n in hoisted.walk())
-    wn = x4.why_not("refusal", (hoisted.row[0], None, None))
+    wn = x4.why_not("refusal", (hoisted.row[0], None, None, None))
     assert not wn.holds
     ext = [c for c in wn.candidates if "external_source" in str(c.rule)]
     assert ext and ext[0].blocking

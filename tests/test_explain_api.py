@@ -13,21 +13,11 @@ from tilemem.errors import TilememError, UsageError
 from tilemem.explain import Answer, ExplainError
 
 from cli_helpers import run_in_process
+from program_helpers import MATMUL_ADD, incore_program
 
-KERNEL = """# pypto.program: T
-import pypto.language as pl
-
-@pl.program
-class T:
-    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)
-    def k(x: pl.Tensor[[16, 128], pl.BF16], y: pl.Tensor[[128, 128], pl.BF16], out_0: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
-        a: pl.Tile[[16, 128], pl.BF16] = pl.tile.load(x, [0, 0], [16, 128], [16, 128], target_memory=pl.Mem.Mat)
-        b: pl.Tile[[128, 128], pl.BF16] = pl.tile.load(y, [0, 0], [128, 128], [128, 128], target_memory=pl.Mem.Mat)
-        c: pl.Tile[[16, 128], pl.FP32] = pl.tile.matmul(a, b)
-        d: pl.Tile[[16, 128], pl.FP32] = pl.tile.add(c, c)
-        out_0: pl.Tensor[[16, 128], pl.FP32] = pl.tile.store(d, [0, 0], out_0)
-        return out_0
-"""
+# (a Mat matmul whose result is added, so the Acc result moves to Vec)
+KERNEL = incore_program(MATMUL_ADD, "def k(x: pl.Tensor[[16, 128], pl.BF16], y: pl.Tensor[[128, 128], pl.BF16], "
+                        "out_0: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:")
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,11 @@
 """Rule-level tests of phases 0-3 on small programs written for this purpose."""
-import textwrap
 
 import pytest
 
 import tilemem
 from tilemem.errors import TilememError
+
+from program_helpers import incore_program
 
 SIG = ("def k(x: pl.Tensor[[16, 128], pl.BF16], y: pl.Tensor[[128, 128], pl.BF16], "
        "z: pl.Tensor[[16, 128], pl.FP32], flag: pl.Scalar[pl.INDEX], "
@@ -16,12 +17,7 @@ T_Z = "pl.Tile[[16, 128], pl.FP32]"
 
 
 def program(body: str) -> str:
-    body = textwrap.indent(textwrap.dedent(body).strip("\n"), " " * 8)
-    return (
-        "# pypto.program: T\nimport pypto.language as pl\n\n@pl.program\nclass T:\n"
-        "    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CHIP_DIE, role=pl.Role.SubWorker)\n"
-        f"    {SIG}\n{body}\n"
-    )
+    return incore_program(body, SIG)
 
 
 def solve(body: str, backend=None):

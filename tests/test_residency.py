@@ -248,7 +248,7 @@ def _rule_facts(rules, pred):
 
 
 def test_every_refusal_code_has_a_rank_and_words_for_its_detail():
-    """A refusal rule is worded by its own facts (rules/p4_residency.dl): each code a
+    """A refusal rule is worded by its own facts (rules/p4_residency/residency.dl): each code a
     refusal (or a loop boundary) can carry has one rank, one detail kind and words for
     that kind, and the words name only fields the verdicts fill in."""
     import string

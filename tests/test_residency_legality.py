@@ -59,8 +59,8 @@ def legality_problems(res) -> list[str]:
     (empty when legality is defined once)."""
     problems = []
     refused: dict = {}
-    ranks = {(p, c): r for p, _, _, r, c, _ in res.rel("residency_refusal")}
-    for pos, code, detail in res.rel("refusal"):
+    ranks = {(p, c): r for p, _, _, r, c, _, _ in res.rel("residency_refusal")}
+    for pos, code, _, _ in res.rel("refusal"):
         refused.setdefault(pos, []).append((ranks.get((pos, code)), code))
     hoist = set(res.rel("hoist"))
     considered = res.rel("considered")
@@ -73,7 +73,7 @@ def legality_problems(res) -> list[str]:
                  for p in sorted(set(refused) - {p for p, _ in candidates})]
     if {(p, l) for p, _, l in res.rel("residency_hoisted")} != hoist:
         problems.append("residency_hoisted is not hoist")
-    if {(p, r, c) for p, _, _, r, c, _ in res.rel("residency_refusal")} != \
+    if {(p, r, c) for p, _, _, r, c, _, _ in res.rel("residency_refusal")} != \
             {(p, r, c) for p, rs in refused.items() for r, c in rs}:
         problems.append("residency_refusal is not refusal")
     # each code has one rank: the order of reasons is the rules' alone
@@ -150,7 +150,7 @@ def test_the_check_catches_a_hoist_that_disagrees_with_its_refusals():
     assert legality_problems(_Tampered(res, refusal=[r for r in refusals if r[0] != refused_pos]))
     # a hoisted statement refused too
     hp = hoists[0][0]
-    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, "x", "")]))
+    assert legality_problems(_Tampered(res, refusal=refusals + [(hp, "x", "", -1)]))
     # a hoist of something residency never considered
     assert legality_problems(_Tampered(res, hoist=hoists + [(-1, loop)]))
 
@@ -182,6 +182,6 @@ def test_loop_variance_is_reported_before_the_missing_alias_proof():
     assert d.code == "loop_variant" and "`q0__idx_v0` is the loop variable" in d.reason
     assert d.fix is None
     # the same order in the relation the rules derive
-    cols, rows = sol.query('residency_refusal(P, "s4_q_nope_latent_proj:w_qn_h_chunk__tile", L, R, C, D)')
-    assert [c for _, _, _, c, _ in sorted(rows, key=lambda r: r[2])] == ["loop_variant", "external_source"]
+    cols, rows = sol.query('residency_refusal(P, "s4_q_nope_latent_proj:w_qn_h_chunk__tile", L, R, C, N, A)')
+    assert [c for _, _, _, c, _, _ in sorted(rows, key=lambda r: r[2])] == ["loop_variant", "external_source"]
     sol.close()

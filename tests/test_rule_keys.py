@@ -89,8 +89,8 @@ def test_phase4_results_declare_the_keys_their_readers_rely_on():
     preds = RuleSet.from_package().predicates
     assert preds["hoist"].key == ("pos",)
     assert preds["residency_hoisted"].key == ("pos",)
-    assert preds["residency_refusal"].key == ("pos", "code", "detail")
-    assert preds["residency_refusal_words"].key == ("pos", "code", "detail")
+    assert preds["residency_refusal"].key == ("pos", "code", "name", "place")
+    assert preds["residency_refusal_words"].key == ("pos", "code", "name", "place")
     assert preds["residency_source"].key == ("pos",)
     assert preds["total_footprint"].key == ("func", "space")
     assert preds["backend_capacity"].key == ("space",)
@@ -109,7 +109,7 @@ def test_user_rule_hoisting_out_of_a_second_loop_is_a_located_error(tmp_path, en
     msg = e.value.format()
     assert e.value.line is not None                      # the hoisted statement
     assert "two rows of 'hoist'" in msg and ".key hoist(pos)" in msg, msg
-    assert f"{rules}:2" in msg and "p4_residency.dl:" in msg, msg
+    assert f"{rules}:2" in msg and "rules/p4_residency/residency.dl:" in msg, msg
 
 
 def test_a_second_backend_is_a_key_error_not_a_capacity_picked_at_random(tmp_path, capsys):

@@ -35,6 +35,9 @@ NOT_ON_THE_SOLVE_PATH = (
     "dataclasses", "inspect", "ast", "tilemem.frontend.pysource",
     "importlib.resources",          # the package's data files are read directly: it imports
                                     # zipfile, tempfile and random
+    "difflib",                      # only for the hint of an error ("did you mean")
+    "shutil",                       # argparse's help formatter asks it the terminal's width:
+                                    # not while the parser is built (cli.Parser)
     "hashlib",                      # cache keys by Python's own SHA-256 (tilemem.cache.sha256):
                                     # hashlib loads OpenSSL
 )

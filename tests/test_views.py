@@ -8,32 +8,12 @@ import pytest
 from tilemem import ir
 from tilemem.ir import views as V
 
+from ir_helpers import T, d, dims  # noqa: F401  (not every helper is used in each file)
+
 
 # ----------------------------------------------------------------------------- helpers
 
 
-def d(x):
-    if isinstance(x, ir.Expr):
-        return x
-    if isinstance(x, int):
-        return ir.IntConst(x)
-    return ir.Name(x)
-
-
-def dims(seq):
-    return tuple(d(x) for x in seq)
-
-
-def T(shape, dtype="FP32", space=None, memref=None, **view):
-    """Annotation ``pl.Tile[shape, dtype(, memref)(, space)(, pl.TileView(**view))]``."""
-    tv = None
-    if view:
-        kw = dict(view)
-        for k in ("valid_shape", "stride"):
-            if k in kw:
-                kw[k] = dims(kw[k])
-        tv = ir.TileView(**kw)
-    return ir.TileType(dims(shape), dtype, memref, space, tv)
 
 
 def pconst(v):

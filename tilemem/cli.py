@@ -56,6 +56,18 @@ class Parser(argparse.ArgumentParser):
                        + f"; choose from {', '.join(choices)}")
         raise ArgumentError(message, self)
 
+    def _get_formatter(self):
+        """argparse formats each argument's metavar once as it is added (a check of its
+        nargs), through a help formatter sized to the terminal -- which imports shutil
+        (~7 M instructions of every start) and asks the terminal's size.  The width plays
+        no part in that check: while the parser is built it is a fixed one; help and
+        usage text (printed later) get the terminal's."""
+        if Parser.building:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
+    building = False
+
     def _print_message(self, message, file=None):
         """argparse drops a failed write; ``--help`` and ``--version`` on a closed, broken
         or full stdout must not say success, so stdout's errors go up (main turns them into
@@ -86,15 +98,19 @@ class Parser(argparse.ArgumentParser):
 def build_parser(only: "str | None" = None) -> Parser:
     """The argument parser; ``only``: register just that subcommand (the one a command
     line names: the others' parsers cost ~2 ms each to build and are never used)."""
-    ap = Parser(
-        prog="tilemem",
-        description="Infer the on-chip memory space of every tile in a PyPTO program "
-                    "(PyPTO's InferTileMemorySpace pass as Datalog rules).",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--version", action="version", version=f"tilemem {__version__}")
-    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only in COMMANDS else COMMANDS:
-        importlib.import_module(f".commands.{name}", __package__).register(sub)
+    Parser.building = True
+    try:
+        ap = Parser(
+            prog="tilemem",
+            description="Infer the on-chip memory space of every tile in a PyPTO program "
+                        "(PyPTO's InferTileMemorySpace pass as Datalog rules).",
+            epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        ap.add_argument("--version", action="version", version=f"tilemem {__version__}")
+        sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+        for name in (only,) if only in COMMANDS else COMMANDS:
+            importlib.import_module(f".commands.{name}", __package__).register(sub)
+    finally:
+        Parser.building = False
     ap.subcommands = dict(sub.choices)
     return ap
 

@@ -132,10 +132,17 @@ def package_root():
 
 
 def package_rule_files() -> list["Traversable"]:
-    """The shipped ``rules/*.dl``, sorted by file name."""
+    """The shipped rule files, sorted by name: ``rules/*.dl``, and in their place the
+    ``*.dl`` of a phase's folder (``rules/p4_residency/``), sorted by name too."""
     root = resource_dir("rules")
-    return sorted((f for f in root.iterdir() if f.name.endswith(".dl") and f.is_file()),
-                  key=lambda f: f.name)
+    files = []
+    for f in sorted(root.iterdir(), key=lambda f: f.name):
+        if f.name.endswith(".dl") and f.is_file():
+            files.append(f)
+        elif f.is_dir() and f.name[:1] == "p":
+            files.extend(sorted((g for g in f.iterdir() if g.name.endswith(".dl") and g.is_file()),
+                                key=lambda g: g.name))
+    return files
 
 
 @functools.lru_cache(maxsize=1)

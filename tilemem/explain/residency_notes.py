@@ -1,5 +1,5 @@
 """The residency verdict of phase 4 on a tile's statement, in words: hoisted out of
-its loop with the evidence that made it legal (rules/p4_evidence.dl), or kept in it
+its loop with the evidence that made it legal (rules/p4_residency/evidence.dl), or kept in it
 with each refusal, most fundamental first; without a backend, that residency needs
 one."""
 from __future__ import annotations
@@ -56,7 +56,7 @@ def residency_notes(ses, vid: str) -> tuple[list[str], list[dict]]:
 
 def hoist_evidence(ses, vid: str) -> list[str]:
     """The evidence that made the hoist of ``vid``'s statement legal, in the words of
-    the rules that found it (rules/p4_evidence.dl), in the order they are written."""
+    the rules that found it (rules/p4_residency/evidence.dl), in the order they are written."""
     x = ses.phase4()
     if x is None or "hoist_evidence" not in x.rules.predicates:
         return []

@@ -21,8 +21,9 @@ Value = Union[int, str]
 
 
 def rule_file_name(file: Optional[str]) -> str:
-    """Package rule files are shown as ``rules/<name>.dl``; user files relative to the
-    working directory when they are below it, else as given."""
+    """Package rule files are shown as ``rules/<name>.dl`` (``rules/<phase>/<name>.dl`` in a
+    phase's folder); user files relative to the working directory when they are below it,
+    else as given."""
     if not file:
         return "<rules>"
     if file.startswith("<"):
@@ -30,8 +31,10 @@ def rule_file_name(file: Optional[str]) -> str:
     if "/" not in file and "\\" not in file or not os.path.isabs(file) and _is_package_rule(file):
         return f"rules/{file}" if _is_package_rule(file) else file
     p = Path(file)
-    if _is_package_rule(p.name) and p.parent == _package_rules_dir():
-        return f"rules/{p.name}"
+    d = _package_rules_dir()
+    if d is not None and d in (p.parent, p.parent.parent) and \
+            _is_package_rule(name := p.relative_to(d).as_posix()):
+        return f"rules/{name}"          # (a phase folder's too: rules/p4_residency/loops.dl)
     try:
         rel = os.path.relpath(file)
     except ValueError:

@@ -81,6 +81,7 @@ _DISTINCT = frozenset((
     "stmt", "assign", "assign_type", "alias", "call", "arg", "arg_other", "stmt_end", "loop",
     "loop_bounds",
     "bridge", "while_init", "while_return", "loop_iter", "loop_init", "loop_return",
+    "carried", "carried_init", "carried_return",
     "loop_yield", "branch", "branch_yield", "list_in_stmt", "body_len",
     "use", "callsite", "callsite_arg", "call_result", "alloc_seq",
 ))
@@ -364,18 +365,26 @@ class Extractor:
             self.f.add("loop", p, s.kind, line=line)
         inits = s.init_values
         y = last_yield(s.body)
-        for i, ia in enumerate(s.iter_args or []):
+        iter_args = s.iter_args or []
+        for i, ia in enumerate(iter_args):
             v = self.declare(fname, ia, "iter_arg", None, line=line)
-            if s.kind == "while_" and i < len(inits) and isinstance(inits[i], ir.Name):
-                self.f.add("while_init", p, i, v, self.vid(fname, inits[i].id), line=line)
+            self.f.add("carried", p, i, v, line=line)
+            init = self.vid(fname, inits[i].id) \
+                if i < len(inits) and isinstance(inits[i], ir.Name) else None
+            if init is not None:
+                self.f.add("carried_init", p, i, init, line=line)
+            if s.kind == "while_" and init is not None:
+                self.f.add("while_init", p, i, v, init, line=line)
             if is_for:
                 self.f.add("loop_iter", p, i, v, line=line)
-                if i < len(inits) and isinstance(inits[i], ir.Name):
-                    self.f.add("loop_init", p, i, self.vid(fname, inits[i].id), line=line)
+                if init is not None:
+                    self.f.add("loop_init", p, i, init, line=line)
         if y is not None:
             for i, t in enumerate(y.targets):
                 ty = y.target_types[i] if i < len(y.target_types) else None
                 v = self.declare(fname, t, "plain", ty, line=y.line)
+                if i < len(iter_args):
+                    self.f.add("carried_return", p, i, v, line=y.line)
                 if s.kind == "while_":
                     self.f.add("while_return", p, i, v, line=y.line)
                 if is_for:

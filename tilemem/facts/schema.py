@@ -22,11 +22,12 @@ _PHASE_FILE = re.compile(r"^p(\d+)_")
 
 def file_phase(name: str) -> int:
     """A rule file's place in the pipeline: ``schema.dl`` and ``program.dl`` 0, ``pN_*.dl``
-    N + 1, others after."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    and the files of a folder ``pN_*/`` N + 1, others after."""
+    parts = name.replace("\\", "/").rsplit("/", 2)
+    base = parts[-1]
     if base in ("schema.dl", "program.dl"):
         return 0
-    m = _PHASE_FILE.match(base)
+    m = _PHASE_FILE.match(base) or (_PHASE_FILE.match(parts[-2]) if len(parts) > 1 else None)
     return int(m.group(1)) + 1 if m else 100
 
 

@@ -19,7 +19,6 @@ from tilemem.ir import names, typerules
 from tilemem.ir.optable import op_table
 from tilemem.ir.rewrite import RewritePattern, rewrite_function
 from tilemem.ir.views import respace, retype
-from tilemem.ir.walk import last_yield
 from tilemem.frontend.wellformed import names_in
 from tilemem.records import Record, record, replace
 
@@ -39,18 +38,24 @@ class Solution3(Record):
                  blayout: dict[tuple[int, str, str], str],
                  slayout: dict[tuple[int, str, str], str], retarget: dict[int, tuple[str, str]],
                  rederive: set[int], replaced: set[str], name_hint: dict[str, str],
-                 fresh: set[int]):
+                 fresh: set[int], type_source: dict[str, dict[str, str]]):
         self.space, self.resolved, self.move_at = space, resolved, move_at
         self.move_use, self.move_slot, self.blayout = move_use, move_slot, blayout
         self.slayout, self.retarget, self.rederive = slayout, retarget, rederive
         self.replaced, self.name_hint = replaced, name_hint
         self.fresh = fresh          # the assignments that bind a fresh Var for a name
+        # function -> name written without a type -> the name whose written type it has
+        self.type_source = type_source
 
     @classmethod
     def from_relations(cls, rel) -> "Solution3":
         move_at = defaultdict(list)
         for p, v, t in rel("move_at"):
             move_at[p].append((v, t))
+        type_source: dict[str, dict[str, str]] = defaultdict(dict)
+        for v, x in rel("type_source"):
+            fn, _, name = v.partition(":")
+            type_source[fn][name] = x.partition(":")[2]
         return cls(
             space={v: s for v, s in rel("space")},
             resolved={f for (f,) in rel("resolved_function")},
@@ -64,6 +69,7 @@ class Solution3(Record):
             replaced={v for (v,) in rel("replaced_var")},
             name_hint={v: h for v, h in rel("name_hint")},
             fresh={p for p, _ in rel("fresh_redefinition")},
+            type_source=dict(type_source),
         )
 
 
@@ -77,13 +83,11 @@ class MoveRecord(Record):
 
 class _Declarations(RewritePattern):
     """What a function declares (a walk that changes nothing): every name it binds
-    (``used_names``), the type each is first written with (``declared``), and for a
-    var written without one, the var whose type it takes (``inits``)."""
+    (``used_names``) and the type each is first written with (``declared``)."""
 
     def __init__(self, fn: ir.Function):
         self.declared: dict[str, ir.Type] = {p.name: p.type for p in fn.params}
         self.used_names: set[str] = {p.name for p in fn.params}
-        self.inits: dict[str, str] = {}
 
     def rewrite(self, s: ir.Stmt, scope) -> ir.Stmt:
         if isinstance(s, ir.Assign):
@@ -99,42 +103,10 @@ class _Declarations(RewritePattern):
         elif isinstance(s, ir.For):
             if s.loop_var:
                 self.used_names.add(s.loop_var)
-            for i, ia in enumerate(s.iter_args or []):
-                self.used_names.add(ia)
-                init = s.init_values[i] if i < len(s.init_values) else None
-                if isinstance(init, ir.Name):
-                    self.inits[ia] = init.id
+            self.used_names.update(s.iter_args or [])
         elif isinstance(s, ir.With) and s.as_name:
             self.used_names.add(s.as_name)
         return s
-
-    def leave(self, s: ir.Stmt, scope) -> None:
-        # (after the bodies: a type written inside a body is met first)
-        if isinstance(s, ir.For):
-            y = last_yield(s.body)
-            if y is None:
-                return
-            iter_args = s.iter_args or []
-            for i, t in enumerate(y.targets[:len(iter_args)]):
-                ia = iter_args[i]
-                ty = y.target_types[i] if i < len(y.target_types) else None
-                if ty is not None:
-                    # the loop-carried type: iter-arg and return var share it
-                    # (the printer never prints an iter-arg's own type)
-                    self.declared.setdefault(ia, ty)
-                elif t not in self.declared:
-                    self.inits.setdefault(t, ia)
-        elif isinstance(s, ir.If):
-            # An unannotated branch return var (``a, b = pl.yield_(x, y)``) has the type
-            # of the value the then-branch yields for it (else the else-branch's): PyPTO's
-            # reader types the phi from the first yield it meets.
-            for arm in (s.then_body, s.else_body or []):
-                y = last_yield(arm)
-                if y is None:
-                    continue
-                for i, t in enumerate(y.targets):
-                    if t not in self.declared and i < len(y.values) and isinstance(y.values[i], ir.Name):
-                        self.inits.setdefault(t, y.values[i].id)
 
 
 class _Scope:
@@ -182,16 +154,12 @@ class _FunctionRewriter(RewritePattern):
         found = _Declarations(fn)
         rewrite_function(fn, found)
         self.declared, self.used_names = found.declared, found.used_names
-        inits = found.inits
-        # iter-args (and unannotated loop return vars) have the type of what seeds them
-        for _ in range(len(inits) + 1):
-            changed = False
-            for ia, src in inits.items():
-                if ia not in self.declared and src in self.declared:
-                    self.declared[ia] = self.declared[src]
-                    changed = True
-            if not changed:
-                break
+        # a var written without a type has the one written for its type source (the
+        # rules' type_source: an iter-arg its loop's carried type, a return var its
+        # iter-arg's or the yielded value's)
+        for name, src in self.sol.type_source.get(fn.name, {}).items():
+            if name not in self.declared and src in found.declared:
+                self.declared[name] = found.declared[src]
 
     def space_of(self, name: str) -> Optional[str]:
         try:

@@ -24,7 +24,7 @@ from tilemem.records import DICT, Fresh, Record, record
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
     "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "fresh_redefinition",
-    "contract_break",
+    "contract_break", "type_source",
 )
 
 

@@ -1,5 +1,5 @@
 """Phase 4's facts: every function of the (phase-3 rewritten) program described for the
-residency rules (``rules/p4_*.dl``).
+residency rules (``rules/p4_residency/*.dl``).
 
 On top of the facts of phases 0-3 (``tilemem.facts.extract``, whose statement numbering
 and var ids they share), a statement's own definitions and uses (``defines``, ``use``,

@@ -3,7 +3,7 @@ program (its final form, its verdicts, and what other functions' verdicts read a
 it), and a solve of a few edited functions that keeps the others' (``tilemem.Workspace``).
 
 The residency rules decide about the statements of one function from that function's
-facts and these facts of others (``rules/p4_*.dl``; all the joins that cross a function
+facts and these facts of others (``rules/p4_residency/``; all the joins that cross a function
 go through them):
 
 * about its callers (the functions that call or submit it): their call sites of it, the

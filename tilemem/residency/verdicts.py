@@ -1,8 +1,8 @@
 """Phase 4 verdicts in words: for every marked Mat load and exact-chain step inside
 a loop, "hoisted out of loop L", or every refusal that holds, most fundamental first.
 
-The verdicts are derived by ``rules/p4_residency.dl``: ``residency_hoisted`` and
-``residency_refusal(pos, var, loop, rank, code, detail)`` (one row per reason, ranked by
+The verdicts are derived by ``rules/p4_residency/residency.dl``: ``residency_hoisted`` and
+``residency_refusal(pos, var, loop, rank, code, name, place)`` (one row per reason, ranked by
 the rules), each reason with its words and what would make the statement legal
 (``residency_refusal_words``: templates, facts beside the rule that derives the reason).
 This module only fills the templates in with source lines and names.
@@ -77,6 +77,12 @@ VERDICT_RELATIONS = ("residency_hoisted", "residency_refusal", "residency_refusa
 
 def _name(vid) -> str:
     return str(vid).split(":", 1)[-1]
+
+
+def _detail(name: str, place: int):
+    """What a refusal is about: the place it names (a statement or a call site), else
+    the name ("" when the rule names neither; rules/p4_residency/residency.dl, ``refusal``)."""
+    return place if place != -1 else name
 
 
 class _Words:
@@ -164,7 +170,7 @@ class _Words:
 
 class _Fields(dict):
     """The values a refusal's words may fill in (see ``refusal_words`` in
-    rules/p4_residency.dl), each computed when the words ask for it."""
+    rules/p4_residency/residency.dl), each computed when the words ask for it."""
 
     def __init__(self, w: _Words, kind: str, detail, src: str, fn: str, loop_line):
         super().__init__()
@@ -243,10 +249,10 @@ def decisions(facts: Facts, rel) -> list[ResidencyDecision]:
                                            "hoisted", f"hoisted out of the loop at line {ll}" if ll
                                            else "hoisted out of its loop")))
     by_pos: dict[int, list] = {}
-    for pos, vid, loop, rank, code, detail in rel("residency_refusal"):
-        by_pos.setdefault(pos, []).append((vid, loop, rank, code, detail))
-    words = {(pos, code, detail): (kind, reason, fix)
-             for pos, code, detail, kind, reason, fix in rel("residency_refusal_words")}
+    for pos, vid, loop, rank, code, name, place in rel("residency_refusal"):
+        by_pos.setdefault(pos, []).append((vid, loop, rank, code, _detail(name, place)))
+    words = {(pos, code, _detail(name, place)): (kind, reason, fix)
+             for pos, code, name, place, kind, reason, fix in rel("residency_refusal_words")}
     sources = {pos: _name(src) for pos, src in rel("residency_source")}
     for pos, rows in by_pos.items():
         fn = facts.stmts[pos][0]

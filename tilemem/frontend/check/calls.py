@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import functools
 import re
-from difflib import get_close_matches
 
 from tilemem import ir
 from tilemem.frontend.check.problems import Problems
 from tilemem.ir import typerules
 
 __all__ = ["CallCheck", "call_table"]
+
+
+def get_close_matches(word, possibilities, n, cutoff):
+    """difflib's, for the hint of an error (imported then: difflib is ~2 M instructions
+    of every start, and a program that passes the checks asks for none)."""
+    from difflib import get_close_matches as close
+    return close(word, possibilities, n=n, cutoff=cutoff)
 
 
 @functools.lru_cache(maxsize=1)

@@ -209,13 +209,13 @@ def _dtype_rules(text: str) -> dict:
 
 # ----------------------------------------------------------------------------- value rules
 
-_BOUND = re.compile(r"(-?)(?:(\d+)|rank(\d+)|dim(\d+)\.(\d+))([+-]\d+)?$")
+_BOUND = r"(-?)(?:(\d+)|rank(\d+)|dim(\d+)\.(\d+))([+-]\d+)?$"     # (compiled when first used)
 
 
 def _bound(term: str, call: ir.Call, type_of) -> Optional[int]:
     """A ``ranges.txt`` bound: an integer, ``rankK`` or ``dimK.I`` (+/-N), possibly negated;
     None when operand K's rank, or its dimension I as a constant, is unknown."""
-    m = _BOUND.match(term.strip())
+    m = re.match(_BOUND, term.strip())
     if m is None:
         raise RuntimeError(f"ranges.txt: cannot read bound {term!r}")   # pragma: no cover
     neg, num, k, dk, di, off = m.groups()

@@ -45,10 +45,15 @@ class SystemResultTypes:
     def _rt_handle(self, call, arg, spec, b):
         return ir.OpaqueType(dotted("pl", arg))
 
-    def _not_handle(self, call, i, kind: str):
-        """The IR type name of argument ``i`` when it is not a ``kind`` handle, else None."""
+    def _expect_handle(self, call, i, kind: str, expects: str) -> None:
+        """Argument ``i`` must be a ``kind`` handle, else the call is rejected as PyPTO
+        rejects it: ``"<expects>, got <its type>"``."""
         t = self._arg_type(call, i)
-        return None if isinstance(t, ir.OpaqueType) and t.expr == dotted("pl", kind) else type_name(t)
+        if isinstance(t, ir.OpaqueType) and t.expr == dotted("pl", kind):
+            return
+        got = type_name(t)
+        if got:
+            raise DslError(f"{expects}, got {got}")
 
     def _rt_async_prefetch(self, call, arg, spec, b):
         # CheckFlatContiguous1DSource: a static, logically 1-D GM tensor
@@ -71,28 +76,20 @@ class SystemResultTypes:
                 raise DslError(f"{name} expects src to be a flat contiguous logical 1D GM region (all dimensions "
                                f"except the last must be 1), but dimension {i} is {d}; reshape the tensor to [N] "
                                "or [1, ..., N] before prefetching")
-        got = self._not_handle(call, 1, "PrefetchAsyncContext")
-        if got:
-            raise DslError(f"{name} expects ctx to be a PrefetchAsyncContext (output of prefetch.make_context), "
-                           f"got {got}")
+        self._expect_handle(call, 1, "PrefetchAsyncContext",
+                            f"{name} expects ctx to be a PrefetchAsyncContext (output of prefetch.make_context)")
         return ir.OpaqueType(dotted("pl", "AsyncEvent"))
 
     def _rt_prefetch_session(self, call, arg, spec, b):
-        got = self._not_handle(call, 0, "PrefetchAsyncContext")
-        if got:
-            raise DslError(f"{spec.irop} expects ctx to be a PrefetchAsyncContext (output of "
-                           f"prefetch.make_context), got {got}")
+        self._expect_handle(call, 0, "PrefetchAsyncContext",
+                            f"{spec.irop} expects ctx to be a PrefetchAsyncContext (output of prefetch.make_context)")
         return ir.OpaqueType(dotted("pl", "AsyncSession"))
 
     def _rt_prefetch_wait(self, call, arg, spec, b):
-        got = self._not_handle(call, 0, "AsyncEvent")
-        if got:
-            raise DslError(f"{spec.irop} expects event to be an AsyncEvent (output of prefetch.async_prefetch), "
-                           f"got {got}")
-        got = self._not_handle(call, 1, "AsyncSession")
-        if got:
-            raise DslError(f"{spec.irop} expects session to be an AsyncSession (output of prefetch.session), "
-                           f"got {got}")
+        self._expect_handle(call, 0, "AsyncEvent",
+                            f"{spec.irop} expects event to be an AsyncEvent (output of prefetch.async_prefetch)")
+        self._expect_handle(call, 1, "AsyncSession",
+                            f"{spec.irop} expects session to be an AsyncSession (output of prefetch.session)")
         return scalar("BOOL")
 
     def _rt_cacheinvalid(self, call, arg, spec, b):

@@ -138,29 +138,29 @@ class TensorResultTypes:
     def _rt_tensor_row_expand(self, call, arg, spec, b):
         """DeduceTensorRowExpandType (tensor_ops/broadcast.cpp): a [.., M, 1] row vector of
         the target's rows; the target's shape, the promoted dtype."""
-        op = spec.irop
-        t, v = self._broadcast_operands(call, spec, "row")
-        if not (type(v.shape[-1]) is ir.IntConst and v.shape[-1].value == 1):
-            raise DslError(f"The operator {op} requires second argument's last dimension to be 1, but got "
-                           f"{typerules.shape_text(v.shape)}")
-        a, c = t.shape[-2], v.shape[-2]
-        if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
-            raise DslError(f"The operator {op} requires matching row dimensions, but got tensor rows={a.value} and "
-                           f"row_vec rows={c.value}")
-        return ir.TensorType(tuple(t.shape), views.promote_dtype(t.dtype, v.dtype))
+        return self._vector_expand(call, spec, "row")
 
     def _rt_tensor_col_expand(self, call, arg, spec, b):
         """DeduceTensorColExpandType (tensor_ops/broadcast.cpp): a [.., 1, N] column vector
         of the target's columns; the target's shape, the promoted dtype."""
+        return self._vector_expand(call, spec, "col")
+
+    def _vector_expand(self, call, spec, kind: str):
+        """The checks row_expand and col_expand share: the vector is 1 across its other axis
+        (``kind`` "row": the last, "col": the second-to-last) and matches the target along
+        its own."""
         op = spec.irop
-        t, v = self._broadcast_operands(call, spec, "col")
-        if not (type(v.shape[-2]) is ir.IntConst and v.shape[-2].value == 1):
-            raise DslError(f"The operator {op} requires second argument's second-to-last dimension (row) to be 1, "
-                           f"but got {typerules.extent_text(v.shape[-2])}")
-        a, c = t.shape[-1], v.shape[-1]
+        t, v = self._broadcast_operands(call, spec, kind)
+        unit, along = (-1, -2) if kind == "row" else (-2, -1)
+        if not (type(v.shape[unit]) is ir.IntConst and v.shape[unit].value == 1):
+            what, got = (("last dimension", typerules.shape_text(v.shape)) if kind == "row" else
+                         ("second-to-last dimension (row)", typerules.extent_text(v.shape[-2])))
+            raise DslError(f"The operator {op} requires second argument's {what} to be 1, but got {got}")
+        a, c = t.shape[along], v.shape[along]
         if type(a) is ir.IntConst and type(c) is ir.IntConst and a.value != c.value:
-            raise DslError(f"The operator {op} requires matching column dimensions, but got tensor cols={a.value} "
-                           f"and col_vec cols={c.value}")
+            dim, n = ("row", "rows") if kind == "row" else ("column", "cols")
+            raise DslError(f"The operator {op} requires matching {dim} dimensions, but got tensor {n}={a.value} "
+                           f"and {kind}_vec {n}={c.value}")
         return ir.TensorType(tuple(t.shape), views.promote_dtype(t.dtype, v.dtype))
 
     def _rt_tensor_concat(self, call, arg, spec, b):

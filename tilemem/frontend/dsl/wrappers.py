@@ -104,9 +104,11 @@ def _kind(ann) -> tuple[str, tuple]:
     raise ValueError(ast.unparse(ann))
 
 
-_LINE = re.compile(r"^([\w.]+)\.(\w+)\((.*)\)\s*=>\s*(.*?)\s*(?::\s*(\w+(?:\([^)]*\))?))?$")
-_ALIAS = re.compile(r"^([\w.]+)\.(\w+)\s*=\s*([\w.]+)\.(\w+)$")
-_STORE = re.compile(r"^([\w.]+)\((.*?)\)\s*(?:\{(.*)\})?$")
+# (patterns, compiled by re when ops.txt is read: a start that finds the table in the cache
+# reads none)
+_LINE = (r"^([\w.]+)\.(\w+)\((.*)\)\s*=>\s*(.*?)\s*(?::\s*(\w+(?:\([^)]*\))?))?$")
+_ALIAS = r"^([\w.]+)\.(\w+)\s*=\s*([\w.]+)\.(\w+)$"
+_STORE = r"^([\w.]+)\((.*?)\)\s*(?:\{(.*)\})?$"
 
 
 class WrapperTable:
@@ -126,12 +128,12 @@ class WrapperTable:
                 raise RuntimeError(f"ops.txt:{lineno}: {e}") from None
 
     def _add(self, line: str) -> None:
-        m = _ALIAS.match(line)
+        m = re.match(_ALIAS, line)
         if m:
             target = self.specs[(m.group(3), m.group(4))]
             self.specs[(m.group(1), m.group(2))] = target
             return
-        m = _LINE.match(line)
+        m = re.match(_LINE, line)
         if not m:
             raise ValueError(f"cannot read {line!r}")
         ns, name, sig, store, result = m.groups()
@@ -161,7 +163,7 @@ class WrapperTable:
             spec.rule_args = [rm.group(1), rm.group(2)]
             kw_text = rm.group(3)
         else:
-            sm = _STORE.match(store)
+            sm = re.match(_STORE, store)
             if not sm:
                 raise ValueError(f"cannot read the stored form {store!r}")
             spec.irop = sm.group(1)

@@ -158,6 +158,30 @@ def _bare_index_consts(e):
     return e
 
 
+def matching_extents(op: str, dims: str, a, b, left: str, right: str) -> None:
+    """PyPTO's check that two extents of an op's operands agree, on what is constant: "The
+    operator {op} requires matching {dims}, but got {left}={a} and {right}={b}"."""
+    ca, cb = const_value(a), const_value(b)
+    if ca is not None and cb is not None and ca != cb:
+        raise DeductionError(f"The operator {op} requires matching {dims}, but got {left}={ca} and {right}={cb}")
+
+
+def _starts_inside(op: str, i: int, offset, noun: str, holder: str) -> None:
+    """Dimension ``i`` of a window or write (``noun``) starts inside its source or target
+    (``holder``): its offset is not provably negative."""
+    if _provably_less(offset, _c(0)):
+        raise DeductionError(f"{op} offset {i} is provably negative ({extent_text(offset)}); a {noun} must "
+                             f"start inside its {holder}")
+
+
+def _ends_inside(op: str, i: int, offset, reach, extent, verb: str, holder: str, tail: str) -> None:
+    """Dimension ``i`` of what ``op`` reads or writes (``verb``) ends inside its source or
+    target (``holder``, of ``extent``): offset + reach is not provably past it."""
+    if _integer_dim(offset) and _integer_dim(reach) and _provably_less(extent, s_add(offset, reach)):
+        raise DeductionError(f"{op} {verb} past the end of dimension {i}: offset {extent_text(offset)} + extent "
+                             f"{extent_text(reach)} exceeds the {holder} extent {extent_text(extent)}{tail}")
+
+
 def check_window_bounds(op: str, phys: Sequence, offsets: Sequence, window: Sequence,
                         request: Optional[Sequence], clamped: bool, clamp: bool = False,
                         remedy: str = "") -> None:
@@ -169,17 +193,14 @@ def check_window_bounds(op: str, phys: Sequence, offsets: Sequence, window: Sequ
         return
     for i, w in enumerate(window):
         o, src = offsets[i], phys[i]
-        if _provably_less(o, _c(0)):
-            raise DeductionError(f"{op} offset {i} is provably negative ({extent_text(o)}); a window must "
-                                 f"start inside its source")
+        _starts_inside(op, i, o, "window", "source")
         r = request[i] if request is not None and i < len(request) else None
         if r is not None and _provably_less(w, r):
             raise DeductionError(f"{op} valid_shape {i} is {extent_text(r)}, which exceeds the window extent "
                                  f"{extent_text(w)}; a valid region cannot be larger than the shape that holds it")
         reach = r if clamped and r is not None else w
-        if not clamp and _integer_dim(o) and _integer_dim(reach) and _provably_less(src, s_add(o, reach)):
-            raise DeductionError(f"{op} reads past the end of dimension {i}: offset {extent_text(o)} + extent "
-                                 f"{extent_text(reach)} exceeds the source extent {extent_text(src)}." + (f" {remedy}" if remedy else ""))
+        if not clamp:
+            _ends_inside(op, i, o, reach, src, "reads", "source", "." + (f" {remedy}" if remedy else ""))
 
 
 def check_write_bounds(op: str, phys: Sequence, offsets: Sequence, reach: Sequence, remedy: str = "") -> None:
@@ -190,12 +211,8 @@ def check_write_bounds(op: str, phys: Sequence, offsets: Sequence, reach: Sequen
         return
     for i, r in enumerate(reach):
         o, tgt = offsets[i], phys[i]
-        if _provably_less(o, _c(0)):
-            raise DeductionError(f"{op} offset {i} is provably negative ({extent_text(o)}); a write must start "
-                                 f"inside its target")
-        if _integer_dim(o) and _integer_dim(r) and _provably_less(tgt, s_add(o, r)):
-            raise DeductionError(f"{op} writes past the end of dimension {i}: offset {extent_text(o)} + extent "
-                                 f"{extent_text(r)} exceeds the target extent {extent_text(tgt)}" + (f". {remedy}" if remedy else ""))
+        _starts_inside(op, i, o, "write", "target")
+        _ends_inside(op, i, o, r, tgt, "writes", "target", f". {remedy}" if remedy else "")
 
 
 def _shape_text(dims: Sequence) -> str:

@@ -66,7 +66,10 @@ def derive_result_type(op: str, args: Sequence, kwargs: Optional[Mapping[str, ir
 
 
 def _stamp(op, args, kwargs) -> Optional[str]:
-    """The space the registry stamps on the call's result: the op table's output rule."""
+    """The space the registry stamps on the call's result: the op table's output rule, in
+    the order the phase-1 rules define (rules/p1_resolve.dl, ``space_written``: a fixed
+    space, else the space kwarg, else the op's default, else the first argument's space);
+    tests/test_output_rule.py holds this to the rules for every op of the table."""
     rule = output_rule(op)
     if rule[0] == "fixed":
         return rule[1]

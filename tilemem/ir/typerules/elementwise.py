@@ -9,7 +9,7 @@ from tilemem.ir.symbolic import (
 from tilemem.ir.typerules.common import (
     _BINARY, _COL_EXPAND, _COL_RED, _ROW_EXPAND, _ROW_RED, _Res, _TILE_SCALAR, _UNARY, _dt_text,
     _lay, _like, _like_arg, _need_kwarg, _need_scalar_dtype, _need_tile, _rule, _shape_text,
-    bcast,
+    bcast, matching_extents,
 )
 from tilemem.ir.views import (
     DeductionError, const_value, effective_view, fresh_view, norm_dtype, promote_dtype,
@@ -153,10 +153,7 @@ def _r_expand(op, args, kwargs):
         if const_value(other.shape[-1]) != 1:
             raise DeductionError(f"The operator {op} requires second argument's last dimension to be 1, but got "
                                  f"{_shape_text(other.shape)}")
-        tr, rr = const_value(t.shape[-2]), const_value(other.shape[-2])
-        if tr is not None and rr is not None and tr != rr:
-            raise DeductionError(f"The operator {op} requires matching row dimensions, but got tile rows={tr} "
-                                 f"and row_vec rows={rr}")
+        matching_extents(op, "row dimensions", t.shape[-2], other.shape[-2], "tile rows", "row_vec rows")
     return _Res(tuple(t.shape), promote_dtype(t.dtype, other.dtype), _lay(t))
 
 

@@ -7,7 +7,7 @@ from tilemem import ir
 from tilemem.ir.symbolic import int_const as _c, prove_eq
 from tilemem.ir.typerules.common import (
     _Res, _dt_text, _need_tile, _provably_less, _rule, _shape_text, acc_compact, bcast,
-    extent_text,
+    extent_text, matching_extents,
 )
 from tilemem.ir.views import (
     DeductionError, EffectiveView, const_value, effective_view, fresh_view, is_float,
@@ -33,10 +33,8 @@ def _product(lhs: ir.TileType, rhs: ir.TileType, op: Optional[str] = None):
     shape = (lhs.shape[0], rhs.shape[1])
     valid = (valid_shape_of(lhs)[0], valid_shape_of(rhs)[1])
     if op is not None:
-        kl, kr = const_value(lhs.shape[1]), const_value(rhs.shape[0])
-        if kl is not None and kr is not None and kl != kr:
-            raise DeductionError(f"The operator {op} requires matching physical inner dimensions (physical K), "
-                                 f"but got lhs K={kl} and rhs K={kr}")
+        matching_extents(op, "physical inner dimensions (physical K)", lhs.shape[1], rhs.shape[0],
+                         "lhs K", "rhs K")
         vl, vr = const_value(valid_shape_of(lhs)[1]), const_value(valid_shape_of(rhs)[0])
         if vl is not None and vr is not None and vl > vr:
             raise DeductionError(f"The operator {op} requires rhs valid K to cover lhs valid K, but got "
@@ -100,10 +98,8 @@ def _r_matmul_acc(op, args, kwargs):
     if lhs is not None and rhs is not None and len(acc.shape) == 2:
         shape, valid = _product(lhs, rhs, op)          # DeduceTileMatMulAccType (tile_ops/matmul.cpp)
         for i, what in ((0, "M"), (1, "N")):
-            a, p = const_value(acc.shape[i]), const_value(shape[i])
-            if a is not None and p is not None and a != p:
-                raise DeductionError(f"The operator {op} requires matching physical {what} dimensions, but got "
-                                     f"acc {what}={a} and product {what}={p}")
+            matching_extents(op, f"physical {what} dimensions", acc.shape[i], shape[i], f"acc {what}",
+                             f"product {what}")
         _covers(op, "M", valid_shape_of(acc)[0], valid[0], "acc", "lhs")
         _covers(op, "N", valid_shape_of(acc)[1], valid[1], "acc", "rhs")
         want = _acc_dtype(lhs.dtype, rhs.dtype)
@@ -160,14 +156,8 @@ def _batch_operands(op, lhs, rhs, acc=None) -> None:
                                  f"{len(t.shape)} dimensions")
     pairs = [("M", acc.shape[-2], "lhs", lhs.shape[-2]), ("N", acc.shape[-1], "rhs", rhs.shape[-1])] if acc else []
     for what, a, other, b in pairs:
-        ca, cb = const_value(a), const_value(b)
-        if ca is not None and cb is not None and ca != cb:
-            raise DeductionError(f"The operator {op} requires matching {what} dimensions, but got acc {what}={ca} "
-                                 f"and {other} {what}={cb}")
-    kl, kr = const_value(lhs.shape[-1]), const_value(rhs.shape[-2])
-    if kl is not None and kr is not None and kl != kr:
-        raise DeductionError(f"The operator {op} requires matching inner dimensions, but got lhs K={kl} and "
-                             f"rhs K={kr}")
+        matching_extents(op, f"{what} dimensions", a, b, f"acc {what}", f"{other} {what}")
+    matching_extents(op, "inner dimensions", lhs.shape[-1], rhs.shape[-2], "lhs K", "rhs K")
 
 
 def _batch_bcast(op, lhs, rhs) -> tuple:
