@@ -344,13 +344,33 @@ def test_rules_file_declares_an_op(tmp_path):
     assert any("pl.tile.my_relu(t)" in line for line in print_program(prog).splitlines())
 
 
-def test_declared_op_without_annotation_is_an_error(tmp_path):
+def test_declared_op_without_annotation_takes_its_first_tile_arguments_shape(tmp_path):
+    """Issue #27: an op of a --rules file is a known op; unannotated, its result is a tile
+    of its first tile argument's shape and dtype, in the space its op_output_* row says."""
     rules = tmp_path / "my_ops.dl"
-    rules.write_text('op("tile.my_relu", "TileOp").\nop_builtin("tile.my_relu").\n')
-    src = textwrap.dedent(kernel("t = pl.load(a, [0, 0], [16, 64])", "u = pl.tile.my_relu(t)"))
-    with pytest.raises(TilememError, match="cannot deduce the result type of pl.tile.my_relu") as e:
+    rules.write_text('op("tile.my_relu", "TileOp").\nop_output_fixed("tile.my_relu", "Vec").\n')
+    src = textwrap.dedent(kernel("t = pl.load(a, [0, 0], [16, 64])", "n = 2",
+                                 "u = pl.tile.my_relu(n, t)",
+                                 "r: pl.Tile[[16, 1], pl.FP32] = pl.tile.my_relu(u)",
+                                 "o = pl.store(u, [0, 0], o)"))
+    from tilemem import ir
+    u = next(s for s in tilemem.parse(src, rules=[str(rules)]).functions[0].body
+             if type(s) is ir.Assign and s.targets == ["u"])
+    assert isinstance(u.type, ir.TileType)
+    assert [d.value for d in u.type.shape] == [16, 64] and u.type.dtype == "FP32"
+    out = tilemem.solve(src, rules=[str(rules)]).text
+    assert "u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.my_relu(n, t)" in out
+    # an annotation says more: taken as written, not checked against the first argument
+    assert "r: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.my_relu(u)" in out
+
+
+def test_declared_op_without_annotation_or_tile_argument_is_an_error(tmp_path):
+    rules = tmp_path / "my_ops.dl"
+    rules.write_text('op("tile.my_fill", "TileOp").\nop_builtin("tile.my_fill").\n')
+    src = textwrap.dedent(kernel("u = pl.tile.my_fill(2)"))
+    with pytest.raises(TilememError, match="cannot deduce the result type of pl.tile.my_fill") as e:
         tilemem.parse(src, rules=[str(rules)])
-    assert e.value.line == 8
+    assert e.value.line == 7
 
 
 def test_pypto_op_the_reading_does_not_know_is_an_error_not_an_unknown_type():

@@ -6,7 +6,7 @@ from tilemem import ir
 from tilemem.frontend.dsl.comprehension import is_listcomp, unroll_deps
 from tilemem.frontend.dsl.context import _pl_call, _pld_call
 from tilemem.frontend.dsl.statement_forms import _call_attrs, _ir_class, _shape_text, _strip_no_dep
-from tilemem.frontend.dsl.types import merge_annotation, print_type_text, types_equal
+from tilemem.frontend.dsl.types import merge_annotation, print_type_text, tile_type, types_equal
 from tilemem.frontend.dsl.values import (
     DslError, INT_DTYPES, Val, Var, const_int, dotted, is_unknown, scalar,
 )
@@ -119,9 +119,12 @@ class AssignmentReading:
         vtype = override if override is not None else val.type
         if (is_unknown(vtype) and type(val.expr) is ir.Call and val.expr.func.startswith("pl.")
                 and val.expr.func[3:] in self.ctx.declared_ops):
-            raise DslError(f"cannot deduce the result type of {val.expr.func} (an op declared by a "
-                           f"--rules file): annotate the assignment, e.g. "
-                           f"`{name}: pl.Tile[[16, 16], pl.FP32] = ...`", node)
+            vtype = self._declared_result(val.expr)
+            if vtype is None:
+                raise DslError(f"cannot deduce the result type of {val.expr.func} (an op declared by a "
+                               f"--rules file, without a tile argument): annotate the assignment, e.g. "
+                               f"`{name}: pl.Tile[[16, 16], pl.FP32] = ...`", node)
+            val = Val(val.expr, vtype)
         if self.func_type == "Orchestration" and type(val.expr) is ir.Name \
                 and val.expr.id in self.param_dim_symbols \
                 and (existing is None or existing.key in self.param_dim_symbols) \
@@ -150,6 +153,17 @@ class AssignmentReading:
 
     def _hinted(self, t):
         return t
+
+    def _declared_result(self, call: ir.Call):
+        """The result type of an unannotated call of an op a ``--rules`` file declares
+        (issue #27): a tile of its first tile argument's shape and dtype; its memory space
+        is the rules' (the file's ``op_output_*`` row), as for any tile the solve places.
+        None when no argument is a tile.  An annotation says more and is taken as written."""
+        for a in call.args:
+            t = self.type_of_expr(a)
+            if isinstance(t, ir.TileType):
+                return tile_type(t.shape, t.dtype, None, None)
+        return None
 
     def _tuple_assign(self, s: ir.Assign):
         value = s.value
