@@ -155,6 +155,21 @@ def test_a_bound_yield_of_nothing_prints_bare_and_its_return_var_stays_defined()
     assert body(src.replace("out = pl.yield_()", "out = pl.yield_(t)"))[3].startswith("    out: ")
 
 
+def test_a_read_of_a_name_only_a_branch_yield_of_nothing_binds_names_it_as_written():
+    """``p = pl.yield_()`` in both branches binds no return var; reading ``p`` after the
+    ``if`` is an undefined name, reported as the user wrote it (never the reader's
+    internal ``p#3`` key)."""
+    src = kernel("c = pl.load(a, [0, 0], [16, 64])",
+                 "if 1 > 0:",
+                 "    p = pl.yield_()",
+                 "else:",
+                 "    p = pl.yield_()",
+                 "o = pl.store(p, [0, 0], o)")
+    with pytest.raises(TilememError) as e:
+        tilemem.solve(src)
+    assert e.value.message.endswith("reads undefined name 'p'"), e.value.message
+
+
 def test_scalar_promotion_and_folding():
     got = body(kernel("n: pl.Scalar[pl.INT32] = 4",
                       "m = n + 1",

@@ -50,6 +50,9 @@ def binds(s: ir.Stmt) -> list[str]:
 def unbound_message(function: str, name: str, defined: set) -> str:
     """The words for a read of ``name`` before anything binds it (``defined``: the names
     the function binds somewhere)."""
+    # the DSL reading keys a var as ``hint#serial`` until it is named for printing; a
+    # read of one never named (bound only by a yield of no values) shows its hint
+    name = name.split("#", 1)[0]
     if name in defined:
         return f"InCore function '{function}' reads '{name}' before it is defined"
     return f"InCore function '{function}' reads undefined name '{name}'"
