@@ -286,22 +286,16 @@ class SystemResultTypes:
         tiles of the element type, identical when two; an optional region (comm_op_utils.h)
         the stages fit in."""
         op = spec.irop
-        region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
-        if any(r is not None for r in region) and any(r is None for r in region):
-            raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+        has_region = _region_given(op, b)
         dst, peer, src = (self._arg_type(call, i) for i in range(3))
         dist, plain = ("dst", "src") if arg == "put" else ("src", "dst")
         sides = {"dst": dst, "src": src}
         if not is_dist(sides[dist]):
             raise DslError(f"{op} {dist} must be a DistributedTensor (window-bound), got {type_name(sides[dist])}")
-        if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
-            raise DslError(f"{op} peer must be a scalar (rank index), got {type_name(peer)}")
+        _peer_is_a_rank(op, call, peer)
         if not isinstance(sides[plain], ir.TensorType):
             raise DslError(f"{op} {plain} must be a Tensor or DistributedTensor, got {type_name(sides[plain])}")
-        if dst.dtype != src.dtype:
-            raise DslError(f"{op} dst and src must have the same element type, got dst {type_name(dst)} vs src "
-                           f"{type_name(src)}")
-        has_region = region[0] is not None
+        _same_dtype(op, dst, src)
         self._transfer_shapes(op, dst.shape, src.shape, not has_region)
         stages = []
         for i, what in ((3, "stage"), (4, "stage2")):
@@ -355,15 +349,9 @@ class SystemResultTypes:
                 raise DslError(f"{op} expects a Tensor or DistributedTensor dst; got {printed_type(dst)}")
             if not is_dist(src):
                 raise DslError(f"{op} expects a DistributedTensor src (window-bound); got {printed_type(src)}")
-        region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
-        if any(r is not None for r in region) and any(r is None for r in region):
-            raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
-        if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
-            raise DslError(f"{op} peer must be a scalar (rank index), got {type_name(peer)}")
-        if dst.dtype != src.dtype:
-            raise DslError(f"{op} dst and src must have the same element type, got dst {type_name(dst)} vs src "
-                           f"{type_name(src)}")
-        has_region = region[0] is not None
+        has_region = _region_given(op, b)
+        _peer_is_a_rank(op, call, peer)
+        _same_dtype(op, dst, src)
         self._transfer_shapes(op, dst.shape, src.shape, not has_region)
         if arg == "put":                # comm_op_utils.h ValidateAtomicAddDtype
             atomic = call.kwarg("atomic")
@@ -525,3 +513,25 @@ class SystemResultTypes:
             return UNKNOWN
         dims = self._list_arg(shape, "shape").items
         return tile_type(dims, self._dtype_arg(dt), arg, None)
+
+
+def _region_given(op: str, b) -> bool:
+    """A put/get's region (comm_op_utils.h): dst_offsets, src_offsets and shape come
+    together or not at all; True when given."""
+    region = [b.get(n) for n in ("dst_offsets", "src_offsets", "shape")]
+    if any(r is not None for r in region) and any(r is None for r in region):
+        raise DslError(f"{op} dst_offsets, src_offsets, and shape must be provided together")
+    return region[0] is not None
+
+
+def _peer_is_a_rank(op: str, call, peer) -> None:
+    """A put/get's peer is a scalar rank index (or a constant)."""
+    if not isinstance(peer, ir.ScalarType) and const_value(call.args[1]) is None:
+        raise DslError(f"{op} peer must be a scalar (rank index), got {type_name(peer)}")
+
+
+def _same_dtype(op: str, dst, src) -> None:
+    """A put/get moves one element type."""
+    if dst.dtype != src.dtype:
+        raise DslError(f"{op} dst and src must have the same element type, got dst {type_name(dst)} vs src "
+                       f"{type_name(src)}")
