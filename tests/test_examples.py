@@ -47,3 +47,25 @@ def test_dsl_module_example_is_pypto_answer(capsys):
 def test_examples_exist():
     assert len(EXAMPLES) >= 2
     assert MODULES, "a hand-written DSL module example"
+
+
+def test_readme_custom_op_rules_take_effect_without_warnings(tmp_path):
+    """The README's "add your own op" rules file is read whole: every relation it writes
+    is one the solve reads (no "has no effect" warning), and the op gets its fixed space."""
+    import re
+    import subprocess
+    import sys
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```\n(// my_ops\.dl:.*?)```", readme, re.S)
+    assert block, "the README shows a my_ops.dl"
+    rules = tmp_path / "my_ops.dl"
+    rules.write_text(block.group(1))
+    src = (REPO / "examples" / "matmul_bias_relu.pto").read_text()
+    prog = tmp_path / "k.pto"
+    prog.write_text(src.replace("pl.tile.add(c_tile, bias_tile)", "pl.tile.my_add(c_tile, bias_tile)"))
+    assert "pl.tile.my_add(" in prog.read_text()
+    r = subprocess.run([sys.executable, "-m", "tilemem", "solve", str(prog), "--rules", str(rules)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "warning" not in r.stderr, r.stderr
+    assert re.search(r"pl\.Mem\.Vec\] = pl\.tile\.my_add\(", r.stdout), r.stdout

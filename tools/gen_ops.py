@@ -29,7 +29,6 @@ HEADER = """\
 // To add an op of your own, put the same facts in a file and pass it with
 // `tilemem solve --rules my_ops.dl`, e.g. for an elementwise op on two Vec tiles:
 //   op("tile.my_add", "TileOp").
-//   op_builtin("tile.my_add").
 //   op_input("tile.my_add", 0, 0, "Vec").
 //   op_input("tile.my_add", 1, 0, "Vec").
 //   op_output_fixed("tile.my_add", "Vec").
