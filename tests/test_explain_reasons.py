@@ -103,36 +103,42 @@ def not_problem(ans) -> str | None:
 
 def ask_every_tile(case: Path, ask_not: bool = False) -> tuple[int, list[str]]:
     """(answers, problems) of ``why`` asked of every tile var of the case's InCore
-    functions (and, with ``ask_not``, of why it is not in each other space)."""
+    functions, solved with the case's own backend (see :func:`ask_every_tile_of`)."""
     meta = case / "meta.json"
     backend = json.loads(meta.read_text()).get("backend") if meta.exists() else None
     sol = tilemem.solve(case / "before.pto", backend=backend)
-    problems, n = [], 0
     try:
-        ses = sol.session()
-        for vid in sorted(ses.facts.vars):
-            if ses.var_kind(vid) != "tile":
-                continue
-            n += 1
-            try:
-                wrong = answer_problem(answer_var(ses, vid))
-            except Exception as e:               # noqa: BLE001 - every failure is reported
-                wrong = f"{type(e).__name__}: {e}"
-            if wrong:
-                problems.append(f"{vid}: {wrong}")
-            if not ask_not:
-                continue
-            rows = list(ses.phase3().rel.match("space", (vid, None)))
-            have = rows[0][1] if rows else None
-            for space in sorted(SPACES - {have, "DDR"}):
-                try:
-                    wrong = not_problem(answer_not(ses, vid, space))
-                except Exception as e:           # noqa: BLE001
-                    wrong = f"{type(e).__name__}: {e}"
-                if wrong:
-                    problems.append(f"{vid} --not {space}: {wrong}")
+        return ask_every_tile_of(sol, ask_not)
     finally:
         sol.close()
+
+
+def ask_every_tile_of(sol, ask_not: bool = False) -> tuple[int, list[str]]:
+    """(``why`` answers, problems) of ``why`` asked of every tile var of a solution's
+    InCore functions (and, with ``ask_not``, of why it is not in each other space)."""
+    problems, n = [], 0
+    ses = sol.session()
+    for vid in sorted(ses.facts.vars):
+        if ses.var_kind(vid) != "tile":
+            continue
+        n += 1
+        try:
+            wrong = answer_problem(answer_var(ses, vid))
+        except Exception as e:               # noqa: BLE001 - every failure is reported
+            wrong = f"{type(e).__name__}: {e}"
+        if wrong:
+            problems.append(f"{vid}: {wrong}")
+        if not ask_not:
+            continue
+        rows = list(ses.phase3().rel.match("space", (vid, None)))
+        have = rows[0][1] if rows else None
+        for space in sorted(SPACES - {have, "DDR"}):
+            try:
+                wrong = not_problem(answer_not(ses, vid, space))
+            except Exception as e:           # noqa: BLE001
+                wrong = f"{type(e).__name__}: {e}"
+            if wrong:
+                problems.append(f"{vid} --not {space}: {wrong}")
     return n, problems
 
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import tilemem  # noqa: E402
-from test_explain_reasons import answer_problem, not_problem, SPACES  # noqa: E402
+from test_explain_reasons import ask_every_tile_of  # noqa: E402
 
 
 def backends_of(case: Path, which: list[str]) -> list:
@@ -45,7 +45,8 @@ def backends_of(case: Path, which: list[str]) -> list:
 
 
 def sweep_case(case: Path, backends: list, ask_not: bool) -> tuple[int, list[str]]:
-    from tilemem.explain.answer import answer_var, answer_not
+    """(answers, problems) of the test's check of every tile var, once per backend
+    (``--not`` without a backend and with the first one only)."""
     text = (case / "before.pto").read_text()
     n, problems = 0, []
     for backend in backends:
@@ -55,30 +56,11 @@ def sweep_case(case: Path, backends: list, ask_not: bool) -> tuple[int, list[str
             problems.append(f"[{backend}] solve: {e}")
             continue
         try:
-            ses = sol.session()
-            tiles = [v for v in sorted(ses.facts.vars) if ses.var_kind(v) == "tile"]
-            for vid in tiles:
-                n += 1
-                try:
-                    p = answer_problem(answer_var(ses, vid))
-                except Exception as e:              # noqa: BLE001 - every failure is reported
-                    p = f"{type(e).__name__}: {e}"
-                if p:
-                    problems.append(f"[{backend}] why {vid}: {p}")
-                if not ask_not or backend is not None and backend != backends[0]:
-                    continue
-                rows = list(ses.phase3().rel.match("space", (vid, None)))
-                have = rows[0][1] if rows else None
-                for space in sorted(SPACES - {have, "DDR"}):
-                    n += 1
-                    try:
-                        p = not_problem(answer_not(ses, vid, space))
-                    except Exception as e:          # noqa: BLE001
-                        p = f"{type(e).__name__}: {e}"
-                    if p:
-                        problems.append(f"[{backend}] why {vid} --not {space}: {p}")
+            k, found = ask_every_tile_of(sol, ask_not and (backend is None or backend == backends[0]))
         finally:
             sol.close()
+        n += k
+        problems += [f"[{backend}] why {p}" for p in found]
     return n, problems
 
 
