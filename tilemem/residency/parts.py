@@ -27,7 +27,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.facts.extract import StatementIndex
 from tilemem.infer.solver import evaluate, inputs_read
-from tilemem.records import replace
+from tilemem.records import Record, record, replace
 from tilemem.residency.facts import extract_program
 from tilemem.residency.hoists import apply_hoists, strip_program_bridge_marks
 from tilemem.residency.solve import RESIDENCY_RESULTS
@@ -40,25 +40,16 @@ __all__ = ["Exports", "Part", "solve_parts"]
 _EXPORTED = ("return_param", "root", "created")
 
 
-class Exports:
+@record(frozen=True)
+class Exports(Record):
     """What the residency rules read about function F when they decide about another
     function's statements (see the module docstring): rows of F's facts and derived
     relations, its call sites numbered from 0 in F's order."""
-    __slots__ = ("kind", "incore", "params", "declared", "returns", "return_params",
-                 "sites", "submits", "roots", "created")
-
-    def __init__(self, **kw):
-        for k in self.__slots__:
-            setattr(self, k, kw[k])
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, k) for k in self.__slots__)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Exports) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
+    def __init__(self, kind, incore, params, declared, returns, return_params, sites, submits,
+                 roots, created):
+        self.kind, self.incore, self.params, self.declared = kind, incore, params, declared
+        self.returns, self.return_params, self.sites = returns, return_params, sites
+        self.submits, self.roots, self.created = submits, roots, created
 
     def callees(self) -> set[str]:
         """The functions F calls or submits."""
