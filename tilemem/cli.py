@@ -163,12 +163,22 @@ def _stdout_failed(e: OSError, args, argv) -> int:
     """Standard output cannot be written (closed, a pipe nobody reads, a full device):
     one line on stderr and status 2 -- never success for output that did not arrive.
     What is still buffered goes to /dev/null, or the exit would retry it (and fail again)."""
-    try:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
+    _to_devnull(sys.stdout)
     reason = "it is closed" if isinstance(e, StdoutClosed) else (e.strerror or str(e))
     return _fail(f"tilemem: error: cannot write to standard output: {reason}", args, argv)
+
+
+def _to_devnull(stream) -> None:
+    """Point a failed output stream's descriptor at /dev/null, so that what is still
+    buffered goes nowhere instead of failing again when Python flushes it at exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _fail(message: str, args, argv, status: int = EXIT_INPUT, err=None) -> int:
@@ -275,10 +285,7 @@ class _GuardedStderr:
 
     def _lost(self) -> None:
         self._gone = True
-        try:                    # what is still buffered: to /dev/null, not retried at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        _to_devnull(self._stream)   # what is still buffered: not retried at exit
 
     def __getattr__(self, name):        # isatty, fileno, encoding, ...: the stream's
         return getattr(self._stream, name)
