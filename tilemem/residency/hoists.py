@@ -50,24 +50,49 @@ def apply_hoists(program: ir.Program, stmts: StatementIndex, hoists: list[tuple[
 
 def _strip_bridge(e: ir.Expr) -> ir.Expr:
     """Remove the residency bridge mark from every call attrs dict inside e (``e`` itself
-    when it has none)."""
-    if isinstance(e, ir.Call):
-        kwargs = []
-        for k, v in e.kwargs:
-            if k == "attrs" and isinstance(v, ir.DictExpr):
-                items = tuple((a, b) for a, b in v.items
+    when it has none).  (A call without a mark, the commonest, is looked at without
+    building anything: the walk reads every call of every statement of the program.)"""
+    if e.__class__ is not _Call:
+        return e
+    args = e.args
+    new_args = None
+    for i, a in enumerate(args):
+        if a.__class__ is _Call:
+            n = _strip_bridge(a)
+            if n is not a:
+                if new_args is None:
+                    new_args = list(args)
+                new_args[i] = n
+    kwargs = e.kwargs
+    new_kwargs = None
+    for j, (k, v) in enumerate(kwargs):
+        n = v
+        dropped = False
+        if k == "attrs" and isinstance(v, ir.DictExpr):
+            items = v.items
+            if any(isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR for a, _ in items):
+                items = tuple((a, b) for a, b in items
                               if not (isinstance(a, ir.StrConst) and a.value == BRIDGE_ATTR))
                 if not items:
-                    continue
-                if len(items) != len(v.items):
-                    v = replace(v, items=items)
-            kwargs.append((k, _strip_bridge(v)))
-        args = tuple(_strip_bridge(a) for a in e.args)
-        if len(kwargs) == len(e.kwargs) and all(a is b for a, b in zip(args, e.args)) \
-                and all(a[1] is b[1] for a, b in zip(kwargs, e.kwargs)):
-            return e
-        return replace(e, args=args, kwargs=tuple(kwargs))
-    return e
+                    dropped = True
+                elif len(items) != len(v.items):
+                    n = replace(v, items=items)
+        elif v.__class__ is _Call:
+            n = _strip_bridge(v)
+        if dropped or n is not v:
+            if new_kwargs is None:
+                new_kwargs = list(kwargs[:j])
+            if not dropped:
+                new_kwargs.append((k, n))
+        elif new_kwargs is not None:
+            new_kwargs.append((k, v))
+    if new_args is None and new_kwargs is None:
+        return e
+    return replace(e, args=tuple(args if new_args is None else new_args),
+                   kwargs=tuple(kwargs if new_kwargs is None else new_kwargs))
+
+
+_Call = ir.Call
 
 
 class _StripBridge(RewritePattern):

@@ -93,17 +93,28 @@ class _Words:
         self.totals = {(f, s): t for f, s, t in rel("total_footprint")}
         self.caps = {s: c for _, s, c in rel("backend_capacity")}
         self.writable = {d for d, in rel("writable")}
+        self._texts: dict[int, str] = {}     # pos -> stmt_text (a statement is named by
+        # several refusals: print it, a whole loop for a loop header, once)
         self.def_line: dict[str, int] = {}
+        def_line, get = self.def_line, stmts.get
         for pos, vid in facts.rows.get("defines", []):
-            line = self.line(pos)
-            if line is not None:
-                self.def_line.setdefault(vid, line)
+            if vid not in def_line:
+                entry = get(pos)
+                line = getattr(entry[1], "line", None) if entry else None
+                if line is not None:
+                    def_line[vid] = line
 
     def line(self, pos) -> Optional[int]:
         entry = self.stmts.get(pos) if isinstance(pos, int) else None
         return getattr(entry[1], "line", None) if entry else None
 
     def stmt_text(self, pos) -> str:
+        got = self._texts.get(pos)
+        if got is None:
+            got = self._texts[pos] = self._stmt_text(pos)
+        return got
+
+    def _stmt_text(self, pos) -> str:
         from tilemem.ir.printer import print_stmt
         entry = self.stmts.get(pos) if isinstance(pos, int) else None
         if not entry:
