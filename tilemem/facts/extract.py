@@ -127,6 +127,31 @@ class Facts(Record):
         if line is not None and self.origin is not None:
             self.origin.setdefault((pred, row), line)
 
+    def appender(self, pred: str, at: "Extractor"):
+        """``add`` for one relation, as a function of one row (a tuple), for the extractors'
+        commonest rows (a large program makes a million): without source lines, the
+        bound ``append`` of the relation's rows (no Python call per row); with them, one
+        that records ``at.line`` (the line of what the extractor describes) as the row's
+        origin.  A relation not kept gets a function that drops the row."""
+        if self.only is not None and pred not in self.only:
+            return _drop
+        rows = self.rows[pred]
+        origin = self.origin
+        if origin is None:
+            return rows.append
+
+        def add(row):
+            rows.append(row)
+            if at.line is not None:
+                origin.setdefault((pred, row), at.line)
+        return add
+
+    def drop_empty(self) -> None:
+        """Forget the relations no row was made for (``appender`` makes each one's list)."""
+        rows = self.rows
+        for pred in [pred for pred, got in rows.items() if not got]:
+            del rows[pred]
+
     def wants(self, pred: str) -> bool:
         """Whether rows of ``pred`` are kept (an extractor skips the work of the others)."""
         return self.only is None or pred in self.only
@@ -135,6 +160,10 @@ class Facts(Record):
         """Every relation of the schema (empty ones too), in its order."""
         for pred in program_relations():
             yield pred, self.rows.get(pred, [])
+
+
+def _drop(row) -> None:
+    """The appender of a relation not kept (Facts.appender)."""
 
 
 # The statement index of one fact extraction: pos -> (function name, statement).
@@ -157,6 +186,15 @@ class Extractor:
         self._arg_other = facts.wants("arg_other")
         # binding and assign_type are given together (_rebindings)
         self._binding = facts.wants("binding") or facts.wants("assign_type")
+        self._kwargs = facts.wants("has_kwarg")
+        self.line = None        # the source line of the rows being made (Facts.appender)
+        self._vmap: dict[str, str] = {}     # name -> var id, of the function described
+        # the appenders of the commonest rows (Facts.appender)
+        app = facts.appender
+        self._stmt, self._assign, self._alias = app("stmt", self), app("assign", self), app("alias", self)
+        self._call, self._arg, self._arg_other_row = app("call", self), app("arg", self), app("arg_other", self)
+        self._has_kwarg, self._kwarg = app("has_kwarg", self), app("kwarg", self)
+        self._var, self._declared_row = app("var", self), app("declared", self)
 
     def _next(self) -> int:
         p = self.pos
@@ -179,10 +217,11 @@ class Extractor:
 
     def declare(self, func: str, name: str, kind: str, typ: Optional[ir.Type], line=None):
         v = self.vid(func, name)
+        outer, self.line = self.line, line
         if v not in self.f.vars:
             self.f.vars[v] = (func, name)
             if self._names_wanted:      # (what phase 4 reads of a var is its id)
-                self.f.add("var", v, func, name, kind, line=line)
+                self._var((v, func, name, kind))
                 # (only a name ending in a digit, or a digit and a newline, can match)
                 m = _SUFFIXED.match(name) if name[-1:] in _DIGITS or name[-1:] == "\n" else None
                 if m:
@@ -195,7 +234,8 @@ class Extractor:
         if tk is not None and (v, tk) not in self._declared:
             self._declared.add((v, tk))
             space = typ.space if isinstance(typ, ir.TileType) and typ.space is not None else ""
-            self.f.add("declared", v, tk, space, line=line)
+            self._declared_row((v, tk, space))
+        self.line = outer
         return v
 
     # -- functions ----------------------------------------------------------
@@ -205,6 +245,7 @@ class Extractor:
         self.fn = fn
         self.names: dict[str, str] = {}     # plain name -> kind (for classifying uses)
         name = fn.name
+        self._vmap = self._vids_of.setdefault(name, {})     # (vid's map of this function)
         if fn.is_incore:
             self.f.add("incore", name, line=fn.line)
         for i, p in enumerate(fn.params):
@@ -281,33 +322,38 @@ class Extractor:
     def leaf(self, s: ir.Stmt, lid: int) -> int:
         """The facts of a statement that holds no body; its number."""
         fname = self.fn.name
-        p = self._next()
-        line = getattr(s, "line", None)
+        p = self.pos
+        self.pos = p + 1
+        line = self.line = getattr(s, "line", None)
         self.stmts[p] = (fname, s)
-        if isinstance(s, ir.Assign):
-            self.f.add("stmt", p, fname, "assign", lid, line=line)
-            if len(s.targets) == 1:
+        cls = s.__class__
+        if cls is ir.Assign:
+            self._stmt((p, fname, "assign", lid))
+            targets = s.targets
+            if len(targets) == 1:
+                t = targets[0]
                 if self._binding:
-                    self._bound.append((p, s.targets[0], line, ir.type_kind(s.type)))
-                v = self.declare(fname, s.targets[0], self.kind_of(s.targets[0]), s.type, line=line)
-                self.f.add("assign", p, v, line=line)
-                if isinstance(s.value, ir.Name):
-                    self.f.add("alias", p, v, self.vid(fname, s.value.id), line=line)
+                    self._bound.append((p, t, line, ir.type_kind(s.type)))
+                v = self.declare(fname, t, self.names.get(t, "plain"), s.type, line)
+                self._assign((p, v))
+                value = s.value
+                if value.__class__ is ir.Name:
+                    self._alias((p, v, self._vmap.get(value.id) or self.vid(fname, value.id)))
             else:
-                self._bindings(p, s.targets, line)
-                for t in s.targets:
+                self._bindings(p, targets, line)
+                for t in targets:
                     self.declare(fname, t, self.kind_of(t), None, line=line)
             self.value(p, s.value, line)
-        elif isinstance(s, ir.EvalStmt):
-            self.f.add("stmt", p, fname, "eval", lid, line=line)
+        elif cls is ir.EvalStmt:
+            self._stmt((p, fname, "eval", lid))
             self.value(p, s.expr, line)
-        elif isinstance(s, ir.Yield):
-            self.f.add("stmt", p, fname, "yield", lid, line=line)
+        elif cls is ir.Yield:
+            self._stmt((p, fname, "yield", lid))
             self._bindings(p, s.targets, line)
-        elif isinstance(s, ir.Return):
-            self.f.add("stmt", p, fname, "return", lid, line=line)
+        elif cls is ir.Return:
+            self._stmt((p, fname, "return", lid))
         else:
-            self.f.add("stmt", p, fname, type(s).__name__.lower(), lid, line=line)
+            self._stmt((p, fname, type(s).__name__.lower(), lid))
         return p
 
     def _bindings(self, p: int, names: list[str], line) -> None:
@@ -333,30 +379,32 @@ class Extractor:
         return p
 
     def value(self, p: int, e: ir.Expr, line):
-        """Facts about a statement's call: op, positional args, simple kwargs."""
-        if not isinstance(e, ir.Call):
+        """Facts about a statement's call: op, positional args, simple kwargs (rows at
+        ``self.line``, the statement's)."""
+        if e.__class__ is not ir.Call:
             return
         fname = self.fn.name
         op = e.op or e.func
-        self.f.add("call", p, op, len(e.args), line=line)
+        args = e.args
+        self._call((p, op, len(args)))
         if op not in self._called:
             self._called.add(op)
             self.f.add("called_op", op, op.partition(".")[0] if "." in op else "", line=line)
-        add = self.f.add
-        for i, a in enumerate(e.args):
-            if isinstance(a, ir.Name):
-                add("arg", p, i, self.vid(fname, a.id), line=line)
+        vmap, arg, Name = self._vmap, self._arg, ir.Name
+        for i, a in enumerate(args):
+            if a.__class__ is Name:
+                arg((p, i, vmap.get(a.id) or self.vid(fname, a.id)))
             elif self._arg_other:
-                add("arg_other", p, i, line=line)
-        if not self.f.wants("has_kwarg"):
+                self._arg_other_row((p, i))
+        if not self._kwargs:
             return
         for k, val in e.kwargs:
             if k == "attrs":
                 continue
-            self.f.add("has_kwarg", p, k, line=line)
+            self._has_kwarg((p, k))
             sp = space_of_expr(val)
             if sp is not None:
-                self.f.add("kwarg", p, k, sp, line=line)
+                self._kwarg((p, k, sp))
 
     def loop(self, p: int, s: ir.For, lid: int, line):
         fname = self.fn.name
@@ -436,4 +484,5 @@ def extract(program: ir.Program, backend: Optional[str] = None, origins: bool = 
     # duplicates (e.g. a return var declared by both arms of a branch) are harmless
     # to the rules but noisy to read: keep each row once, in first-seen order
     distinct_rows(facts)
+    facts.drop_empty()
     return facts

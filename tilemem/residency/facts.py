@@ -144,6 +144,10 @@ class _ProgramExtractor(Extractor):
         self.allocs: list[tuple[str, int, str]] = []
         self._top = None
         self._result_of = None
+        app = facts.appender
+        self._defines, self._use, self._call_in = app("defines", self), app("use", self), app("call_in", self)
+        # (phase 4's solve reads no attr_read row: the walk skips making them)
+        self._attr_read = app("attr_read", self) if facts.wants("attr_read") else None
 
     def leaf(self, s: ir.Stmt, lid: int) -> int:
         p = super().leaf(s, lid)
@@ -158,14 +162,16 @@ class _ProgramExtractor(Extractor):
     def _own_facts(self, s: ir.Stmt, p: int) -> None:
         """The residency relations of statement ``p`` itself (not of its bodies)."""
         fname = self.fn.name
-        line = getattr(s, "line", None)
+        line = self.line = getattr(s, "line", None)
         own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
         top: Optional[ir.Call] = None
-        if isinstance(s, ir.Assign):
-            own.append(s.value)
-            top = s.value if isinstance(s.value, ir.Call) else None
+        vmap = self._vmap
+        if s.__class__ is ir.Assign:
+            value = s.value
+            own.append(value)
+            top = value if value.__class__ is ir.Call else None
             for t in s.targets:
-                self.f.add("defines", p, self.vid(fname, t), line=line)
+                self._defines((p, vmap.get(t) or self.vid(fname, t)))
             if (len(s.targets) == 1 and isinstance(s.value, ir.Subscript)
                     and isinstance(s.value.value, ir.Name) and len(s.value.index) == 1
                     and isinstance(s.value.index[0], ir.IntConst)):
@@ -217,7 +223,7 @@ class _ProgramExtractor(Extractor):
         if top is not None and _has_bridge(top):
             self.f.add("bridge", p, line=line)
         self._result_of = (self.vid(fname, s.targets[0])
-                           if isinstance(s, ir.Assign) and len(s.targets) == 1 and top is not None else None)
+                           if s.__class__ is ir.Assign and len(s.targets) == 1 and top is not None else None)
         self._top = top
         for e in own:
             self._expr_facts(p, e, top, line)
@@ -230,24 +236,27 @@ class _ProgramExtractor(Extractor):
         if e is None:
             return
         fname = self.fn.name
+        vmap = self._vmap
         nodes = _names_and_calls(e)
         operands = set()            # the Name nodes read as operands (use rows)
         uses = [n for n, _, role in nodes if role == _OPERAND]
         uses += [n for n, _, role in nodes if role == _INIT_OPERAND]
         if uses:
             top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
+            use, u = self._use, self.use_id
             for n in uses:
                 operands.add(id(n))
-                u = self.use_id
-                self.use_id += 1
-                self.f.add("use", self.vid(fname, n.id), u, p, top_args.get(id(n), -1), line=line)
+                use((vmap.get(n.id) or self.vid(fname, n.id), u, p, top_args.get(id(n), -1)))
+                u += 1
+            self.use_id = u
+        attr_read = self._attr_read
         for x, held, role in nodes:
             if role == _CALL:
                 self._call_facts(p, x, line)
             # (a Name of a held list is made anew each time the list is read: the operand
             # walk's were never the whole walk's, whose are all attr_read rows)
-            elif held or id(x) not in operands:
-                self.f.add("attr_read", p, self.vid(fname, x.id), line=line)
+            elif attr_read is not None and (held or id(x) not in operands):
+                attr_read((p, vmap.get(x.id) or self.vid(fname, x.id)))
 
     def _call_facts(self, p: int, c: ir.Call, line):
         fname = self.fn.name
@@ -268,7 +277,7 @@ class _ProgramExtractor(Extractor):
                 if isinstance(a, ir.Name):
                     self.f.add("callsite_arg", site, i, self.vid(fname, a.id), line=line)
         elif c.op is not None:
-            self.f.add("call_in", p, c.op, line=line)
+            self._call_in((p, c.op))
 
     def finish(self):
         per_func: dict[str, int] = defaultdict(int)
@@ -311,4 +320,5 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     if backend:
         facts.add("backend", backend)
     base.distinct_rows(facts)
+    facts.drop_empty()
     return facts
