@@ -43,65 +43,91 @@ def _use_names(e):
 # and the role of a Call.
 _OPERAND, _INIT_OPERAND, _ATTRIBUTE, _CALL = 0, 1, 2, 3
 
+# The expression nodes in which the walk finds nothing (no Name, no Call)
+_INERT = frozenset((ir.IntConst, ir.FloatConst, ir.BoolConst, ir.NoneConst, ir.StrConst,
+                    ir.Dotted, ir.Opaque, type(None)))
 
-def _names_and_calls(e) -> list:
-    """Every Name and Call inside ``e`` in pre-order, as (node, held, role): one walk for
-    what ``ir.subexpressions(e)`` and the operand walks
-    (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e`` is a
-    ``pl.X(...)`` call) visit.  ``held``: the Name is an item of a held list
-    (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of the
-    whole walk (it skips a call's kwargs, which come after its args, and a dict's
-    items), so one pre-order gives both orders."""
+
+def _names_and_calls(e, attributes: bool = True) -> tuple:
+    """One pre-order walk of ``e`` for what ``ir.subexpressions(e)`` and the operand
+    walks (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e``
+    is a ``pl.X(...)`` call) visit: (the Names read as operands, those read as operands
+    of the init_values, the Calls, and -- with ``attributes`` -- every Name and Call as
+    (node, held, role)), each in pre-order.  ``held``: the Name is an item of a held
+    list (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of
+    the whole walk (it skips a call's kwargs, which come after its args, and a dict's
+    items), so one pre-order gives both orders.  Without ``attributes`` (a solve reads
+    no ``attr_read`` row) the walk skips what only attributes hold."""
     init = -1                       # the place of e's init_values among its kwargs
-    if isinstance(e, ir.Call):
+    if e.__class__ is ir.Call:
         func = e.func
         if func.startswith("pl.") and func.count(".") == 1:
             for i, (k, _) in enumerate(e.kwargs):
                 if k == "init_values":
                     init = i        # (the first, as Call.kwarg finds it)
                     break
-    names: list = []
+    uses: list = []
+    inits: list = []
+    calls: list = []
+    names: Optional[list] = [] if attributes else None
     Name, Call, ListExpr, TupleExpr, DictExpr = ir.Name, ir.Call, ir.ListExpr, ir.TupleExpr, ir.DictExpr
-    held_types = ir.HELD_ITEMS
+    Subscript, BinOp, UnaryOp, NameItems = ir.Subscript, ir.BinOp, ir.UnaryOp, ir.NameItems
+    held_types, inert = ir.HELD_ITEMS, _INERT
     stack = [(e, _OPERAND)]
     pop, push = stack.pop, stack.append
     while stack:
         x, role = pop()
-        if x is None:
-            continue
-        if isinstance(x, Name):
-            names.append((x, False, role))
-        elif isinstance(x, Call):
-            names.append((x, False, _CALL))
+        cls = x.__class__
+        if cls is Name:
+            if role == _OPERAND:
+                uses.append(x)
+            elif role == _INIT_OPERAND:
+                inits.append(x)
+            if names is not None:
+                names.append((x, False, role))
+        elif cls is Call:
+            calls.append(x)
+            if names is not None:
+                names.append((x, False, _CALL))
             kwargs = x.kwargs
             if kwargs:
                 for i in range(len(kwargs) - 1, -1, -1):
-                    push((kwargs[i][1], _INIT_OPERAND if i == init and x is e else _ATTRIBUTE))
+                    v = kwargs[i][1]
+                    if v.__class__ not in inert:
+                        push((v, _INIT_OPERAND if i == init and x is e else _ATTRIBUTE))
             for a in reversed(x.args):
-                push((a, role))
-        elif isinstance(x, (ListExpr, TupleExpr)):
+                if a.__class__ not in inert:
+                    push((a, role))
+        elif cls is ListExpr or cls is TupleExpr:
             items = x.items
             if type(items) in held_types:
-                for n in items:             # leaves, made one at a time
-                    if isinstance(n, Name):
-                        names.append((n, True, role))
+                # (leaves, made one at a time: only a NameItems holds Names)
+                if type(items) is NameItems and (names is not None or role != _ATTRIBUTE):
+                    for n in items:
+                        if role == _OPERAND:
+                            uses.append(n)
+                        elif role == _INIT_OPERAND:
+                            inits.append(n)
+                        if names is not None:
+                            names.append((n, True, role))
             else:
                 for a in reversed(items):
-                    push((a, role))
-        elif isinstance(x, DictExpr):
+                    if a.__class__ not in inert:
+                        push((a, role))
+        elif cls is DictExpr:
             for k, v in reversed(x.items):
                 push((v, _ATTRIBUTE))
                 push((k, _ATTRIBUTE))
-        elif isinstance(x, ir.Subscript):
+        elif cls is Subscript:
             for a in reversed(x.index):
                 push((a, role))
             push((x.value, role))
-        elif isinstance(x, ir.BinOp):
+        elif cls is BinOp:
             push((x.right, role))
             push((x.left, role))
-        elif isinstance(x, ir.UnaryOp):
+        elif cls is UnaryOp:
             push((x.operand, role))
-    return names
+    return uses, inits, calls, names
 
 
 def _has_bridge(call: ir.Call) -> bool:
@@ -237,26 +263,31 @@ class _ProgramExtractor(Extractor):
             return
         fname = self.fn.name
         vmap = self._vmap
-        nodes = _names_and_calls(e)
-        operands = set()            # the Name nodes read as operands (use rows)
-        uses = [n for n, _, role in nodes if role == _OPERAND]
-        uses += [n for n, _, role in nodes if role == _INIT_OPERAND]
-        if uses:
-            top_args = {id(a): i for i, a in enumerate(top.args)} if top is not None else {}
-            use, u = self._use, self.use_id
-            for n in uses:
-                operands.add(id(n))
-                use((vmap.get(n.id) or self.vid(fname, n.id), u, p, top_args.get(id(n), -1)))
-                u += 1
-            self.use_id = u
         attr_read = self._attr_read
-        for x, held, role in nodes:
-            if role == _CALL:
-                self._call_facts(p, x, line)
+        uses, inits, calls, names = _names_and_calls(e, attr_read is not None)
+        if inits:
+            uses += inits
+        if uses:
+            use, u = self._use, self.use_id
+            if top is not None:
+                top_args = {id(a): i for i, a in enumerate(top.args)}
+                for n in uses:
+                    use((vmap.get(n.id) or self.vid(fname, n.id), u, p, top_args.get(id(n), -1)))
+                    u += 1
+            else:
+                for n in uses:
+                    use((vmap.get(n.id) or self.vid(fname, n.id), u, p, -1))
+                    u += 1
+            self.use_id = u
+        for c in calls:
+            self._call_facts(p, c, line)
+        if attr_read is not None:
             # (a Name of a held list is made anew each time the list is read: the operand
             # walk's were never the whole walk's, whose are all attr_read rows)
-            elif attr_read is not None and (held or id(x) not in operands):
-                attr_read((p, vmap.get(x.id) or self.vid(fname, x.id)))
+            operands = {id(n) for n in uses}        # the Name nodes read as operands
+            for x, held, role in names:
+                if role != _CALL and (held or id(x) not in operands):
+                    attr_read((p, vmap.get(x.id) or self.vid(fname, x.id)))
 
     def _call_facts(self, p: int, c: ir.Call, line):
         fname = self.fn.name
