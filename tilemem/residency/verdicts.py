@@ -158,7 +158,19 @@ class _Words:
     def is_writable(self, fn: str, index: int) -> bool:
         """Whether ``fn`` may write the actual of its parameter ``index`` (the rules'
         ``writable`` directions)."""
-        return any(i == index and d in self.writable for i, _, d in self._params().get(fn, ()))
+        def build(rows):
+            return {f: {i for i, _, d in params if d in self.writable}
+                    for f, params in self._params().items()}
+        return index in self._index("_writable_index", build).get(fn, ())
+
+    def role(self, key: str) -> str:
+        """The op of a role relation (``{op_<role>}`` in the words)."""
+        roles = self._index("_roles", lambda rows: {})
+        got = roles.get(key)
+        if got is None:
+            from tilemem.ir.optable import op_table
+            got = roles[key] = op_table().role(key)
+        return got
 
     def actual(self, site, fn: str, src: str) -> Optional[str]:
         """The caller's actual passed at a call site for ``fn``'s parameter ``src``."""
@@ -194,11 +206,12 @@ class _Fields(dict):
         return value
 
     def _compute(self, key: str):
+        field = _FIELD_OF.get(key)
+        if field is not None:
+            return field(self)
         if key.startswith("op_"):
-            from tilemem.ir.optable import op_table
-            return op_table().role(key)
-        field = getattr(self, "_" + key, None) if key in FIELDS else None
-        return field() if field is not None else "{" + key + "}"
+            return self.w.role(key)
+        return "{" + key + "}"
 
     def _detail(self):
         return self.w.shown(self.kind, self.detail)
@@ -238,6 +251,7 @@ class _Fields(dict):
 # The fields the words of a refusal may name (besides {op_<role>}): see _Fields.
 FIELDS = ("detail", "loop", "fn", "src", "defined", "stmt", "caller", "actual", "against",
           "total", "cap")
+_FIELD_OF = {key: getattr(_Fields, "_" + key) for key in FIELDS}
 
 
 def _refusal_order(row) -> tuple:
