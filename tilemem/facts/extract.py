@@ -252,7 +252,8 @@ class Extractor:
             v = self.declare(name, p.name, "param", p.type, line=p.line)
             self.f.add("param", name, i, v, p.direction, line=p.line)
             self.names[p.name] = "param"
-        self._collect_kinds(fn.body)
+        if self._names_wanted:      # (a var's kind is read by its var row only)
+            self._collect_kinds(fn.body)
         self._bound: list[tuple] = []       # (pos, name, line, assign type kind or None)
         run_nested(self.body(fn.body, owner=None))
         if self._suffixed and self.f.wants("def_rank"):
