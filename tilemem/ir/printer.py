@@ -36,6 +36,7 @@ _CALL_PREC = 14
 _ATOM_PREC = 15
 
 _BinOp, _UnaryOp, _Call = ir.BinOp, ir.UnaryOp, ir.Call
+_IntConst, _Name = ir.IntConst, ir.Name
 
 
 def precedence(e: ir.Expr) -> int:
@@ -104,7 +105,9 @@ def _join(items) -> str:
     if type(items) is ir.FloatItems or type(items) is ir.NameItems:
         return _join_texts(items.texts())
     pe = print_expr
-    return ", ".join([pe(x) for x in items])
+    # (a shape's or an index's items are mostly numbers and names: printed in place)
+    return ", ".join([str(x.value) if x.__class__ is _IntConst else
+                      x.id if x.__class__ is _Name else pe(x) for x in items])
 
 
 def _join_ints(values, chunk: int = 4096) -> str:
@@ -169,7 +172,7 @@ _PAREN_PREDICATE = ("pl.submit", "pl.spmd_submit", "pl.spmd")
 
 def _p_call(e):
     pe = print_expr
-    parts = [pe(a) for a in e.args]
+    parts = [a.id if a.__class__ is _Name else pe(a) for a in e.args]
     if e.kwargs:
         paren = e.func in _PAREN_PREDICATE
         parts.extend([f"{k}=({pe(v)})" if paren and k == "predicate" else f"{k}={pe(v)}"
