@@ -488,6 +488,51 @@ def _live_lines(program: dict, todo: Sequence[str], empty: set, has_rows: set) -
         dead |= more
 
 
+# Rule lines parsed into clingo's syntax tree, kept for the life of the process: adding a
+# parsed rule costs clingo a third of parsing its text again (a warm process -- a batch,
+# an editor -- solves with the same few hundred lines again and again).  A line is parsed
+# the second time it is seen, so a process that solves once parses nothing twice.
+_SEEN_LIMIT = 50_000
+_seen_lines: set = set()
+_parsed_lines: dict = {}
+
+
+def _split_parsed(lines: list[str]) -> tuple[list, list[str]]:
+    """(the parsed statements of the lines parsed before, the text of the others),
+    parsing the lines seen once before now."""
+    parsed, text, again = [], [], []
+    for line in lines:
+        stm = _parsed_lines.get(line)
+        if stm is not None:
+            parsed.append(stm)
+        elif line in _seen_lines:
+            again.append(line)
+        else:
+            text.append(line)
+    if len(_seen_lines) + len(text) > _SEEN_LIMIT:
+        _seen_lines.clear()
+        _parsed_lines.clear()
+    _seen_lines.update(text)
+    if again:
+        from clingo.ast import parse_string
+        if not _parsed_lines:
+            # freed before the interpreter tears clingo's modules down (a parsed
+            # statement's finaliser calls into them)
+            import atexit
+            atexit.register(_parsed_lines.clear)
+        stms: list = []
+        try:
+            parse_string("\n".join(again), stms.append)
+        except RuntimeError:
+            stms = []
+        if len(stms) == len(again) + 1:       # "#program base." and a statement a line
+            _parsed_lines.update(zip(again, stms[1:]))
+            parsed.extend(stms[1:])
+        else:                                  # pragma: no cover - a line of two statements
+            text.extend(again)
+    return parsed, text
+
+
 class _Unsolved(Observer):
     """A ground-program observer that observes nothing.  Registered with ``replace=True``,
     it takes the ground program in place of clasp, clingo's solver, which nothing here
@@ -618,7 +663,14 @@ class ClingoEngine(Engine):
                     # symbol twice (clingo keeps every symbol anyway): freed before the
                     # grounding, where the peak memory is (~5 MB on the MTP kernel)
                     self._reps, self._symbols = {}, {}
-                self._ctl.add(part, [], "\n".join(lines))
+                parsed, text = _split_parsed(lines)
+                if parsed:
+                    from clingo.ast import Program, ProgramBuilder
+                    with ProgramBuilder(self._ctl) as builder:
+                        builder.add(Program(parsed[0].location, part, []))
+                        for stm in parsed:
+                            builder.add(stm)
+                self._ctl.add(part, [], "\n".join(text))
                 self._ctl.ground([(part, [])], context=_Ticks(self.budget))
             except BudgetExceeded:
                 raise
