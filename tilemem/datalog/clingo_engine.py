@@ -533,6 +533,19 @@ def _split_parsed(lines: list[str]) -> tuple[list, list[str]]:
     return parsed, text
 
 
+def _add_parsed(ctl, part: str, lines: list[str]) -> list[str]:
+    """Add the lines parsed before to ``part`` of ``ctl``; return the others.  (No parsed
+    statement outlives this call but in ``_parsed_lines``, which is freed at exit.)"""
+    parsed, text = _split_parsed(lines)
+    if parsed:
+        from clingo.ast import Program, ProgramBuilder
+        with ProgramBuilder(ctl) as builder:
+            builder.add(Program(parsed[0].location, part, []))
+            for stm in parsed:
+                builder.add(stm)
+    return text
+
+
 class _Unsolved(Observer):
     """A ground-program observer that observes nothing.  Registered with ``replace=True``,
     it takes the ground program in place of clasp, clingo's solver, which nothing here
@@ -663,14 +676,7 @@ class ClingoEngine(Engine):
                     # symbol twice (clingo keeps every symbol anyway): freed before the
                     # grounding, where the peak memory is (~5 MB on the MTP kernel)
                     self._reps, self._symbols = {}, {}
-                parsed, text = _split_parsed(lines)
-                if parsed:
-                    from clingo.ast import Program, ProgramBuilder
-                    with ProgramBuilder(self._ctl) as builder:
-                        builder.add(Program(parsed[0].location, part, []))
-                        for stm in parsed:
-                            builder.add(stm)
-                self._ctl.add(part, [], "\n".join(text))
+                self._ctl.add(part, [], "\n".join(_add_parsed(self._ctl, part, lines)))
                 self._ctl.ground([(part, [])], context=_Ticks(self.budget))
             except BudgetExceeded:
                 raise
