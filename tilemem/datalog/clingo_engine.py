@@ -418,9 +418,13 @@ def rule_texts(rule, planned, tag: str, tick: Optional[str] = None) -> list[str]
     step = 0
     for i, lit in enumerate(planned):
         current.append(texts[i])
-        bound |= lit.names()
-        if isinstance(lit, Atom):
+        # an atom whose variables are all bound is a check on the segment's rows, not a
+        # join step: it does not count towards the two joins of a segment (counted, it
+        # cut ``def_op(V, P, Op) :- call(P, Op, _), traced_op(Op), assign(P, V)`` in two,
+        # an auxiliary relation as large as the head)
+        if isinstance(lit, Atom) and not lit.names() <= bound:
             seen_atoms += 1
+        bound |= lit.names()
         rest = planned[i + 1:]
         # cut after the second positive atom of the segment, before the next atom that
         # binds a variable: an atom whose variables are all bound already is a check on
