@@ -104,39 +104,61 @@ try:
         new = _ffi.new
         NULL = _ffi.NULL
 
+        # The atoms' symbols of the rows of rule files (tuples, the rule set's: the op
+        # table's ~1,900 rows are loaded by every engine), by (rows, relation): a symbol
+        # is clingo's for the life of the process, whichever program reads it
+        made: dict = {}
+
         def load(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
             # reps: value -> C symbol (an int never equals a str; bools never get here)
             handle = backend._rep
-            cname = name.encode("ascii")
-            sym = new("clingo_symbol_t*")
             atom = new("clingo_atom_t*")
             for rows in chunks:
-                try:
-                    flat = [reps[v] for r in rows for v in r]
-                except KeyError:
-                    for r in rows:
-                        for v in r:
-                            if v not in reps:
-                                # a value's symbol straight from C (no Python Symbol
-                                # object: ~1 us less a value, and a large program has
-                                # ~100,000 distinct ones); what C cannot take (an
-                                # integer past 32 bits, a NUL) gets symbol_of's error
-                                t = type(v)
-                                if t is int and _INT_MIN <= v <= _INT_MAX:
-                                    make_number(v, sym)
-                                    reps[v] = sym[0]
-                                elif t is str and "\0" not in v and \
-                                        make_string(v.encode(), sym):
-                                    reps[v] = sym[0]
-                                else:
-                                    reps[v] = symbol_of(v)._rep
-                    flat = [reps[v] for r in rows for v in r]
-                values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
-                for i in range(0, len(flat), arity):
-                    if not (create(cname, values + i, arity, True, sym)
-                            and add_atom(handle, sym, atom)
+                key = (id(rows), name)
+                got = made.get(key) if type(rows) is tuple else None
+                if got is None or got[0] is not rows:
+                    atoms = _symbols(name, rows, arity, reps, symbol_of)
+                    if type(rows) is tuple:
+                        if len(made) >= 4096:
+                            made.clear()
+                        made[key] = (rows, atoms)
+                else:
+                    atoms = got[1]
+                for i in range(len(rows)):
+                    if not (add_atom(handle, atoms + i, atom)
                             and add_rule(handle, False, atom, 1, NULL, 0)):
                         raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+
+        def _symbols(name: str, rows, arity: int, reps: dict, symbol_of):
+            """A C array of the symbols of the atoms ``name(row)``."""
+            cname = name.encode("ascii")
+            sym = new("clingo_symbol_t*")
+            try:
+                flat = [reps[v] for r in rows for v in r]
+            except KeyError:
+                for r in rows:
+                    for v in r:
+                        if v not in reps:
+                            # a value's symbol straight from C (no Python Symbol
+                            # object: ~1 us less a value, and a large program has
+                            # ~100,000 distinct ones); what C cannot take (an
+                            # integer past 32 bits, a NUL) gets symbol_of's error
+                            t = type(v)
+                            if t is int and _INT_MIN <= v <= _INT_MAX:
+                                make_number(v, sym)
+                                reps[v] = sym[0]
+                            elif t is str and "\0" not in v and \
+                                    make_string(v.encode(), sym):
+                                reps[v] = sym[0]
+                            else:
+                                reps[v] = symbol_of(v)._rep
+                flat = [reps[v] for r in rows for v in r]
+            values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
+            atoms = new("clingo_symbol_t[]", len(rows))
+            for j, i in enumerate(range(0, len(flat), arity)):
+                if not create(cname, values + i, arity, True, atoms + j):
+                    raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+            return atoms
 
         return load
 
