@@ -297,9 +297,9 @@ def test_disk_cache_file_must_be_a_private_regular_file(tmp_path, monkeypatch):
 
 
 def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
-    """From the disk cache, a rule set is its JSON program: no unpickling, no parse, and
+    """From the disk cache, a rule set is its cached program: no unpickling, no parse, and
     clingo's compiled text comes from the cache too; the tree is loaded when asked for."""
-    import json as _json
+    import marshal
 
     from tilemem.datalog import clingo_engine, disk_cache
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
@@ -311,7 +311,7 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
         with Database(first, engine="clingo") as db:
             db.add_facts("e", [(1, 2), (2, 3)])
             want = db.relation("p")
-        stored = _json.loads(disk_cache.entry_path(texts, ".json").read_bytes())
+        stored = marshal.loads(disk_cache.entry_path(texts, disk_cache.PROGRAM).read_bytes())
         assert "clingo" in stored["compiled"]
         RuleSet.clear_cache()
         calls = []
@@ -343,7 +343,7 @@ def test_a_solve_reads_the_json_program_not_the_tree(tmp_path, monkeypatch):
 
 
 def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
-    from tilemem.datalog.disk_cache import entry_path as _disk_path, load_program
+    from tilemem.datalog.disk_cache import PROGRAM, entry_path as _disk_path, load_program
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(cache))
@@ -351,19 +351,19 @@ def test_json_program_must_be_private_and_well_formed(tmp_path, monkeypatch):
     RuleSet.clear_cache()
     try:
         RuleSet.load(texts[0])
-        path = _disk_path(texts, ".json")
+        path = _disk_path(texts, PROGRAM)
         assert isinstance(load_program(texts, RuleSet._from_program), RuleSet)
         path.chmod(0o620)
         assert load_program(texts, RuleSet._from_program) is None                    # writable by the group
         path.chmod(0o600)
-        planted = tmp_path / "planted.json"
+        planted = tmp_path / "planted.marshal"
         planted.write_bytes(path.read_bytes())
         planted.chmod(0o600)
         path.unlink()
         path.symlink_to(planted)
         assert load_program(texts, RuleSet._from_program) is None                    # a symlink is not followed
         path.unlink()
-        path.write_text('{"format": "2", "sources": [')        # damaged: no cache, no error
+        path.write_bytes(b"{\xfa\x00damaged")                 # damaged: no cache, no error
         path.chmod(0o600)
         assert load_program(texts, RuleSet._from_program) is None
         RuleSet.clear_cache()

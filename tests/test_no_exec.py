@@ -310,9 +310,9 @@ def test_cache_planted_in_shared_temp_dir_is_not_loaded(tmp_path):
     src.write_text(BASE)
     env = dict(os.environ, TILEMEM_CACHE_DIR=str(tmp_path / "cache"))
     assert _fmt(src, env).returncode == 0
-    own = list((tmp_path / "cache").glob("pto_*.tables.json"))
+    own = list((tmp_path / "cache").glob("pto_tables-*.marshal"))
     assert own, "the grammar cache is expected in the private cache directory"
-    digest = own[0].name[len("pto_"):-len(".tables.json")]
+    digest = own[0].name[len("pto_tables-"):-len(".marshal")]
     planted = Path(tempfile.gettempdir()) / f".tilemem_pto_{digest}.lark"
     try:
         _plant(planted, marker)
@@ -332,7 +332,7 @@ def test_cache_in_a_directory_others_can_write_is_not_loaded(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, TILEMEM_CACHE_DIR=str(cache))
     assert _fmt(src, env).returncode == 0            # fills the cache (grammar, rules)
-    planted = list(cache.glob("*.json")) + list(cache.glob("*.pickle"))
+    planted = list(cache.glob("*.marshal")) + list(cache.glob("*.pickle"))
     assert planted
     for p in planted:
         _plant(p, marker)
@@ -355,7 +355,7 @@ def test_grammar_cache_file_others_can_write_is_not_loaded(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, TILEMEM_CACHE_DIR=str(cache))
     assert _fmt(src, env).returncode == 0
-    for p in cache.glob("pto_*.tables.json"):
+    for p in cache.glob("pto_tables-*.marshal"):
         _plant(p, marker)
         os.chmod(p, 0o666)
         if os.geteuid() == 0:                        # and one owned by another user

@@ -757,9 +757,9 @@ def test_scanner_regexps_keep_their_language():
 
 
 def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypatch):
-    """The tables are kept in the private cache as JSON; a file that is not what was
+    """The tables are kept in the private cache as marshalled data; a file that is not what was
     written (truncated, another shape) is rebuilt, and no cache reads the same."""
-    import json
+    import marshal
 
     from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     from tilemem.frontend.tables import load_tables
@@ -776,13 +776,13 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
     want = [print_program(parse(t)) for t in texts]
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
     built = load_tables(grammar, accept)
-    [cached] = tmp_path.glob("pto_*.tables.json")
-    assert json.loads(cached.read_text()) == built == load_tables(grammar, accept)
+    [cached] = tmp_path.glob("pto_tables-*.marshal")
+    assert marshal.loads(cached.read_bytes()) == built == load_tables(grammar, accept)
     assert reads(built) == want
-    for damage in ("{", json.dumps(dict(built, states=[[0, 2 * 10 ** 6 + 1]])), json.dumps([])):
-        cached.write_text(damage)
+    for damage in (b"{", marshal.dumps(dict(built, states=[[0, 2 * 10 ** 6 + 1]])), marshal.dumps([])):
+        cached.write_bytes(damage)
         again = load_tables(grammar, accept)
-        assert json.loads(cached.read_text()) == again          # rebuilt and rewritten
+        assert marshal.loads(cached.read_bytes()) == again      # rebuilt and rewritten
         assert reads(again) == want
     monkeypatch.setenv("TILEMEM_NO_CACHE", "1")
     assert reads(load_tables(grammar, accept)) == want

@@ -104,39 +104,61 @@ try:
         new = _ffi.new
         NULL = _ffi.NULL
 
+        # The atoms' symbols of the rows of rule files (tuples, the rule set's: the op
+        # table's ~1,900 rows are loaded by every engine), by (rows, relation): a symbol
+        # is clingo's for the life of the process, whichever program reads it
+        made: dict = {}
+
         def load(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
             # reps: value -> C symbol (an int never equals a str; bools never get here)
             handle = backend._rep
-            cname = name.encode("ascii")
-            sym = new("clingo_symbol_t*")
             atom = new("clingo_atom_t*")
             for rows in chunks:
-                try:
-                    flat = [reps[v] for r in rows for v in r]
-                except KeyError:
-                    for r in rows:
-                        for v in r:
-                            if v not in reps:
-                                # a value's symbol straight from C (no Python Symbol
-                                # object: ~1 us less a value, and a large program has
-                                # ~100,000 distinct ones); what C cannot take (an
-                                # integer past 32 bits, a NUL) gets symbol_of's error
-                                t = type(v)
-                                if t is int and _INT_MIN <= v <= _INT_MAX:
-                                    make_number(v, sym)
-                                    reps[v] = sym[0]
-                                elif t is str and "\0" not in v and \
-                                        make_string(v.encode(), sym):
-                                    reps[v] = sym[0]
-                                else:
-                                    reps[v] = symbol_of(v)._rep
-                    flat = [reps[v] for r in rows for v in r]
-                values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
-                for i in range(0, len(flat), arity):
-                    if not (create(cname, values + i, arity, True, sym)
-                            and add_atom(handle, sym, atom)
+                key = (id(rows), name)
+                got = made.get(key) if type(rows) is tuple else None
+                if got is None or got[0] is not rows:
+                    atoms = _symbols(name, rows, arity, reps, symbol_of)
+                    if type(rows) is tuple:
+                        if len(made) >= 4096:
+                            made.clear()
+                        made[key] = (rows, atoms)
+                else:
+                    atoms = got[1]
+                for i in range(len(rows)):
+                    if not (add_atom(handle, atoms + i, atom)
                             and add_rule(handle, False, atom, 1, NULL, 0)):
                         raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+
+        def _symbols(name: str, rows, arity: int, reps: dict, symbol_of):
+            """A C array of the symbols of the atoms ``name(row)``."""
+            cname = name.encode("ascii")
+            sym = new("clingo_symbol_t*")
+            try:
+                flat = [reps[v] for r in rows for v in r]
+            except KeyError:
+                for r in rows:
+                    for v in r:
+                        if v not in reps:
+                            # a value's symbol straight from C (no Python Symbol
+                            # object: ~1 us less a value, and a large program has
+                            # ~100,000 distinct ones); what C cannot take (an
+                            # integer past 32 bits, a NUL) gets symbol_of's error
+                            t = type(v)
+                            if t is int and _INT_MIN <= v <= _INT_MAX:
+                                make_number(v, sym)
+                                reps[v] = sym[0]
+                            elif t is str and "\0" not in v and \
+                                    make_string(v.encode(), sym):
+                                reps[v] = sym[0]
+                            else:
+                                reps[v] = symbol_of(v)._rep
+                flat = [reps[v] for r in rows for v in r]
+            values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
+            atoms = new("clingo_symbol_t[]", len(rows))
+            for j, i in enumerate(range(0, len(flat), arity)):
+                if not create(cname, values + i, arity, True, atoms + j):
+                    raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+            return atoms
 
         return load
 
@@ -450,19 +472,104 @@ def rule_texts(rule, planned, tag: str, tick: Optional[str] = None) -> list[str]
 
 def compile_rules(rules: RuleSet) -> dict[str, list]:
     """The rules in clingo's syntax: predicate -> [its rules' lines (see
-    :func:`rule_texts`), the predicates their bodies read].  Computed once per rule set
+    :func:`rule_texts`), the predicates their bodies read, per rule: [how many of the
+    lines are its, the predicates of its positive atoms]].  Computed once per rule set
     (and kept in its disk cache: see :meth:`RuleSet.compiled`)."""
     _import_syntax()
     out: dict[str, list] = {}
     counted = user_rule_indices(rules)           # user rules count their derivations
     for idx, (rule, planned) in enumerate(zip(rules.rules, rules.planned)):
-        texts, reads = out.setdefault(rule.head.pred, [[], []])
+        texts, reads, joins = out.setdefault(rule.head.pred, [[], [], []])
         tick = _tick_text(rule, idx) if idx in counted else None
-        texts.extend(rule_texts(rule, planned, str(idx), tick))
+        lines = rule_texts(rule, planned, str(idx), tick)
+        texts.extend(lines)
+        joins.append([len(lines), sorted({lit.pred for lit in planned if isinstance(lit, Atom)})])
         for a in rule.body_atoms():
             if a.pred not in reads:
                 reads.append(a.pred)
     return out
+
+
+def _live_lines(program: dict, todo: Sequence[str], empty: set, has_rows: set) -> list[str]:
+    """The lines of the rules of ``todo`` that can derive something.  A rule one of
+    whose positive atoms reads a relation with no rows matches nothing, so it is not
+    handed to clingo: ``empty`` are the input relations without rows, and, to a
+    fixpoint, every predicate of ``todo`` without rows of its own (``has_rows``) none of
+    whose rules is left.  (A small kernel has no rows for many of the relations the
+    rules join: those rules would cost the grounder their setup alone, ~40 us a line.)"""
+    rules = []                  # (head, lines, predicates of its positive atoms)
+    for p in todo:
+        texts, _, joins = program.get(p, ((), (), ()))
+        at = 0
+        for n, positive in joins:
+            rules.append((p, texts[at:at + n], positive))
+            at += n
+    dead = set(empty)
+    while True:
+        live = [r for r in rules if dead.isdisjoint(r[2])]
+        derivable = {r[0] for r in live}
+        more = {p for p in todo if p not in derivable and p not in has_rows and p not in dead}
+        if not more:
+            return [line for _, lines, _ in live for line in lines]
+        dead |= more
+
+
+# Rule lines parsed into clingo's syntax tree, kept for the life of the process: adding a
+# parsed rule costs clingo a third of parsing its text again (a warm process -- a batch,
+# an editor -- solves with the same few hundred lines again and again).  A line is parsed
+# the second time it is seen, so a process that solves once parses nothing twice.
+_SEEN_LIMIT = 50_000
+_seen_lines: set = set()
+_parsed_lines: dict = {}
+
+
+def _split_parsed(lines: list[str]) -> tuple[list, list[str]]:
+    """(the parsed statements of the lines parsed before, the text of the others),
+    parsing the lines seen once before now."""
+    parsed, text, again = [], [], []
+    for line in lines:
+        stm = _parsed_lines.get(line)
+        if stm is not None:
+            parsed.append(stm)
+        elif line in _seen_lines:
+            again.append(line)
+        else:
+            text.append(line)
+    if len(_seen_lines) + len(text) > _SEEN_LIMIT:
+        _seen_lines.clear()
+        _parsed_lines.clear()
+    _seen_lines.update(text)
+    if again:
+        from clingo.ast import parse_string
+        if not _parsed_lines:
+            # freed before the interpreter tears clingo's modules down (a parsed
+            # statement's finaliser calls into them)
+            import atexit
+            atexit.register(_parsed_lines.clear)
+        stms: list = []
+        try:
+            parse_string("\n".join(again), stms.append)
+        except RuntimeError:
+            stms = []
+        if len(stms) == len(again) + 1:       # "#program base." and a statement a line
+            _parsed_lines.update(zip(again, stms[1:]))
+            parsed.extend(stms[1:])
+        else:                                  # pragma: no cover - a line of two statements
+            text.extend(again)
+    return parsed, text
+
+
+def _add_parsed(ctl, part: str, lines: list[str]) -> list[str]:
+    """Add the lines parsed before to ``part`` of ``ctl``; return the others.  (No parsed
+    statement outlives this call but in ``_parsed_lines``, which is freed at exit.)"""
+    parsed, text = _split_parsed(lines)
+    if parsed:
+        from clingo.ast import Program, ProgramBuilder
+        with ProgramBuilder(ctl) as builder:
+            builder.add(Program(parsed[0].location, part, []))
+            for stm in parsed:
+                builder.add(stm)
+    return text
 
 
 class _Unsolved(Observer):
@@ -508,9 +615,11 @@ class ClingoEngine(Engine):
         self._reps: dict = {}                        # value -> C symbol (fast loader)
         self._read_values: dict = {}                 # C symbol -> value (fast reader)
         self._grounded_inputs: set[str] = set()
+        self._empty: set[str] = set()                # grounded inputs that had no rows
         self._solved: set[str] = set()
         self._rows: dict[str, list[tuple]] = {}
         self._symbols: dict = {}                     # (type, value) -> Symbol
+        self._handed: set[int] = set()               # ids of the row lists add_facts took
         self._parts = 0
         self._ctl = clingo.Control(["--warn=none"])
         # The ground program goes to no one (see _Unsolved): not to clasp, the solver
@@ -543,6 +652,8 @@ class ClingoEngine(Engine):
             if pred in self._grounded_inputs:
                 raise EvaluationError(f"facts of '{pred}' added after it was grounded")
             self._facts.setdefault(pred, []).append(rows)
+            if self.consume_inputs:
+                self._handed.add(id(rows))
 
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         self.solve_many([component])
@@ -558,29 +669,31 @@ class ClingoEngine(Engine):
             todo = [p for comp in components for p in comp if p not in self._solved]
             if not todo:
                 return
-            lines = []
             inputs = set()
             program = self._program
             for p in todo:
-                texts, reads = program.get(p, ((), ()))
-                lines.extend(texts)
-                for q in reads:
+                for q in program.get(p, ((), ()))[1]:
                     if not preds[q].is_derived and q not in self._grounded_inputs:
                         inputs.add(q)
+            has_rows = set()
             for p in todo:                 # rule-file facts (or input rows) of a derived predicate
                 if self._facts.get(p):
                     inputs.add(p)
+                    has_rows.add(p)
             facts = []
+            zero_arity = []
             for q in sorted(inputs):
                 # an input relation (or one with only rule-file facts): its rows become facts
                 self._grounded_inputs.add(q)
                 chunks = self._facts.pop(q, None)
                 if not chunks or not any(chunks):
+                    self._empty.add(q)
                     continue
                 if preds[q].arity == 0:
-                    lines.append(f"{_PREFIX}{q}.")
+                    zero_arity.append(f"{_PREFIX}{q}.")
                 else:
                     facts.append((_PREFIX + q, chunks, preds[q].arity))
+            lines = [*_live_lines(program, todo, self._empty, has_rows), *zero_arity]
             self._parts += 1
             part = f"s{self._parts}"
             try:
@@ -592,7 +705,16 @@ class ClingoEngine(Engine):
                     # symbol twice (clingo keeps every symbol anyway): freed before the
                     # grounding, where the peak memory is (~5 MB on the MTP kernel)
                     self._reps, self._symbols = {}, {}
-                self._ctl.add(part, [], "\n".join(lines))
+                    if self.consume_inputs:
+                        # a one-shot solve: clingo holds the facts now, and the rows (a
+                        # tuple per fact, ~60 MB at 50,000 statements) are freed before
+                        # the grounding, where the peak memory is
+                        for _, chunks, _ in facts:
+                            for rows in chunks:
+                                if id(rows) in self._handed:
+                                    self._handed.discard(id(rows))
+                                    rows.clear()
+                self._ctl.add(part, [], "\n".join(_add_parsed(self._ctl, part, lines)))
                 self._ctl.ground([(part, [])], context=_Ticks(self.budget))
             except BudgetExceeded:
                 raise

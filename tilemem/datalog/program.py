@@ -3,7 +3,7 @@
 A :class:`RuleSet` is immutable once built and may be shared by any number of
 :class:`~tilemem.datalog.Database` objects, in any thread.  Whole rule sets built from the
 same sources are cached per process, and on disk (:mod:`.disk_cache`): a solve reads the
-rule set's JSON program and loads the syntax tree only when something reads it.
+rule set's cached program and loads the syntax tree only when something reads it.
 
 Where the rules come from is :mod:`.sources` (and :mod:`.fact_files`); what makes them
 valid, :mod:`.checking`; the order a body runs in, :mod:`.planning`.
@@ -20,7 +20,7 @@ from tilemem.datalog.errors import Diagnostic
 from tilemem.datalog.location import Loc, Located
 from tilemem.datalog.sources import LruCache, Source
 # the rule language's AST and parser (tilemem.datalog.syntax) and its checks (.checking) are
-# imported by the functions that build or read the syntax tree: a solve reads the JSON
+# imported by the functions that build or read the syntax tree: a solve reads the cached
 # program and never needs them
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ _SLOT_SETTERS = tuple(PredicateInfo.__dict__[k].__set__ for k in PredicateInfo._
 
 # whole rule sets, by their sources' keys (the most recently used)
 _rule_sets = LruCache(64)
-# guards giving a rule set read from its JSON program its tree, and what engines compiled
+# guards giving a rule set read from its cached program its tree, and what engines compiled
 _lock = threading.Lock()
 
 
@@ -175,7 +175,7 @@ class RuleSet:
         self.fact_rows: dict[str, tuple[tuple, ...]] = {k: tuple(v) for k, v in rows.items()}
         self._compiled: dict[str, object] = {}
         self._texts = None              # the sources' (name, text, folder): to rebuild the tree
-        self._program_path = None       # the JSON program in the disk cache, if any
+        self._program_path = None       # the cached program in the disk cache, if any
 
 
     #: attributes that need the syntax tree (see the module docstring)
@@ -183,14 +183,14 @@ class RuleSet:
 
     def __getattr__(self, name: str):
         # only called for attributes the instance lacks: the tree of a rule set that
-        # was read from the JSON program
+        # was read from the cached program
         if name in RuleSet._TREE and "predicates" in self.__dict__:
             self._load_tree()
             return self.__dict__[name]
         raise AttributeError(f"'RuleSet' object has no attribute '{name}'")
 
     def _load_tree(self) -> None:
-        """Give a rule set read from its JSON program its syntax tree: from the pickle
+        """Give a rule set read from its cached program its syntax tree: from the pickle
         cache, else by parsing the sources again."""
         from tilemem.datalog.syntax import parse_program
         with _lock:
@@ -215,7 +215,7 @@ class RuleSet:
                 self.__dict__[name] = full.__dict__[name]
 
     def _program(self) -> dict:
-        """What a solve needs, as JSON-able data (see :meth:`_from_program`)."""
+        """What a solve needs, as plain data (what marshal keeps) (see :meth:`_from_program`)."""
         return {
             "format": disk_cache.FORMAT, "sources": list(self.sources), "nodes": list(self.nodes),
             "edges": [[q, p, neg] for (q, p), neg in self.edges.items()],
@@ -225,7 +225,7 @@ class RuleSet:
                             [i.loc.file, i.loc.line, i.loc.col] if i.loc is not None else None,
                             list(i.key) if i.key is not None else None]
                            for i in self.predicates.values()],
-            "fact_rows": {k: [list(r) for r in v] for k, v in self.fact_rows.items()},
+            "fact_rows": {k: tuple(map(tuple, v)) for k, v in self.fact_rows.items()},
             "warnings": [[w.file, w.line, w.col, w.message, w.severity] for w in self.warnings],
             "compiled": self._compiled,
         }
@@ -242,7 +242,9 @@ class RuleSet:
         d["strata"] = tuple(tuple(c) for c in data["strata"])
         d["warnings"] = tuple(Diagnostic(f, line, col, message, severity=severity)
                               for f, line, col, message, severity in data["warnings"])
-        d["fact_rows"] = {k: tuple(map(tuple, v)) for k, v in data["fact_rows"].items()}
+        d["fact_rows"] = rows_of = data["fact_rows"]
+        if type(rows_of) is not dict:
+            raise ValueError("fact rows that are not a dict")
         d["_compiled"] = dict(data["compiled"])
         d["_graph"] = None
         d["_ancestors"] = {}
@@ -250,13 +252,14 @@ class RuleSet:
         d["_program_path"] = path
         d["predicates"] = {row[0]: PredicateInfo._summary(rs, *row) for row in data["predicates"]}
         values = {int, str}
-        for rows in d["fact_rows"].values():      # every value's type, at C speed
-            if not set(map(type, chain.from_iterable(rows))) <= values:
-                raise ValueError("a fact value that is not an int or a str")
+        for rows in rows_of.values():      # tuples of ints and strings, checked at C speed
+            if type(rows) is not tuple or not set(map(type, rows)) <= {tuple} \
+                    or not set(map(type, chain.from_iterable(rows))) <= values:
+                raise ValueError("a fact row that is not a tuple of ints and strings")
         return rs
 
     def compiled(self, key: str, build):
-        """What an engine compiled from these rules (``build(self)``, JSON-able data),
+        """What an engine compiled from these rules (``build(self)``, plain data (what marshal keeps)),
         built once and kept with the rule set, in the disk cache too."""
         got = self._compiled.get(key)
         if got is None:
@@ -282,7 +285,7 @@ class RuleSet:
         """The relations ``names`` are computed from, directly or not, and ``names``
         themselves: what evaluating them evaluates.  A walk over the reverse edges
         (memoised per relation) rather than ``networkx.ancestors``: a solve reads a rule
-        set's JSON program, and importing networkx would cost it ~0.1 s."""
+        set's cached program, and importing networkx would cost it ~0.1 s."""
         out: set[str] = set()
         for name in names:
             got = self._ancestors.get(name)
@@ -347,7 +350,7 @@ class RuleSet:
                 rs = cls([_sources.parse(src, i) for i, src in enumerate(sources)])
                 disk_cache.store_tree(texts, rs)
             rs._texts = texts
-            rs._program_path = disk_cache.entry_path(texts, ".json")
+            rs._program_path = disk_cache.entry_path(texts, disk_cache.PROGRAM)
             disk_cache.store_program(rs._program_path, rs._program())
         _rule_sets.put(key, rs)
         return rs

@@ -249,7 +249,7 @@ class Builder:
         v = tok.value
         if v == "nan" or v == "inf":
             return ir.FloatConst(v, tok.line, tok.column)
-        return _Name(v, tok.line, tok.column)
+        return _Name(_intern(v), tok.line, tok.column)
 
     def int_const(self, c):
         tok = c[0]
@@ -383,7 +383,7 @@ class Builder:
         return _Call(func, tuple(pos), tuple(kws), fn.line, fn.col)
 
     def kwarg(self, c):
-        return (c[0].value, c[1])
+        return (_intern(c[0].value), c[1])
 
     def getitem(self, c):
         base, idx = c

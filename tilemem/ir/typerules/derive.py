@@ -167,6 +167,10 @@ class CallTypes:
     def _type(self, t):
         got = self._seen.get(id(t))
         if got is None:
+            plain = _plain_type(t)
+            if plain is not None:       # (most: no walk, no node hashed)
+                got = self._seen[id(t)] = (t, _NO_NAMES, self._types.setdefault(plain, len(self._types)))
+                return got
             names: Optional[set] = set()
             if not _type_names(t, names):
                 names = None
@@ -216,6 +220,35 @@ class CallTypes:
                         keyed.append(a)
                 args = tuple(keyed)
         return (op, args, kwargs, tuple(numbers), lhs_space, lhs_memref, scope_split), renamed
+
+
+_NO_NAMES = frozenset()
+
+
+def _plain_type(t) -> Optional[tuple]:
+    """A type of constant extents and nothing else (no view, no memref: what most
+    annotations are) as a tuple of plain values, equal for equal types (the key of
+    :meth:`CallTypes._type` without hashing its nodes), or None for any other type.
+    Such a type names nothing."""
+    c = t.__class__
+    if c is ir.TileType:
+        if t.memref is not None or t.view is not None:
+            return None
+        head = ("tile", t.dtype, t.space)
+    elif c is ir.TensorType:
+        if t.memref is not None or t.view is not None:
+            return None
+        head = ("tensor", t.dtype, t.kind)
+    elif c is ir.ScalarType:
+        return ("scalar", t.dtype)
+    else:
+        return None
+    dims = []
+    for d in t.shape:
+        if d.__class__ is not ir.IntConst:
+            return None
+        dims.append(d.value)
+    return head + tuple(dims)
 
 
 def _expr_names(e, out: set) -> bool:
