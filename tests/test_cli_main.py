@@ -162,3 +162,33 @@ def test_every_shell_script_offers_every_option(capsys):
                     word = opt if shell != "fish" else (f"-l {opt[2:]}" if opt.startswith("--")
                                                          else f"-s {opt[1:]}")
                     assert word in script, (shell, name, opt)
+
+
+def test_help_width_while_another_thread_builds_a_parser(monkeypatch):
+    """build_parser fixes the help formatter's width while it runs (no terminal query at
+    start-up); a parser used in another thread meanwhile still gets the terminal's width."""
+    import importlib
+    import threading
+
+    from tilemem import cli
+
+    monkeypatch.setenv("COLUMNS", "123")
+    inside, release = threading.Event(), threading.Event()
+    real_import = importlib.import_module
+
+    def slow_import(name, package=None):
+        inside.set()
+        release.wait(10)
+        return real_import(name, package)
+
+    monkeypatch.setattr(cli.importlib, "import_module", slow_import)
+    builder = threading.Thread(target=cli.build_parser, args=("solve",))
+    builder.start()
+    try:
+        assert inside.wait(10)          # the other thread is inside build_parser now
+        width = cli.Parser(prog="x")._get_formatter()._width
+    finally:
+        release.set()
+        builder.join(10)
+    assert width == 123 - 2             # argparse's HelpFormatter: COLUMNS minus 2
+    assert cli.Parser(prog="x")._get_formatter()._width == 121

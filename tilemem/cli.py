@@ -10,6 +10,7 @@ own failures go to stderr — and, with ``--json``, also to stdout as a JSON obj
 from __future__ import annotations
 
 import argparse
+import contextvars
 import errno
 import importlib
 import io
@@ -40,6 +41,12 @@ class ArgumentError(Exception):
         self.parser = parser
 
 
+#: set while build_parser runs (in this thread or task only: a library may build parsers
+#: in two threads, and the other's help text keeps the terminal's width)
+_building: contextvars.ContextVar[bool] = contextvars.ContextVar("tilemem_parser_building",
+                                                                 default=False)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with "did you mean" suggestions, errors raised instead of exiting (so that
     ``--json`` can answer in JSON), and each subcommand's own usage in its errors."""
@@ -62,11 +69,9 @@ class Parser(argparse.ArgumentParser):
         (~7 M instructions of every start) and asks the terminal's size.  The width plays
         no part in that check: while the parser is built it is a fixed one; help and
         usage text (printed later) get the terminal's."""
-        if Parser.building:
+        if _building.get():
             return self.formatter_class(prog=self.prog, width=80)
         return super()._get_formatter()
-
-    building = False
 
     def _print_message(self, message, file=None):
         """argparse drops a failed write; ``--help`` and ``--version`` on a closed, broken
@@ -98,7 +103,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser(only: "str | None" = None) -> Parser:
     """The argument parser; ``only``: register just that subcommand (the one a command
     line names: the others' parsers cost ~2 ms each to build and are never used)."""
-    Parser.building = True
+    building = _building.set(True)
     try:
         ap = Parser(
             prog="tilemem",
@@ -110,7 +115,7 @@ def build_parser(only: "str | None" = None) -> Parser:
         for name in (only,) if only in COMMANDS else COMMANDS:
             importlib.import_module(f".commands.{name}", __package__).register(sub)
     finally:
-        Parser.building = False
+        _building.reset(building)
     ap.subcommands = dict(sub.choices)
     return ap
 
