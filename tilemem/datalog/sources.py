@@ -105,11 +105,8 @@ def _real_path(path: str) -> str:
     an entry, a symlink's among them, changes the folder's time).  Resolving walks
     every component of the path with an ``lstat``: a solve looks up the ~30 shipped
     files' rule set four times (~7 ms of a small kernel's solve)."""
-    folder = os.path.dirname(path) or "."
-    try:
-        st = os.stat(folder)
-        stamp = (st.st_dev, st.st_ino, st.st_mtime_ns)
-    except OSError:
+    stamp = _folder_stamps((os.path.dirname(path) or ".",))
+    if stamp is None:
         return str(Path(path).resolve())
     got = _real_paths.get(path)
     if got is not None and got[0] == stamp:
