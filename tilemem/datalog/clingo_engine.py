@@ -619,7 +619,6 @@ class ClingoEngine(Engine):
         self._solved: set[str] = set()
         self._rows: dict[str, list[tuple]] = {}
         self._symbols: dict = {}                     # (type, value) -> Symbol
-        self._handed: set[int] = set()               # ids of the row lists add_facts took
         self._parts = 0
         self._ctl = clingo.Control(["--warn=none"])
         # The ground program goes to no one (see _Unsolved): not to clasp, the solver
@@ -652,8 +651,6 @@ class ClingoEngine(Engine):
             if pred in self._grounded_inputs:
                 raise EvaluationError(f"facts of '{pred}' added after it was grounded")
             self._facts.setdefault(pred, []).append(rows)
-            if self.consume_inputs:
-                self._handed.add(id(rows))
 
     def solve(self, component: Sequence[str]) -> dict[str, list[tuple]]:
         self.solve_many([component])
@@ -705,15 +702,6 @@ class ClingoEngine(Engine):
                     # symbol twice (clingo keeps every symbol anyway): freed before the
                     # grounding, where the peak memory is (~5 MB on the MTP kernel)
                     self._reps, self._symbols = {}, {}
-                    if self.consume_inputs:
-                        # a one-shot solve: clingo holds the facts now, and the rows (a
-                        # tuple per fact, ~60 MB at 50,000 statements) are freed before
-                        # the grounding, where the peak memory is
-                        for _, chunks, _ in facts:
-                            for rows in chunks:
-                                if id(rows) in self._handed:
-                                    self._handed.discard(id(rows))
-                                    rows.clear()
                 self._ctl.add(part, [], "\n".join(_add_parsed(self._ctl, part, lines)))
                 self._ctl.ground([(part, [])], context=_Ticks(self.budget))
             except BudgetExceeded:

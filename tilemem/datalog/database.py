@@ -82,16 +82,10 @@ class Database:
     from the facts kept on the Python side and results are recomputed on demand.
     A Database may be used from several threads (calls are serialised); different
     Databases never share state.
-
-    ``consume=True`` makes a one-shot database, for a solve that reads its derived
-    relations once and asks nothing else: the engine may empty the row lists given to
-    ``add_facts`` as soon as it holds their facts (freeing the rows before the
-    evaluation's peak), so the caller must keep nothing it reads later in them, and
-    input relations, queries and explanations are not answered from it.
     """
 
     def __init__(self, rules: RuleSet, engine: Union[str, type] = DEFAULT_ENGINE,
-                 budget: Optional[Budget] = None, consume: bool = False):
+                 budget: Optional[Budget] = None):
         if not isinstance(rules, RuleSet):
             raise TypeError(f"Database needs a RuleSet, not {type(rules).__name__}")
         self.rules = rules
@@ -99,7 +93,6 @@ class Database:
         self.budget = budget
         if budget is not None:
             budget.rules = user_rule_indices(rules)
-        self.consume = consume
         self._engine_cls = engine_class(engine)
         self.engine = getattr(self._engine_cls, "name", str(engine))
         self._lock = threading.RLock()
@@ -120,8 +113,6 @@ class Database:
         t0 = time.perf_counter()
         self._engine = self._engine_cls(self.rules)
         self._engine.budget = self.budget
-        if self.consume:
-            self._engine.consume_inputs = True
         for pred, rows in self._facts.items():
             if rows:
                 self._engine.add_facts(pred, rows)

@@ -38,10 +38,6 @@ class Engine(ABC):
     """What a Database needs from an evaluation engine (see module docstring)."""
 
     name = "abstract"
-    #: set by a one-shot Database (``consume=True``): the engine may empty the row lists
-    #: handed to ``add_facts`` once it holds their facts (an engine that keeps its own
-    #: copy anyway ignores it)
-    consume_inputs = False
 
     @abstractmethod
     def __init__(self, rules: RuleSet): ...

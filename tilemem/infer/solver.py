@@ -170,43 +170,23 @@ def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool)
     return load_rules(extra_rules).depends_on(names)
 
 
-#: the input relations whose rows locate an error (:func:`_statement_of`)
-LOCATING = ("assign", "defines")
-
-
 def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-             keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None,
-             kept: Sequence[str] = (), again=None):
+             keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None):
     """Load the facts into a fresh, isolated database and read the named relations
     (``read``: the input relations to load, None: all; see :func:`inputs_read`;
-    ``stmts``: the facts' statement index, which locates an error).
-
-    ``again(stmts)``, when given, extracts the same facts anew (filling ``stmts``): the
-    evaluation then frees the rows of every loaded relation once the engine holds them,
-    before it evaluates (the rows were a sixth of the 50,000-statement solve's peak
-    memory), but those of ``kept`` (the relations the caller reads in the returned
-    ``Derived.facts``) and of :data:`LOCATING`; an error that needs the freed rows to be
-    located is located from facts made ``again``."""
+    ``stmts``: the facts' statement index, which locates an error)."""
     stmts = {} if stmts is None else stmts
     rules = load_rules(extra_rules)
-    consume = again is not None and not keep_db
-    db = Database(rules, engine=engine, budget=budget_for(rules, limits), consume=consume)
-    keep = set(kept).union(LOCATING) if consume else ()
+    db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     # The extractor builds each fact once: its rows are loaded as distinct (see
     # Database.add_facts).
     try:
         for pred, rows in facts.items():
             if rows and (read is None or pred in read):
-                # (a list the engine may empty: a copy for rows read after)
-                db.add_facts(pred, list(rows) if pred in keep else rows, distinct=True)
+                db.add_facts(pred, rows, distinct=True)
         derived = Derived(facts, db.relations(names))
         conflicts = key_conflicts(rules, derived.relations)
         if conflicts:
-            if consume:                  # the rules that derived each row are searched for
-                db.close()               # in the facts: evaluated again, with them kept
-                stmts.clear()
-                return evaluate(again(stmts), names, extra_rules, engine, keep_db, limits, read,
-                                stmts)
             raise _key_violation(facts, stmts, db, conflicts[0])
     except KeyViolation:
         db.close()
@@ -214,9 +194,6 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
     except EvaluationError as err:
         db.close()
         if "32-bit" in str(err):
-            if consume:
-                stmts.clear()
-                facts = again(stmts)
             raise _out_of_range(facts, stmts, engine, err) from None
         raise
     except BaseException:
@@ -240,10 +217,6 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     ``stmts``: the statement index the extraction fills (the caller's: the pipeline's)."""
     read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
     stmts = {} if stmts is None else stmts
-    backend = normalize_backend(backend)
-
-    def again(stmts):
-        with gc_paused():                # facts are acyclic (see api.solve)
-            return extract(program, backend, origins, read, stmts)
-    return evaluate(again(stmts), RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read,
-                    stmts, again=again)
+    with gc_paused():                # facts are acyclic (see api.solve)
+        facts = extract(program, normalize_backend(backend), origins, read, stmts)
+    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts)

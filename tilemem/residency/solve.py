@@ -14,7 +14,7 @@ from tilemem.datalog.engine import gc_paused
 from tilemem.facts.extract import StatementIndex
 from tilemem.infer.solver import evaluate, inputs_read
 from tilemem.residency.facts import extract_program
-from tilemem.residency.verdicts import FACTS_READ, VERDICT_RELATIONS
+from tilemem.residency.verdicts import VERDICT_RELATIONS
 
 __all__ = ["RESIDENCY_RESULTS", "derive_residency"]
 
@@ -32,9 +32,6 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     ``stmts``: the statement index the extraction fills (the pipeline's)."""
     read = inputs_read(relations, extra_rules, keep_db)
     stmts = {} if stmts is None else stmts
-
-    def again(stmts):
-        with gc_paused():
-            return extract_program(program, backend, origins, read, stmts)
-    return evaluate(again(stmts), relations, extra_rules, engine, keep_db, limits, read, stmts,
-                    kept=FACTS_READ, again=again)
+    with gc_paused():
+        facts = extract_program(program, backend, origins, read, stmts)
+    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts)

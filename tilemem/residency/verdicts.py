@@ -70,9 +70,6 @@ class ResidencyDecision(Record):
         return lines
 
 
-# The input relations whose rows the verdicts' words read (``_Words``).
-FACTS_READ = ("defines", "callsite", "callsite_arg", "param")
-
 # The derived relations the verdicts are read from (the emitter reads ``hoist``).
 VERDICT_RELATIONS = ("residency_hoisted", "residency_refusal", "residency_refusal_words",
                      "residency_source", "writable", "total_footprint", "backend_capacity")
