@@ -225,8 +225,7 @@ class Extractor:
                 # (only a name ending in a digit, or a digit and a newline, can match)
                 m = _SUFFIXED.match(name) if name[-1:] in _DIGITS or name[-1:] == "\n" else None
                 if m:
-                    self.f.add("name_suffix", v, m.group(1), int(m.group(2)), line=line)
-                    self._suffixed.append(name)
+                    self._suffixed.append((v, m.group(1), int(m.group(2)), line))
                 hint = self.fn.name_hints.get(name)
                 if hint is not None:
                     self.f.add("given_hint", v, hint, line=line)
@@ -241,7 +240,8 @@ class Extractor:
     # -- functions ----------------------------------------------------------
     def function(self, fn: ir.Function):
         self._declared: set = set()
-        self._suffixed: list[str] = []      # names of this function printed "<base>_<k>"
+        # the vars of this function printed "<base>_<k>": (var id, base, k, line)
+        self._suffixed: list[tuple] = []
         self.fn = fn
         self.names: dict[str, str] = {}     # plain name -> kind (for classifying uses)
         name = fn.name
@@ -256,8 +256,8 @@ class Extractor:
             self._collect_kinds(fn.body)
         self._bound: list[tuple] = []       # (pos, name, line, assign type kind or None)
         run_nested(self.body(fn.body, owner=None))
-        if self._suffixed and self.f.wants("def_rank"):
-            self._definition_ranks(fn)
+        if self._suffixed:
+            self._suffixes(fn)
         if self._bound:
             self._rebindings(fn)
 
@@ -273,15 +273,27 @@ class Extractor:
                 if tk is not None:
                     self.f.add("assign_type", p, tk, line=line)
 
-    def _definition_ranks(self, fn: ir.Function):
-        """def_rank for each var printed "<base>_<k>" and its base: its place in the
-        printer's collection order (tilemem.ir.names.definitions), which decides who
+    def _suffixes(self, fn: ir.Function):
+        """name_suffix for each var printed "<base>_<k>" whose base is also a var of the
+        function: the printer writes "B_k" only beside a var printed B (p3_rewrite.dl's
+        suffix_free starts there), so a suffix without its base could never be read as
+        one, and its rows would be rows no rule joins (a generated program names every
+        var "<letter>_<n>").  def_rank for those vars and their bases: their place in
+        the printer's collection order (tilemem.ir.names.definitions), which decides who
         takes the bare name among vars sharing a hint."""
-        wanted = set(self._suffixed)
-        wanted.update(_SUFFIXED.match(n).group(1) for n in self._suffixed)
-        for rank, n in enumerate(names.definitions(fn)):
-            if n in wanted:
-                self.f.add("def_rank", self.vid(fn.name, n), rank)
+        declared, vmap = self.f.vars, self._vmap
+        wanted: dict[str, str] = {}     # name -> var id, of the suffixed vars kept and their bases
+        for v, base, k, line in self._suffixed:
+            b = vmap.get(base)
+            if b is not None and b in declared:
+                self.f.add("name_suffix", v, base, k, line=line)
+                wanted[declared[v][1]] = v
+                wanted[base] = b
+        if wanted and self.f.wants("def_rank"):
+            for rank, n in enumerate(names.definitions(fn)):
+                v = wanted.get(n)
+                if v is not None:
+                    self.f.add("def_rank", v, rank)
 
     def _collect_kinds(self, body: list[ir.Stmt]):
         """Which names are loop iter-args (the rules treat them differently from plain vars)."""
