@@ -180,8 +180,8 @@ class _FunctionRewriter(RewritePattern):
         return t
 
     def name_hint(self, name: str) -> str:
-        """The name hint PyPTO had in memory for a var (the rules' ``name_hint``; an
-        inserted move's is ``<producer hint>_<Space>``).  A move is named after its
+        """The name hint PyPTO had in memory for a var (the rules' ``name_hint``, its
+        printed name where they give none; an inserted move's is ``<producer hint>_<Space>``).  A move is named after its
         producer's hint, and a var inside a type prints as its hint."""
         h = self.move_hints.get(name)
         if h is not None:
