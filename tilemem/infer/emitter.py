@@ -56,8 +56,9 @@ class Solution3(Record):
         for v, x in rel("type_source"):
             fn, _, name = v.partition(":")
             type_source[fn][name] = x.partition(":")[2]
+        space = {v: s for v, s in rel("space")}
         return cls(
-            space={v: s for v, s in rel("space")},
+            space=space,
             resolved={f for (f,) in rel("resolved_function")},
             move_at=dict(move_at),
             move_use={(p, i): (v, t) for p, i, v, t in rel("move_use")},
@@ -66,7 +67,9 @@ class Solution3(Record):
             slayout={(p, v, t): l for p, v, t, l in rel("move_slayout")},
             retarget={p: (k, s) for p, k, s in rel("retarget")},
             rederive={p for (p,) in rel("rederive")},
-            replaced={v for (v,) in rel("replaced_var")},
+            # (the vars the pass replaces: every resolved var and the re-created
+            # pl.while_ iter-args, p3_rewrite.dl)
+            replaced={*space, *(v for (v,) in rel("recreated_iter_arg"))},
             name_hint={v: h for v, h in rel("name_hint")},
             fresh={p for p, _ in rel("fresh_redefinition")},
             type_source=dict(type_source),
@@ -380,7 +383,7 @@ class _FunctionRewriter(RewritePattern):
 
     def rebuilt(self, targets: list[str], value: ir.Expr) -> bool:
         """PyPTO rebuilds a statement that defines or reads a var the pass replaces
-        (``replaced_var``); a rebuilt statement loses its comments."""
+        (one of ``space`` or ``recreated_iter_arg``); a rebuilt statement loses its comments."""
         replaced = self.replaced
         if not replaced:            # (most functions)
             return False
@@ -502,7 +505,7 @@ def _holds_name(t: ir.TileType) -> bool:
 
 def _indexed(sol: Solution3) -> tuple[set, dict]:
     """The statements where a move is read (``move_use``'s positions) and, per function,
-    the names of its vars the pass replaces (``replaced_var``'s ``function:name`` ids; a
+    the names of its vars the pass replaces (``Solution3.replaced``'s ``function:name`` ids; a
     function's name is an identifier, so the id splits at its first colon)."""
     replaced: dict[str, set] = {}
     for v in sol.replaced:

@@ -23,7 +23,7 @@ from tilemem.records import DICT, Fresh, Record, record
 # depend on, demand included, is evaluated; reading a row back costs ~2 us).
 RESULT_RELATIONS = (
     "space", "resolved_function", "move_at", "move_use", "move_blayout", "move_slayout",
-    "move_slot", "retarget", "rederive", "replaced_var", "name_hint", "fresh_redefinition",
+    "move_slot", "retarget", "rederive", "recreated_iter_arg", "name_hint", "fresh_redefinition",
     "contract_break", "type_source",
 )
 
