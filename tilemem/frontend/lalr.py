@@ -9,7 +9,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
 from tilemem.frontend.indenter import PtoIndenter
-from tilemem.frontend.tokens import Reread, SyntaxProblem, Token, Tree, UnexpectedToken
+from tilemem.frontend.tokens import Reread, SyntaxProblem, Tree, UnexpectedToken, as_token
 
 if TYPE_CHECKING:
     from tilemem.frontend.ir_builder import Builder
@@ -244,7 +244,6 @@ class Driver:
         kind = self._kind
         ignore = self.ignore
         nl_types = self.newline_types
-        T = Token
         pos = 0
         line = 1
         line_start = 0
@@ -269,11 +268,11 @@ class Driver:
                 if ttype in _PARTS:
                     yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
                 elif ttype not in ignore:
-                    yield T(ttype, value, pos, line, pos - line_start + 1)
+                    yield (ttype, value, pos, line, pos - line_start + 1)
                 if ttype in nl_types:
                     line, line_start = _lines_after(value, pos, line, line_start)
             else:
-                yield T(ttype, value, pos, line, pos - line_start + 1)
+                yield (ttype, value, pos, line, pos - line_start + 1)
             pos += len(value)
 
     def _kind(self, value: str) -> Optional[str]:
@@ -301,28 +300,28 @@ class Driver:
         return parts[0] in ("nan", "inf") or any(p in self.keywords for p in parts)
 
     def parts(self, ttype: str, value: str, pos: int, line: int, col: int) -> list:
-        """The grammar's tokens a compound text stands for: a DOTTED's NAME (or keyword)
+        """The grammar's tokens (tuples) a compound text stands for: a DOTTED's NAME (or keyword)
         and DOT tokens, an INTLIST's ``[``, INT, ``,`` and ``]``."""
         out = []
         if ttype == "INTLIST":
-            out.append(Token("LSQB", "[", pos, line, col))
+            out.append(("LSQB", "[", pos, line, col))
             for i, digits in enumerate(value[1:-1].split(", ")):
                 if i:
-                    out.append(Token("COMMA", ",", pos + 1, line, col + 1))
+                    out.append(("COMMA", ",", pos + 1, line, col + 1))
                     pos += 2
                     col += 2
-                out.append(Token("INT", digits, pos + 1, line, col + 1))
+                out.append(("INT", digits, pos + 1, line, col + 1))
                 pos += len(digits)
                 col += len(digits)
-            out.append(Token("RSQB", "]", pos + 1, line, col + 1))
+            out.append(("RSQB", "]", pos + 1, line, col + 1))
             return out
         keywords = self.keywords
         for i, part in enumerate(value.split(".")):
             if i:
-                out.append(Token("DOT", ".", pos, line, col))
+                out.append(("DOT", ".", pos, line, col))
                 pos += 1
                 col += 1
-            out.append(Token(keywords.get(part, "NAME"), part, pos, line, col))
+            out.append((keywords.get(part, "NAME"), part, pos, line, col))
             pos += len(part)
             col += len(part)
         return out
@@ -335,7 +334,6 @@ class Driver:
         keywords = self.keywords
         ignore = self.ignore
         nl_types = self.newline_types
-        T = Token
         n = len(text)
         while pos < n:
             m = match(text, pos)
@@ -357,7 +355,7 @@ class Driver:
                     yield from self.parts(ttype, value, pos, line, pos - line_start + 1)
                     pos = end
                     continue
-                yield T(ttype, value, pos, line, pos - line_start + 1)
+                yield (ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
                 line, line_start = _lines_after(value, pos, line, line_start)
             pos = end
@@ -373,14 +371,14 @@ class Driver:
         while True:
             try:
                 for tok in stream:
-                    ttype = tok.type
+                    ttype = tok[0]
                     while True:
                         row = states[-1]
                         try:
                             shift, arg = row[ttype]
                         except KeyError:
                             if ttype in COMPOUND:      # where the grammar takes none: as its parts
-                                parts = self.parts(ttype, tok.value, tok.start_pos, tok.line, tok.column)
+                                parts = self.parts(*tok)
                                 if tok is postlexer.line_first:
                                     postlexer.line_first = parts[0]
                                 if tok is postlexer.stmt_first:
@@ -389,7 +387,7 @@ class Driver:
                             if tok is postlexer.stmt_first:     # the statement's first token is already unexpected
                                 checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
                             if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
-                                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                                raise UnexpectedToken(as_token(tok), {k for k in row if k.isupper()}) from None
                             break
                         if shift:
                             if tok is postlexer.stmt_first:
@@ -416,19 +414,19 @@ class Driver:
                 stream = chain(postlexer.passed_on(reread.tokens), tokens)
                 continue
             break
-        end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
+        end_tok = ("$END", "", tok[2], tok[3], tok[4]) if tok is not None else ("$END", "", 0, 1, 1)
         return self._feed(end_tok, states, values)
 
-    def _feed(self, tok: Token, states: list, values: list):
+    def _feed(self, tok: tuple, states: list, values: list):
         """Feed one token (the slow path: recovery and end of input); returns the result at $END."""
         end_state = self.end_state
-        is_end = tok.type == "$END"
+        is_end = tok[0] == "$END"
         while True:
             row = states[-1]
             try:
-                shift, arg = row[tok.type]
+                shift, arg = row[tok[0]]
             except KeyError:
-                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                raise UnexpectedToken(as_token(tok), {k for k in row if k.isupper()}) from None
             if shift:
                 states.append(arg)
                 values.append(tok)
@@ -445,14 +443,14 @@ class Driver:
             if is_end and states[-1] is end_state:
                 return values[-1]
 
-    def _recover(self, bad: Token, stream, checkpoint, states, values, text, postlexer) -> bool:
+    def _recover(self, bad: tuple, stream, checkpoint, states, values, text, postlexer) -> bool:
         """Turn an unparsable but valid-Python simple statement into an OPAQUE_LINE.
 
         Only for a statement where the grammar accepts a simple statement (function
         bodies), and only if Python itself accepts the statement's text: real syntax
         errors are still reported.
         """
-        if checkpoint is None or bad.type in ("_INDENT", "_DEDENT", "$END"):
+        if checkpoint is None or bad[0] in ("_INDENT", "_DEDENT", "$END"):
             return False
         depth, vdepth, first = checkpoint
         # states[depth - 1] is the state in which `first` was shifted: the statement start
@@ -463,12 +461,12 @@ class Driver:
             # the statement ends at the end of the line or at a `;` (`x += 1; y = 2`) -- but
             # not at a `;` after a compound statement's header: `if c: x += 1; y = 2` is one
             # `if` whose body holds both
-            while nl.type != "_NL" and nl.type != "SEMICOLON":
+            while nl[0] != "_NL" and nl[0] != "SEMICOLON":
                 nl = next(stream, None)
-                if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+                if nl is None or nl[0] in ("_INDENT", "_DEDENT"):
                     return False
-            src = text[first.start_pos:nl.start_pos].rstrip()
-            if nl.type == "_NL" or _python_statement_kind(src) != "compound":
+            src = text[first[2]:nl[2]].rstrip()
+            if nl[0] == "_NL" or _python_statement_kind(src) != "compound":
                 break
             nl = next(stream, None)
             if nl is None:
@@ -477,7 +475,7 @@ class Driver:
             return False
         del states[depth:]
         del values[vdepth:]
-        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column)
+        opaque = ("OPAQUE_LINE", src, first[2], first[3], first[4])
         self._feed(opaque, states, values)
         self._feed(nl, states, values)
         return True
