@@ -169,6 +169,28 @@ class _FullMatch:
         return self.fullmatch(value)
 
 
+class _Goto(dict):
+    """A row's goto on a rule, by the lookahead: ``{lookahead: row}``, the row the parser is
+    in after the goto to ``target`` and the reductions by pass-through rules (``?rule: x``)
+    that follow it on that lookahead.  Such a reduction changes the top state only, to the
+    goto from the state below (``row``, which stays) on its rule: where such a chain ends
+    depends on ``row``, the rule and the lookahead alone, so the parser takes it in one
+    step.  Each entry is found when first asked (most rows see a few lookaheads)."""
+    __slots__ = ("row", "target")     # (set by Driver: no __init__ of its own, made at every start)
+
+    def __missing__(self, lookahead: str) -> dict:
+        state = self.target
+        seen = []
+        while not any(s is state for s in seen):
+            action = state.get(lookahead)
+            if action is None or action[0] or action[1][1] is not None or action[1][0] != 1:
+                break       # not a reduction by a pass-through rule (callback None, one child)
+            seen.append(state)
+            state = self.row[action[1][2]].target
+        self[lookahead] = state
+        return state
+
+
 class Driver:
     """An LALR driver over the grammar's tables (:mod:`tilemem.frontend.tables`).
 
@@ -207,14 +229,20 @@ class Driver:
                 cb = _rule_callback(method, expand1, include, append_none)
             reductions.append((size, cb, origin))
         symbols = data["symbols"]
-        # a state is its row: {symbol: (True, next state's row) | (False, reduction)}, so
-        # the parser's stack holds rows (one index a step instead of two)
+        # a state is its row, so the parser's stack holds rows (one index a step instead of
+        # two): {terminal: (True, next state's row) | (False, reduction), rule: _Goto}
         table = [{} for _ in data["states"]]
         for row, flat in zip(table, data["states"]):
             for k in range(0, len(flat), 2):
                 action = flat[k + 1]
-                row[symbols[flat[k]]] = ((True, table[action >> 1]) if action & 1
-                                         else (False, reductions[action >> 1]))
+                sym = symbols[flat[k]]
+                if not action & 1:
+                    row[sym] = (False, reductions[action >> 1])
+                elif sym.isupper():         # a terminal (lark's convention)
+                    row[sym] = (True, table[action >> 1])
+                else:
+                    row[sym] = goto = _Goto()
+                    goto.row, goto.target = row, table[action >> 1]
         self.start_state, self.end_state = table[start], table[end]
 
     @functools.cached_property
@@ -361,21 +389,22 @@ class Driver:
             pos = end
 
     def parse(self, text: str, postlexer: PtoIndenter):
-        states = [self.start_state]
+        # the stack: the rows below the top (`states`) and the top row (`state`); a value
+        # per symbol, the top one's last
+        state = self.start_state
+        states: list = []
         values: list = []
         tok = None
-        checkpoint = None       # (len(states), len(values), token) at the start of the current statement
+        checkpoint = None       # (stack depth, len(values), token) at the start of the current statement
         stream = tokens = postlexer.process(self.tokens(text))
         push_state, push_value = states.append, values.append
-        pop_state, pop_value = states.pop, values.pop
         while True:
             try:
                 for tok in stream:
                     ttype = tok[0]
                     while True:
-                        row = states[-1]
                         try:
-                            shift, arg = row[ttype]
+                            shift, arg = state[ttype]
                         except KeyError:
                             if ttype in COMPOUND:      # where the grammar takes none: as its parts
                                 parts = self.parts(*tok)
@@ -385,36 +414,42 @@ class Driver:
                                     postlexer.stmt_first = parts[0]
                                 raise Reread(parts) from None
                             if tok is postlexer.stmt_first:     # the statement's first token is already unexpected
-                                checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
+                                checkpoint = (len(states) + 1, len(values), tok)    # (e.g. `import` in a host body)
+                            push_state(state)
                             if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
-                                raise UnexpectedToken(as_token(tok), {k for k in row if k.isupper()}) from None
+                                raise UnexpectedToken(as_token(tok), {k for k in state if k.isupper()}) from None
+                            state = states.pop()
                             break
                         if shift:
                             if tok is postlexer.stmt_first:
-                                checkpoint = (len(states), len(values), tok)
-                            push_state(arg)
+                                checkpoint = (len(states) + 1, len(values), tok)
+                            push_state(state)
+                            state = arg
                             push_value(tok)
                             break
                         size, callback, origin = arg
-                        if callback is None:            # a single child passed through: only the state changes
-                            states[-1] = states[-2][origin][1]
-                            continue
                         if size == 1:
-                            children = [pop_value()]
-                            pop_state()
+                            below = states[-1]
+                            if callback is not None:
+                                values[-1] = callback([values[-1]])
                         elif size:
+                            below = states[-size]
+                            del states[1 - size:]
                             children = values[-size:]
-                            del states[-size:]
-                            del values[-size:]
+                            del values[1 - size:]
+                            values[-1] = callback(children)
                         else:
-                            children = []
-                        push_value(callback(children))
-                        push_state(states[-1][origin][1])
+                            below = state
+                            push_state(state)
+                            push_value(callback([]))
+                        # the goto, and the reductions by pass-through rules that follow it
+                        state = below[origin][ttype]
             except Reread as reread:     # (a compound comes from `tokens`: no earlier parts are left)
                 stream = chain(postlexer.passed_on(reread.tokens), tokens)
                 continue
             break
         end_tok = ("$END", "", tok[2], tok[3], tok[4]) if tok is not None else ("$END", "", 0, 1, 1)
+        states.append(state)
         return self._feed(end_tok, states, values)
 
     def _feed(self, tok: tuple, states: list, values: list):
@@ -439,7 +474,7 @@ class Driver:
             else:
                 children = []
             values.append(children[0] if callback is None else callback(children))
-            states.append(states[-1][origin][1])
+            states.append(states[-1][origin].target)
             if is_end and states[-1] is end_state:
                 return values[-1]
 
