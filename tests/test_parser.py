@@ -751,6 +751,43 @@ def test_scanner_joins_dotted_and_name():
     assert not any(map(lalr._punctuation_first, [r"\[*a", r"\[a|b", r"\w+", "a", r"\_", r"\[?"]))
 
 
+def test_scanner_order_keeps_overlapping_alternatives():
+    """The scanner tries first the alternatives one character test rejects; two that can
+    start a match with the same character (or whose first characters are not known, or
+    that may match the empty text) keep their order, so the same alternative matches first
+    at every position."""
+    from tilemem.frontend import lalr
+    alts = [r"[0-9]+\.[0-9]*", r'"[^"]*"|\'[^\']*\'', r"[0-9]+", r"\*\*|[=<>]=", r"x?", r"\.\.\.", r"=",
+            r",", r"\.", r"(?:\r?\n)+", r"[^a]"]
+    order = [alts[i] for i in lalr._scan_order(alts)]
+    assert sorted(order) == sorted(alts)
+    at = order.index
+    assert at(r"[0-9]+\.[0-9]*") < at(r"[0-9]+") and at(r"\*\*|[=<>]=") < at("=")
+    assert at(r"\.\.\.") < at(r"\.")
+    # x? may match nothing: what comes before it stays before, what comes after stays after
+    assert order[:order.index("x?")] == [r'"[^"]*"|\'[^\']*\'', r"\*\*|[=<>]=", r"[0-9]+\.[0-9]*", r"[0-9]+"]
+    assert at(r'"[^"]*"|\'[^\']*\'') < at(r"[0-9]+\.[0-9]*")          # one test each branch
+    assert at(r"[^a]") == len(alts) - 1 and at(r"(?:\r?\n)+") < at(r"[^a]")
+    assert lalr._first_chars(lalr._sre_parser.parse(r"(?:\r?\n)+")) == {10, 13}
+    assert lalr._first_chars(lalr._sre_parser.parse(r"a*b|[c-e]")) == {97, 98, 99, 100, 101}
+    assert lalr._first_chars(lalr._sre_parser.parse(r"\w+")) is None
+
+
+def test_scanner_order_cached_or_damaged_reads_the_same(tmp_path, monkeypatch):
+    """The scanner's order is kept in the private cache; an entry that is not an order of
+    the alternatives is worked out again."""
+    import marshal
+
+    from tilemem.frontend import ir_builder, lalr, parser as P  # noqa: F401
+    want = P._driver().scanner.pattern
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+    assert lalr._scanner(P._driver()._lexed)[0].pattern == want
+    [cached] = tmp_path.glob("pto_scan_order-*.marshal")
+    cached.write_bytes(marshal.dumps([0] * 30))
+    assert lalr._scanner(P._driver()._lexed)[0].pattern == want
+    assert sorted(marshal.loads(cached.read_bytes())) == list(range(len(marshal.loads(cached.read_bytes()))))
+
+
 def test_scanner_regexps_keep_their_language():
     """A terminal's regexp becomes group-free for the scanner; one whose match may
     depend on the text around it (anchors, lookaround, backreferences) is not
@@ -793,7 +830,7 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
         assert reads(again) == want
     monkeypatch.setenv("TILEMEM_NO_CACHE", "1")
     assert reads(load_tables(grammar, accept)) == want
-    assert list(tmp_path.iterdir()) == [cached]
+    assert list(tmp_path.glob("pto_tables-*")) == [cached]
 
 
 def test_records_behave_as_the_dataclasses_they_replace():

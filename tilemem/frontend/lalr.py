@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
+import re._constants as _sre
+import re._parser as _sre_parser
 from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
@@ -146,12 +148,127 @@ def _scanner(lexed):
                     alts[i] = rf"{n}(?:\.{n})*+"
                     del alts[j]
                 break
+        alts = _in_scan_order(alts)
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         if scanner.groups != 2:         # a terminal's regexp still holds a group
             return None, ()
         return scanner, tuple((name, _FullMatch(r)) for name, r in plain)
     except re.error:        # pragma: no cover - lark's own regexps compile
         return None, ()
+
+
+#: the version of _scan_order's result kept in the cache (_in_scan_order)
+_SCAN_ORDER_FORMAT = 1
+
+
+def _in_scan_order(alts: list) -> list:
+    """``alts`` in the order :func:`_scan_order` gives, which tilemem's per-user cache keeps
+    by the alternatives' texts (working it out parses every regexp: ~4.6 M instructions of
+    every start, where reading it back costs a small file)."""
+    from tilemem.cache import cached_data
+
+    def checked(order) -> list:
+        if sorted(order) != list(range(len(alts))):
+            raise ValueError("not an order of these alternatives")
+        return [alts[i] for i in order]
+    key = "\0".join((str(_SCAN_ORDER_FORMAT), *alts)).encode("utf-8")
+    return cached_data("pto_scan_order", (key,), lambda: _scan_order(alts), checked)
+
+
+def _scan_order(alts: list) -> list:
+    """An order of the scanner's alternatives ``alts`` (given in the tokenizer's match order;
+    the indices) that matches the same text at every position, those the regex engine
+    rejects by testing one character first.
+
+    The engine tries the alternatives in turn, and one that starts with a character (or a
+    set of them: ``,``, ``\\[``, a name's first letter) is passed over after one test, where
+    one that starts with a repeat or a group of alternatives (a float's digits, a string's
+    quotes, a newline's ``\\r?``) is entered first; a token of punctuation came after ~15 of
+    them.  Two alternatives that no text can make both match at one position -- no
+    character can start a match of both -- can trade places: which one matches there
+    does not depend on their order.  Every other pair keeps its order (an alternative whose
+    first characters are not known, or that may match the empty text, keeps its place
+    among all), so the first to match at each position is the same alternative."""
+    parsed = [_sre_parser.parse(r) for r in alts]
+    firsts = [_first_chars(p) for p in parsed]
+    cost = [_rejection_cost(p) for p in parsed]
+    # before[i]: the alternatives that must stay before alternative i
+    before = [{j for j in range(i) if firsts[i] is None or firsts[j] is None
+               or not firsts[i].isdisjoint(firsts[j])} for i in range(len(alts))]
+    order: list = []
+    left = list(range(len(alts)))
+    while left:
+        placed = set(order)
+        i = min((i for i in left if before[i] <= placed), key=lambda i: (cost[i], i))
+        order.append(i)
+        left.remove(i)
+    return order
+
+
+def _rejection_cost(parsed) -> int:
+    """0: a match starts with one character or character set (the engine rejects the
+    alternative after one test); 1: with a group of such alternatives; 2: otherwise."""
+    if not parsed:
+        return 2
+    op, arg = parsed[0]
+    if op is _sre.LITERAL or op is _sre.IN:
+        return 0
+    if op is _sre.BRANCH and all(_rejection_cost(p) == 0 for p in arg[1]):
+        return 1
+    return 2
+
+
+def _first_chars(parsed) -> Optional[set]:
+    """The characters (code points) a match of ``parsed`` (a parsed regexp) can start with;
+    None when not known, or when it may match the empty text."""
+    chars, empty = _first_of_sequence(parsed)
+    return None if empty else chars
+
+
+def _first_of_sequence(items) -> tuple[Optional[set], bool]:
+    """(the first characters of a sequence's matches or None, whether it may match the
+    empty text)."""
+    out: set = set()
+    for op, arg in items:
+        chars, empty = _first_of_item(op, arg)
+        if chars is None:
+            return None, False
+        out |= chars
+        if not empty:
+            return out, False
+    return out, True
+
+
+def _first_of_item(op, arg) -> tuple[Optional[set], bool]:
+    if op is _sre.LITERAL:
+        return {arg}, False
+    if op is _sre.IN:
+        chars = set()
+        for kind, value in arg:
+            if kind is _sre.LITERAL:
+                chars.add(value)
+            elif kind is _sre.RANGE and value[1] - value[0] < 256:
+                chars.update(range(value[0], value[1] + 1))
+            else:       # a negated set, a category (\d, \s), a wide range: not known
+                return None, False
+        return chars, False
+    if op is _sre.SUBPATTERN:
+        _, add_flags, del_flags, items = arg
+        return (None, False) if add_flags or del_flags else _first_of_sequence(items)
+    if op is _sre.BRANCH:
+        out, empty = set(), False
+        for items in arg[1]:
+            chars, e = _first_of_sequence(items)
+            if chars is None:
+                return None, False
+            out |= chars
+            empty = empty or e
+        return out, empty
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _, items = arg
+        chars, empty = _first_of_sequence(items)
+        return chars, empty or low == 0
+    return None, False
 
 
 class _FullMatch:
