@@ -740,6 +740,22 @@ def test_scanner_tokens_as_the_exact_tokenizer():
     assert isinstance(_tokens_or_error(d.tokens, "x = a $ b\n"), tuple)       # an error
 
 
+@pytest.mark.parametrize("stretch", [1, 3, 8, 64])
+def test_scanner_stretches_cut_no_token(monkeypatch, stretch):
+    """The scanner matches a long text in stretches, each ending before a newline no token
+    holds (not one inside a triple-quoted string, a newline run or a line continuation):
+    cut into stretches of a few characters, every text still reads as the exact tokenizer
+    reads it."""
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
+    monkeypatch.setattr(lalr, "STRETCH", stretch)
+    d = P._driver()
+    texts = _friendly_texts() + _LEXER_EDGES + [
+        'a = 1\nb = """x\ny\n"""\nc = 2\n', "a = 1\r\nb = 2\r\n\r\n  c = 3\r\n", "a = [1, \\\n 2]\nb = 3\n",
+        "a = 1\n\n\n   \n\tb = 2\n", "s = \'\'\'a\n\'\'\' + '\"\"\"'\nt = 1\n# \"\"\"\nu = 2\n", "x" * 300 + " = 1\ny = 2\n"]
+    for text in texts:
+        assert _tokens_or_error(d.tokens, text) == _tokens_or_error(d._tokens_exact, text), text
+
+
 def test_scanner_joins_dotted_and_name():
     """The scanner matches DOTTED and NAME as one alternative (what stands between them in
     the match order starts with punctuation); the tokens stay the exact tokenizer's

@@ -59,6 +59,44 @@ def _rule_callback(method, expand1: bool, include, append_none: int):
     return shaped
 
 
+#: the scanner matches a text in stretches of about this many characters (findall: a
+#: pair of strings a token, no match object), each ending where no token goes on (_stretch_end)
+STRETCH = 1 << 14
+_NO_CUT_AFTER = frozenset(" \t\f\r\n\\")
+
+
+def _stretch_end(text: str, start: int) -> int:
+    """Where the stretch of ``text`` from ``start`` (a token's start) that the scanner
+    matches on its own ends: the text's end, or a newline ~STRETCH characters on that no
+    token holds, so that matching up to it gives the tokens matching the whole text gives
+    (the terminals have no anchors or lookaround: a match ending before it is found there
+    either way).  A token holding a newline is a newline run (or a ``\\`` line
+    continuation), which holds no other character than blanks, or a triple-quoted string:
+    a newline after a visible character other than ``\\`` starts a token, unless a
+    string opened before it on the stretch holds it.  -1: none near (a long line, a
+    triple quote): the scanner then goes one match at a time past ~STRETCH characters."""
+    n = len(text)
+    if n - start <= STRETCH:
+        return n
+    end = text.find("\n", start + STRETCH, start + 4 * STRETCH)
+    if end < 0:
+        return -1
+    if text[end - 1] == "\r":
+        end -= 1
+    if (end <= start or text[end - 1] in _NO_CUT_AFTER or text.find('"""', start, end) >= 0
+            or text.find("'''", start, end) >= 0):
+        return -1
+    return end
+
+
+def _pairs_past(matches, stop: int):
+    """The (blanks, text) pairs of ``matches``, up to the first that ends at ``stop`` or past it."""
+    for m in matches:
+        yield m.groups()
+        if m.end() >= stop:
+            return
+
+
 def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int, int]:
     """(line, offset of that line's start) after a token that may hold newlines, at ``pos``."""
     k = value.count("\n")
@@ -393,32 +431,39 @@ class Driver:
         line = 1
         line_start = 0
         rare = self.rare
-        for m in self.scanner.finditer(text):
-            blank, value = m.groups()
-            ttype = kinds.get(value)
-            if ttype is None:
-                ttype = kind(value)
-                if ttype is None:
-                    # the any-character alternative: up to here the scanner matched what
-                    # the exact tokenizer matches (the same alternatives, first), and
-                    # from here the exact tokenizer decides
-                    yield from self._tokens_exact(text, pos, line, line_start)
-                    return
-                if len(kinds) >= KINDS_MAX:
-                    kinds.clear()
-                kinds[value] = ttype
-            if blank:
-                pos += len(blank)
-            if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
-                if ttype in _PARTS:
-                    yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
-                elif ttype not in ignore:
-                    yield (ttype, value, pos, line, pos - line_start + 1)
-                if ttype in nl_types:
-                    line, line_start = _lines_after(value, pos, line, line_start)
+        findall, finditer = self.scanner.findall, self.scanner.finditer
+        n = len(text)
+        while pos < n:
+            end = _stretch_end(text, pos)
+            if end >= 0:        # (blanks, text) pairs, no match object a token
+                pairs = findall(text, pos, end)
             else:
-                yield (ttype, value, pos, line, pos - line_start + 1)
-            pos += len(value)
+                pairs = _pairs_past(finditer(text, pos), pos + STRETCH)
+            for blank, value in pairs:
+                ttype = kinds.get(value)
+                if ttype is None:
+                    ttype = kind(value)
+                    if ttype is None:
+                        # the any-character alternative: up to here the scanner matched what
+                        # the exact tokenizer matches (the same alternatives, first), and
+                        # from here the exact tokenizer decides
+                        yield from self._tokens_exact(text, pos, line, line_start)
+                        return
+                    if len(kinds) >= KINDS_MAX:
+                        kinds.clear()
+                    kinds[value] = ttype
+                if blank:
+                    pos += len(blank)
+                if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
+                    if ttype in _PARTS:
+                        yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
+                    elif ttype not in ignore:
+                        yield (ttype, value, pos, line, pos - line_start + 1)
+                    if ttype in nl_types:
+                        line, line_start = _lines_after(value, pos, line, line_start)
+                else:
+                    yield (ttype, value, pos, line, pos - line_start + 1)
+                pos += len(value)
 
     def _kind(self, value: str) -> Optional[str]:
         """The terminal of a token's text: the first in match order whose whole language
