@@ -100,6 +100,13 @@ def test_a_key_conflict_in_a_child_is_the_located_error_in_process(forks, monkey
     assert "two rows of 'space'" in errors[0][0] and f"{rules}:1" in errors[0][0]
 
 
+def test_an_engine_that_frees_its_memory_is_not_forked(forks):
+    pytest.importorskip("pyDatalog")
+    from test_residency import program
+    assert tilemem.solve(program(), backend="910B", engine="pydatalog").residency
+    assert forks == []
+
+
 def test_explanations_keep_their_database_in_process(forks):
     from test_residency import program
     sol = tilemem.solve(program(), backend="910B")
