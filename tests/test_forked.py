@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import tilemem
+from tilemem.datalog import forked
 from tilemem.datalog.forked import NOT_RUN, run_forked
 from tilemem.errors import TilememError
 from tilemem.infer import solver
@@ -67,7 +68,7 @@ def forks(monkeypatch):
         answered[-1] = got is not NOT_RUN
         return got
     monkeypatch.setattr(solver, "FORK_ROWS", 0)
-    monkeypatch.setattr(solver, "run_forked", counted)
+    monkeypatch.setattr(forked, "run_forked", counted)
     return answered
 
 

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
-import signal
 import sys
 import threading
 
@@ -62,6 +60,7 @@ def run_forked(fn, *args):
     if kind == _RESULT:
         return marshal.loads(body)
     if kind == _ERROR and body:
+        import pickle               # (~4 ms to import: only when the child raised)
         raise pickle.loads(body)
     return NOT_RUN
 
@@ -86,6 +85,7 @@ def _child(r: int, w: int, fn, args) -> None:           # pragma: no cover - the
 
 def _pickled(exc: BaseException) -> bytes:
     """The exception pickled, or nothing if it does not come back as itself."""
+    import pickle
     try:
         data = pickle.dumps(exc)
         back = pickle.loads(data)
@@ -103,12 +103,14 @@ def _die_with_parent() -> None:                         # pragma: no cover - the
         return
     try:
         import ctypes
+        import signal
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)      # PR_SET_PDEATHSIG
     except Exception:
         pass
 
 
 def _kill(pid: int) -> None:
+    import signal
     try:
         os.kill(pid, signal.SIGKILL)
     except OSError:

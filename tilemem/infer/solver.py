@@ -14,7 +14,6 @@ from tilemem.backends import normalize_backend
 from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.budget import Budget
 from tilemem.datalog.database import engine_class
-from tilemem.datalog.forked import NOT_RUN, run_forked
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
 from tilemem.datalog.keys import key_conflicts
@@ -196,9 +195,10 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
     if apart and not keep_db and getattr(engine_class(engine), "retains_memory", False) and \
             sum(len(rows) for pred, rows in facts.items()
                 if read is None or pred in read) >= FORK_ROWS:
-        relations = run_forked(_relations, facts, names, extra_rules, engine, limits, read,
-                               stmts)
-        if relations is not NOT_RUN:
+        from tilemem.datalog import forked          # (only a large solve imports it)
+        relations = forked.run_forked(_relations, facts, names, extra_rules, engine, limits,
+                                      read, stmts)
+        if relations is not forked.NOT_RUN:
             return Derived(facts, relations), None
     return _evaluate(facts, names, extra_rules, engine, keep_db, limits, read, stmts)
 
