@@ -183,8 +183,6 @@ class CallTypes:
 
     def key(self, op: str, call: ir.Call, types: list, lhs_space, lhs_memref, scope_split):
         """(the key of this derivation or None when it has none, the names renamed in it)."""
-        args = call.args
-        kwargs = tuple([kv for kv in call.kwargs if kv[0] != "attrs"])
         numbers = []
         others: Optional[set] = set()
         for t in types:
@@ -197,29 +195,92 @@ class CallTypes:
                 others = None
             elif others is not None and names:
                 others |= names
+        # the arguments as plain values (hashed and compared at C speed), the names at
+        # the places the rules read as atoms (_arg_tokens) marked in ``spots``
+        tokens: list = []
+        spots: list = []
+        literal: set = set()
+        for a in call.args:
+            if not _arg_tokens(a, tokens, spots, literal):
+                others = None
+        kw_tokens: list = []
+        for k, v in call.kwargs:
+            if k != "attrs":
+                kw_tokens.append(k)
+                if not _arg_tokens(v, kw_tokens, None, literal):
+                    others = None
+        for e in (lhs_memref, scope_split):
+            if e is not None and others is not None and not _expr_names(e, others):
+                others = None
         renamed: dict = {}
-        if others is not None and any(a.__class__ is ir.Name for a in args):
-            for a in args:
-                if a.__class__ is not ir.Name and not _expr_names(a, others):
-                    others = None
-                    break
-            if others is not None:
-                for _, v in kwargs:
-                    if not _expr_names(v, others):
-                        others = None
-                        break
-            for e in (lhs_memref, scope_split):
-                if e is not None and others is not None and not _expr_names(e, others):
-                    others = None
-            if others is not None:
-                keyed = []
-                for a in args:
-                    if a.__class__ is ir.Name and a.id not in others:
-                        keyed.append(renamed.setdefault(a.id, len(renamed)))
-                    else:
-                        keyed.append(a)
-                args = tuple(keyed)
-        return (op, args, kwargs, tuple(numbers), lhs_space, lhs_memref, scope_split), renamed
+        if others is not None and spots:
+            others |= literal
+            for i in spots:
+                name = tokens[i]
+                if name not in others:
+                    n = renamed.get(name)
+                    if n is None:
+                        n = renamed[name] = len(renamed)
+                    tokens[i] = _renamed(n)
+        return (op, tuple(tokens), tuple(kw_tokens), tuple(numbers), lhs_space, lhs_memref, scope_split), renamed
+
+
+_Name, _IntConst, _Dotted = ir.Name, ir.IntConst, ir.Dotted
+_ListExpr, _TupleExpr, _BinOp, _UnaryOp = ir.ListExpr, ir.TupleExpr, ir.BinOp, ir.UnaryOp
+
+_RENAMED = tuple(("$", n) for n in range(64))
+
+
+def _renamed(n: int) -> tuple:
+    """The token of the ``n``-th renamed name of a key."""
+    return _RENAMED[n] if n < 64 else ("$", n)
+
+
+def _arg_tokens(e, out: list, spots, literal: set) -> bool:
+    """Append ``e`` to ``out`` as tokens of plain values, in pre-order: an int constant
+    as its value, a list, tuple or operator as its class and its length or operator
+    text, a name as its text (its place added to ``spots``: a name the rules read as an
+    atom -- an argument, an item of a shape or an offset list, an operand of index
+    arithmetic -- that the key may rename; ``spots`` None: none), a dotted name as its
+    class and parts, anything else (a call, a subscript, a literal) as the node itself.
+    The tokens of two expressions are equal exactly when the expressions are (positions
+    aside): each token's kind says which node it stands for.  Every text that may name
+    something outside the renamable places goes to ``literal``; False when ``e`` holds
+    text not read (Opaque)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        c = x.__class__
+        if c is _Name:
+            if spots is None:
+                literal.add(x.id)
+            else:
+                spots.append(len(out))
+            out.append(x.id)
+        elif c is _IntConst and x.value.__class__ is int:
+            out.append(x.value)
+        elif (c is _ListExpr or c is _TupleExpr) and x.items.__class__ is tuple:
+            out.append(c)
+            out.append(len(x.items))
+            stack.extend(reversed(x.items))
+        elif c is _BinOp:
+            out.append(c)
+            out.append(x.op)
+            stack.append(x.right)
+            stack.append(x.left)
+        elif c is _UnaryOp:
+            out.append(c)
+            out.append(x.op)
+            stack.append(x.operand)
+        elif c is _Dotted:
+            out.append(c)
+            out.append(x.parts)
+            literal.update(x.parts)
+        else:
+            if not _expr_names(x, literal):
+                return False
+            out.append(x)
+    return True
 
 
 _NO_NAMES = frozenset()
