@@ -233,8 +233,6 @@ def _describe(call: ir.Call, types: dict) -> str:
 
 
 def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: Problems):
-    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
-    from tilemem.frontend.dsl.values import DslError
     op = call.op
     result = None
     # a call another passed before up to the names its key renames, with the same types
@@ -259,6 +257,8 @@ def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: 
             return None
         problems.add_at(call, f"{call.func}: {e}{_describe(call, types)}")
         return None
+    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
+    from tilemem.frontend.dsl.values import DslError
     type_of = _type_of(types)
     try:
         for rule in dtype_rules().get(op, ()):
@@ -295,11 +295,8 @@ def _retargeted(call: ir.Call, types: dict, split, table: _Table) -> bool:
 def _check_annotation(s: ir.Assign, inferred, types: dict, table: _Table, problems: Problems) -> None:
     """The annotation against the type the op's rule deduced (kind, dtype, rank, constant
     extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
-    if not isinstance(s.type, ir.TileType):
+    if s.type.__class__ is not ir.TileType:
         return
-    from tilemem.frontend.dsl.wrappers import wrapper_table
-    from tilemem.frontend.dsl.types import checked_annotation
-    from tilemem.frontend.dsl.values import DslError
     call = s.value
     # what the comparison reads: the two types and whether the op is a region op (the
     # callee decides); the names only word a mismatch
@@ -310,6 +307,9 @@ def _check_annotation(s: ir.Assign, inferred, types: dict, table: _Table, proble
             return
     except TypeError:               # a type holding a list: no key
         key = None
+    from tilemem.frontend.dsl.wrappers import wrapper_table
+    from tilemem.frontend.dsl.types import checked_annotation
+    from tilemem.frontend.dsl.values import DslError
     try:
         checked_annotation(s.type, inferred, s.targets[0], s, call.func in wrapper_table().region_ops)
     except DslError as e:
