@@ -181,8 +181,18 @@ def _callee(e) -> Optional[str]:
 class _ProgramExtractor(Extractor):
     """Facts of every function plus the relations the residency rules read."""
 
-    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None):
+    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None,
+                 spaces: Optional[frozenset] = None):
         super().__init__(facts, stmts)
+        self.spaces = spaces
+        if spaces is not None:
+            # (a tile's declared row only for the spaces the rules ask about)
+            row = self._declared_row
+
+            def declared_row(r, row=row, spaces=spaces):
+                if r[1] != "tile" or r[2] in spaces:
+                    row(r)
+            self._declared_row = declared_row
         self.use_id = 0
         self.site_id = 0
         self.allocs: list[tuple[str, int, str]] = []
@@ -222,7 +232,8 @@ class _ProgramExtractor(Extractor):
                     and isinstance(s.value.index[0], ir.IntConst)):
                 self.f.add("tuple_get", self.vid(fname, s.targets[0]),
                            self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
-            if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
+            if (len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None
+                    and (self.spaces is None or s.type.space in self.spaces)):
                 got = self._sizes.get(id(s.type))
                 if got is None:         # (a type is often shared: the rewrite shares equal ones)
                     got = self._sizes[id(s.type)] = (s.type, _alloc_size(s.type))
@@ -362,11 +373,15 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
 
 def extract_program(program: ir.Program, backend: Optional[str] = None,
                     origins: bool = True, only: Optional[frozenset] = None,
-                    stmts: Optional[StatementIndex] = None) -> Facts:
+                    stmts: Optional[StatementIndex] = None,
+                    spaces: Optional[frozenset] = None) -> Facts:
     """Facts of every function of the program, with the residency relations (phase 4);
-    ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`."""
+    ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`.
+    ``spaces``: the memory spaces whose tiles the rules ask about (``residency_spaces``;
+    None: every space): a tile of another space has no ``declared`` or ``alloc_seq`` row
+    (no residency rule joins one: most tiles of a kernel are Vec or Acc)."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts, stmts)
+    ex = _ProgramExtractor(facts, stmts, spaces)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)
