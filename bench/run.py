@@ -46,7 +46,7 @@ def run_one(n: int, engine: str, seed: int, backend: str, single: bool = False) 
     import resource
 
     from gen import count_statements, generate
-    from stages import STAGES, StageTimer
+    from stages import STAGES, StageTimer, cpu_time
 
     import tilemem
     from tilemem.infer.solver import load_rules
@@ -59,11 +59,13 @@ def run_one(n: int, engine: str, seed: int, backend: str, single: bool = False) 
     kwargs = {} if engine == "pydatalog" else {"engine": engine}
     with timer.installed():
         t0 = time.perf_counter()
-        c0 = time.process_time()
+        c0 = cpu_time()
         sol = tilemem.solve(text, backend=backend, **kwargs)
         total = time.perf_counter() - t0
-        cpu = time.process_time() - c0
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024      # KiB -> MiB
+        cpu = cpu_time() - c0
+    # KiB -> MiB; a large evaluation runs in a child process (tilemem.datalog.forked)
+    rss = max(resource.getrusage(who).ru_maxrss
+              for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
     moves = len(sol.moves)
     hoisted = sum(1 for d in (sol.residency or ()) if getattr(d, "hoisted", False))
     del sol

@@ -601,6 +601,7 @@ class ClingoEngine(Engine):
     """Evaluates a RuleSet with clingo's grounder (see the module docstring)."""
 
     name = "clingo"
+    retains_memory = True        # clingo never frees a symbol (potassco/clingo#203)
     batch = True                 # the Database hands over all strata it needs at once
     budget = None                # a tilemem.datalog.budget.Budget, set by the Database
 

@@ -38,6 +38,10 @@ class Engine(ABC):
     """What a Database needs from an evaluation engine (see module docstring)."""
 
     name = "abstract"
+    #: the engine keeps memory past close() for the life of the process (clingo's
+    #: symbols): a large one-shot evaluation is worth running in a child process
+    #: (tilemem.datalog.forked)
+    retains_memory = False
 
     @abstractmethod
     def __init__(self, rules: RuleSet): ...

@@ -235,5 +235,8 @@ def attach_comments(program, layout, text: str) -> None:
                         q.discard_tail(b[0].line or 1, col0(b[0]), ext.tail_of(s, k))
 
         walk(fn.body)
+        # walk refers to itself (a cycle, left to the collector, which a solve pauses):
+        # broken here, or the source's lines (ext) stay alive through the whole solve
+        del walk
         if fn.body:
             q.discard_tail(fn.body[0].line or 1, col0(fn.body[0]), None)

@@ -13,6 +13,7 @@ from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.datalog import DEFAULT_ENGINE, Database, RuleSet
 from tilemem.datalog.budget import Budget
+from tilemem.datalog.database import engine_class
 from tilemem.datalog.errors import EvaluationError
 from tilemem.datalog.engine import gc_paused
 from tilemem.datalog.keys import key_conflicts
@@ -80,6 +81,10 @@ class LocatedEvaluationError(EvaluationError):
     def __init__(self, message: str, line: Optional[int], col: Optional[int]):
         super().__init__(message)
         self.line, self.col = line, col
+
+    def __reduce__(self):
+        # pickled as made (an evaluation run in a child process raises it in the parent)
+        return type(self), (str(self), self.line, self.col)
 
 
 class ValueOutOfRange(LocatedEvaluationError):
@@ -170,12 +175,43 @@ def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool)
     return load_rules(extra_rules).depends_on(names)
 
 
+#: An evaluation asked to run ``apart`` does so, in a child process, from this many
+#: input rows on, when its engine keeps memory for the life of the process (clingo:
+#: every symbol it built; see tilemem.datalog.forked): the 21,032-line MTP kernel's
+#: phases 0-3 load ~112,000 rows, a 1,000-line kernel's ~12,000 (forking would buy
+#: it nothing measurable).
+FORK_ROWS = 50_000
+
+
 def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-             keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None):
+             keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None,
+             apart: bool = False):
     """Load the facts into a fresh, isolated database and read the named relations
     (``read``: the input relations to load, None: all; see :func:`inputs_read`;
-    ``stmts``: the facts' statement index, which locates an error)."""
+    ``stmts``: the facts' statement index, which locates an error).  ``apart``: a large
+    evaluation that keeps no database runs in a child process, so that what its engine
+    never frees is not in the way of what the process does next (:data:`FORK_ROWS`)."""
     stmts = {} if stmts is None else stmts
+    if apart and not keep_db and getattr(engine_class(engine), "retains_memory", False) and \
+            sum(len(rows) for pred, rows in facts.items()
+                if read is None or pred in read) >= FORK_ROWS:
+        from tilemem.datalog import forked          # (only a large solve imports it)
+        relations = forked.run_forked(_relations, facts, names, extra_rules, engine, limits,
+                                      read, stmts)
+        if relations is not forked.NOT_RUN:
+            return Derived(facts, relations), None
+    return _evaluate(facts, names, extra_rules, engine, keep_db, limits, read, stmts)
+
+
+def _relations(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
+               limits, read, stmts: StatementIndex) -> dict[str, list[tuple]]:
+    """The named relations (what a child process hands back)."""
+    return _evaluate(facts, names, extra_rules, engine, False, limits, read, stmts)[0].relations
+
+
+def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
+              keep_db: bool, limits, read, stmts: StatementIndex):
+    """:func:`evaluate` in this process."""
     rules = load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     # The extractor builds each fact once: its rows are loaded as distinct (see
@@ -207,16 +243,19 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
 
 def derive(program: ir.Program, backend: Optional[str] = None,
            extra_rules: Sequence[str] = (), keep_db: bool = False, engine: str = DEFAULT_ENGINE,
-           origins: bool = True, limits=None, stmts: Optional[StatementIndex] = None):
+           origins: bool = True, limits=None, stmts: Optional[StatementIndex] = None,
+           apart: bool = False):
     """Phases 0-3 over the InCore functions: return (Derived, Database or None).
 
     ``engine`` names the Datalog engine (``tilemem.datalog.ENGINES``: "clingo", the
     default, or "pydatalog"); every engine runs the same rule files.
     ``origins=False`` skips the facts' source lines (only explanations read them).
     ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones).
-    ``stmts``: the statement index the extraction fills (the caller's: the pipeline's)."""
+    ``stmts``: the statement index the extraction fills (the caller's: the pipeline's).
+    ``apart``: a large evaluation runs in a child process (see :func:`evaluate`)."""
     read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
     stmts = {} if stmts is None else stmts
     with gc_paused():                # facts are acyclic (see api.solve)
         facts = extract(program, normalize_backend(backend), origins, read, stmts)
-    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts)
+    return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts,
+                    apart)
