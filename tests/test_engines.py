@@ -79,10 +79,12 @@ none() :- e(X, X).
 
 
 def test_clingo_fast_paths_agree_with_its_python_api(monkeypatch):
-    """The fact loader and relation reader that use clingo's C API directly are in use
-    with the installed clingo, and give what clingo's public Python API gives."""
-    from tilemem.datalog import clingo_engine as ce
+    """The control, fact loader and relation reader that use clingo's C API directly
+    (without the clingo package) are in use with the installed clingo, and give what
+    clingo's public Python API gives."""
+    from tilemem.datalog import clingo_c, clingo_engine as ce
     assert ce._load_rows is not ce._public_loader and ce._read_rows is not ce._public_reader
+    assert ce._Control is clingo_c.Control
     rs = RuleSet.load('.decl e(a, b)\n.input e\np(X, Y) :- e(X, Y), X != "z".\n'
                       'q(N) :- e(N, _), N < 0.\n')
     rows = [(1, "a"), (-2, "b\u00e9\U0001F600"), ("z", 3), (4, 'q"\\\n'), (-2147483648, "")]
@@ -91,6 +93,7 @@ def test_clingo_fast_paths_agree_with_its_python_api(monkeypatch):
         if how == "public":
             monkeypatch.setattr(ce, "_load_rows", ce._public_loader)
             monkeypatch.setattr(ce, "_read_rows", ce._public_reader)
+            monkeypatch.setattr(ce, "_Control", ce._PublicControl)
         with Database(rs, engine="clingo") as db:
             db.add_facts("e", rows)
             got[how] = db.relations(["e", "p", "q"])

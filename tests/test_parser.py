@@ -604,7 +604,14 @@ def test_table_driver_shapes_trees_as_lark_does():
     from tilemem.resources import resource_dir
 
     grammar = (resource_dir("grammar") / "pto.lark").read_text(encoding="utf-8")
-    indenter = P.PtoIndenter()
+
+    class Postlexer(P.PtoIndenter):
+        """The reader's postlexer over lark's tokens (the reader's tokens are tuples)."""
+        def process(self, stream):
+            tuples = ((t.type, t.value, t.start_pos, t.line, t.column) for t in stream)
+            return (lark.Token(*t) for t in super().process(tuples))
+
+    indenter = Postlexer()
     ours = lalr.Driver(load_tables(grammar, indenter.always_accept), object())   # no methods: trees
     theirs = lark.Lark(grammar, parser="lalr", lexer="basic", postlex=indenter, maybe_placeholders=True)
 
@@ -614,7 +621,7 @@ def test_table_driver_shapes_trees_as_lark_does():
                     and all(same(x, y) for x, y in zip(a.children, b.children)))
         if b is None:
             return a is None
-        return (a.type, str(a), a.line, a.column) == (b.type, str(b), b.line, b.column)
+        return (a[0], a[1], a[3], a[4]) == (b.type, str(b), b.line, b.column)
 
     def lark_parse(text):
         # a compound token (DOTTED, INTLIST) where the grammar takes none (or a DOTTED with
@@ -623,7 +630,7 @@ def test_table_driver_shapes_trees_as_lark_does():
         for tok in theirs.lex(text):
             if tok.type in lalr.COMPOUND and (ours._as_parts(tok.type, tok.value) or tok.type not in ip.accepts()):
                 for part in ours.parts(tok.type, tok.value, tok.start_pos, tok.line, tok.column):
-                    ip.feed_token(lark.Token(part.type, part.value, part.start_pos, part.line, part.column))
+                    ip.feed_token(lark.Token(*part))
             else:
                 ip.feed_token(tok)
         return ip.feed_eof()
@@ -707,7 +714,7 @@ def test_compound_tokens_read_as_their_parts(monkeypatch):
 def _tokens_or_error(tokens, text):
     from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     try:
-        return [(t.type, t.value, t.start_pos, t.line, t.column) for t in tokens(text)]
+        return list(tokens(text))
     except pto_tokens.SyntaxProblem as e:
         return (e.message, e.line, e.col)
 
@@ -733,6 +740,22 @@ def test_scanner_tokens_as_the_exact_tokenizer():
     assert isinstance(_tokens_or_error(d.tokens, "x = a $ b\n"), tuple)       # an error
 
 
+@pytest.mark.parametrize("stretch", [1, 3, 8, 64])
+def test_scanner_stretches_cut_no_token(monkeypatch, stretch):
+    """The scanner matches a long text in stretches, each ending before a newline no token
+    holds (not one inside a triple-quoted string, a newline run or a line continuation):
+    cut into stretches of a few characters, every text still reads as the exact tokenizer
+    reads it."""
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
+    monkeypatch.setattr(lalr, "STRETCH", stretch)
+    d = P._driver()
+    texts = _friendly_texts() + _LEXER_EDGES + [
+        'a = 1\nb = """x\ny\n"""\nc = 2\n', "a = 1\r\nb = 2\r\n\r\n  c = 3\r\n", "a = [1, \\\n 2]\nb = 3\n",
+        "a = 1\n\n\n   \n\tb = 2\n", "s = \'\'\'a\n\'\'\' + '\"\"\"'\nt = 1\n# \"\"\"\nu = 2\n", "x" * 300 + " = 1\ny = 2\n"]
+    for text in texts:
+        assert _tokens_or_error(d.tokens, text) == _tokens_or_error(d._tokens_exact, text), text
+
+
 def test_scanner_joins_dotted_and_name():
     """The scanner matches DOTTED and NAME as one alternative (what stands between them in
     the match order starts with punctuation); the tokens stay the exact tokenizer's
@@ -742,6 +765,43 @@ def test_scanner_joins_dotted_and_name():
     assert rf"(?:{name}(?:\.{name})*+)" in P._driver().scanner.pattern
     assert lalr._punctuation_first(r"\[[0-9]+\]") and lalr._punctuation_first(r"\->")
     assert not any(map(lalr._punctuation_first, [r"\[*a", r"\[a|b", r"\w+", "a", r"\_", r"\[?"]))
+
+
+def test_scanner_order_keeps_overlapping_alternatives():
+    """The scanner tries first the alternatives one character test rejects; two that can
+    start a match with the same character (or whose first characters are not known, or
+    that may match the empty text) keep their order, so the same alternative matches first
+    at every position."""
+    from tilemem.frontend import lalr
+    alts = [r"[0-9]+\.[0-9]*", r'"[^"]*"|\'[^\']*\'', r"[0-9]+", r"\*\*|[=<>]=", r"x?", r"\.\.\.", r"=",
+            r",", r"\.", r"(?:\r?\n)+", r"[^a]"]
+    order = [alts[i] for i in lalr._scan_order(alts)]
+    assert sorted(order) == sorted(alts)
+    at = order.index
+    assert at(r"[0-9]+\.[0-9]*") < at(r"[0-9]+") and at(r"\*\*|[=<>]=") < at("=")
+    assert at(r"\.\.\.") < at(r"\.")
+    # x? may match nothing: what comes before it stays before, what comes after stays after
+    assert order[:order.index("x?")] == [r'"[^"]*"|\'[^\']*\'', r"\*\*|[=<>]=", r"[0-9]+\.[0-9]*", r"[0-9]+"]
+    assert at(r'"[^"]*"|\'[^\']*\'') < at(r"[0-9]+\.[0-9]*")          # one test each branch
+    assert at(r"[^a]") == len(alts) - 1 and at(r"(?:\r?\n)+") < at(r"[^a]")
+    assert lalr._first_chars(lalr._sre_parser.parse(r"(?:\r?\n)+")) == {10, 13}
+    assert lalr._first_chars(lalr._sre_parser.parse(r"a*b|[c-e]")) == {97, 98, 99, 100, 101}
+    assert lalr._first_chars(lalr._sre_parser.parse(r"\w+")) is None
+
+
+def test_scanner_order_cached_or_damaged_reads_the_same(tmp_path, monkeypatch):
+    """The scanner's order is kept in the private cache; an entry that is not an order of
+    the alternatives is worked out again."""
+    import marshal
+
+    from tilemem.frontend import ir_builder, lalr, parser as P  # noqa: F401
+    want = P._driver().scanner.pattern
+    monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
+    assert lalr._scanner(P._driver()._lexed)[0].pattern == want
+    [cached] = tmp_path.glob("pto_scan_order-*.marshal")
+    cached.write_bytes(marshal.dumps([0] * 30))
+    assert lalr._scanner(P._driver()._lexed)[0].pattern == want
+    assert sorted(marshal.loads(cached.read_bytes())) == list(range(len(marshal.loads(cached.read_bytes()))))
 
 
 def test_scanner_regexps_keep_their_language():
@@ -786,7 +846,7 @@ def test_parser_tables_cached_damaged_or_absent_read_the_same(tmp_path, monkeypa
         assert reads(again) == want
     monkeypatch.setenv("TILEMEM_NO_CACHE", "1")
     assert reads(load_tables(grammar, accept)) == want
-    assert list(tmp_path.iterdir()) == [cached]
+    assert list(tmp_path.glob("pto_tables-*")) == [cached]
 
 
 def test_records_behave_as_the_dataclasses_they_replace():

@@ -38,6 +38,9 @@ NOT_ON_THE_SOLVE_PATH = (
     "difflib",                      # only for the hint of an error ("did you mean")
     "shutil",                       # argparse's help formatter asks it the terminal's width:
                                     # not while the parser is built (cli.Parser)
+    "threading",                    # its locks are _thread's (the module: ~4 M instructions)
+    "clingo.control",               # the clingo package's Python layer: the engine calls its C
+                                    # library (tilemem.datalog.clingo_c)
     "hashlib",                      # cache keys by Python's own SHA-256 (tilemem.cache.sha256):
                                     # hashlib loads OpenSSL
 )

@@ -45,7 +45,7 @@ def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
 
 
 #: what tilemem.solve reads: program text, a file's path, or an open file
-Source = Union[str, "os.PathLike[str]", IO[Any]]
+Source = Union[str, os.PathLike[str], IO[Any]]     # (no name in quotes: typing would compile it)
 
 
 def _names_a_file(s: str) -> bool:

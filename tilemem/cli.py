@@ -433,12 +433,14 @@ def console_main() -> None:
     query console, which may run for hours, turns it back on (commands/query.py)."""
     import atexit
     import gc
-    import threading
     gc.disable()
     status = main()
     status = 0 if status is None else status
     run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if type(status) is not int or threading.active_count() != 1 or run_exit_handlers is None:
+    # (no thread of the threading module without that module: not imported for it)
+    threading = sys.modules.get("threading")
+    others = threading is not None and threading.active_count() != 1
+    if type(status) is not int or others or run_exit_handlers is None:
         sys.exit(status)
     run_exit_handlers()
     try:

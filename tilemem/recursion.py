@@ -10,13 +10,13 @@ last one, as ``tilemem.datalog.engine.gc_paused`` does for the garbage collector
 from __future__ import annotations
 
 import sys
-import threading
+import _thread          # (the locks of threading, without its ~4 M instructions of import)
 
 __all__ = ["DEEP_LIMIT", "deep_recursion"]
 
 DEEP_LIMIT = 20000
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _users = 0
 _saved = 0
 

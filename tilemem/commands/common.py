@@ -112,8 +112,10 @@ def add_cache_options(p: argparse.ArgumentParser) -> None:
 def result_cache(args):
     """The command's result cache (a :class:`tilemem.resultcache.ResultCache`), or None
     when it is turned off."""
+    if getattr(args, "no_cache", False):     # (the cache's module imports json: ~5 M instructions)
+        return None
     from tilemem.resultcache import ResultCache, default_dir, disabled_by_environment
-    if getattr(args, "no_cache", False) or disabled_by_environment():
+    if disabled_by_environment():
         return None
     where = getattr(args, "cache_dir", None)
     settings = getattr(args, "settings", None)

@@ -144,7 +144,6 @@ def _cache_dir(args):
 
 
 def _run_one(args, path_arg: str) -> int:
-    import json
     from tilemem.commands.common import read_arg, read_arg_identity, result_cache, write_atomic
     from tilemem.errors import TilememError, UnlocatedError
     from tilemem.tools.batch import FileResult, INPUT_ERROR, is_changed, solved_programs, \
@@ -205,6 +204,7 @@ def _run_one(args, path_arg: str) -> int:
     from tilemem.tools.colors import Style
     st = style(args, data=True) if not args.output or args.output == "-" else Style(False)
     if args.json:
+        import json                     # (~5 M instructions: only for --json)
         docs = []
         for sol, b, o, label, c in zip(sols, bases, outs, labels, changed):
             doc = sol.json(c)

@@ -33,14 +33,11 @@ a string makes the rule instance silently not apply (pyDatalog raises an error).
 """
 from __future__ import annotations
 
-import threading
+import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from itertools import chain
 from typing import Optional, Sequence
 
-import clingo
-from clingo import Function, Number, String
-from clingo.backend import Observer
-
+from tilemem.datalog import clingo_c
 from tilemem.datalog.engine import Engine, PatternTerm, gc_paused
 from tilemem.datalog.budget import BudgetExceeded, user_rule_indices
 from tilemem.datalog.errors import EvaluationError
@@ -53,7 +50,7 @@ _INT_MIN, _INT_MAX = -2**31, 2**31 - 1
 
 # One clingo engine call at a time in this process (clingo's Python objects are not
 # meant to be shared between threads that run at the same time).
-_CLINGO_LOCK = threading.RLock()
+_CLINGO_LOCK = _thread.RLock()
 
 # Input facts go straight into clingo's program through its backend interface: one atom
 # ``t_p(args)`` per row, made a fact by a rule with an empty body.  (Handing the rows to
@@ -68,7 +65,12 @@ _CLINGO_LOCK = threading.RLock()
 # A loader takes the relation's rows as chunks (the lists the Database handed over, not
 # copied), its arity, and ``reps``: the engine's value -> C symbol table, shared by every
 # relation (a var id is in a dozen relations; its symbol is built once).
+#
+# The engine talks to clingo's C library (tilemem.datalog.clingo_c: no import of the
+# clingo package and its Python wrappers, ~53 M instructions of a process's start-up);
+# where that library cannot be reached so, through the package's public API (below).
 def _public_loader(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
+    from clingo import Function
     add_atom, add_rule = backend.add_atom, backend.add_rule
     for rows in chunks:
         for r in rows:
@@ -76,11 +78,13 @@ def _public_loader(backend, name: str, chunks, arity: int, reps: dict, symbol_of
 
 
 def _public_reader(ctl, name: str, arity: int, values: dict, undecided) -> list[tuple]:
+    from clingo import SymbolType
+
     def value(s):
         t = s.type
-        if t == clingo.SymbolType.Number:
+        if t == SymbolType.Number:
             return s.number
-        if t == clingo.SymbolType.String:
+        if t == SymbolType.String:
             return s.string
         raise EvaluationError(f"clingo derived a value outside the rule language: {s}")
     rows = []
@@ -91,9 +95,46 @@ def _public_reader(ctl, name: str, arity: int, values: dict, undecided) -> list[
     return rows
 
 
-_load_rows, _read_rows = _public_loader, _public_reader
+class _PublicControl:
+    """The calls of :class:`tilemem.datalog.clingo_c.Control` through the clingo
+    package's public API (for a clingo build whose C library is not reached so)."""
+
+    def __init__(self, arguments: list[str]):
+        import clingo
+        from clingo.backend import Observer
+        self.ctl = clingo.Control(arguments)
+        # the ground program goes to no one (see _Unsolved): not to clasp, the solver
+        self.ctl.register_observer(type("_Unsolved", (Observer,), {})(), replace=True)
+        self._rep = self.ctl._rep                # what clingo.ast.ProgramBuilder reads
+
+    def backend_begin(self):
+        return self.ctl.backend().__enter__()
+
+    @staticmethod
+    def backend_end(backend) -> None:
+        backend.__exit__(None, None, None)
+
+    def add(self, part: str, text: str) -> None:
+        self.ctl.add(part, [], text)
+
+    def ground(self, part: str, context=None) -> None:
+        self.ctl.ground([(part, [])], context=context)
+
+    def symbolic_atoms(self):
+        return self.ctl
+
+    def atom_count(self) -> int:
+        return len(self.ctl.symbolic_atoms)
+
+    def close(self) -> None:
+        self.ctl = None
+
+
+_Control, _load_rows, _read_rows = _PublicControl, _public_loader, _public_reader
 try:
-    from clingo._internal import _ffi, _lib
+    _ffi, _lib = clingo_c.ffi, clingo_c.lib
+    if _lib is None:
+        raise ImportError("clingo's C library is not reached without its package")
 
     def _make_fast_loader():
         create = _lib.clingo_symbol_create_function
@@ -109,9 +150,9 @@ try:
         # is clingo's for the life of the process, whichever program reads it
         made: dict = {}
 
-        def load(backend, name: str, chunks, arity: int, reps: dict, symbol_of):
-            # reps: value -> C symbol (an int never equals a str; bools never get here)
-            handle = backend._rep
+        def load(handle, name: str, chunks, arity: int, reps: dict, symbol_of):
+            # handle: the backend's (C); reps: value -> C symbol (an int never equals a
+            # str; bools never get here)
             atom = new("clingo_atom_t*")
             for rows in chunks:
                 key = (id(rows), name)
@@ -178,8 +219,8 @@ try:
         NUMBER, STRING = _lib.clingo_symbol_type_number, _lib.clingo_symbol_type_string
         new, to_str = _ffi.new, _ffi.string
 
-        def read(ctl, name: str, arity: int, values: dict, undecided) -> list[tuple]:
-            atoms = ctl.symbolic_atoms._rep
+        def read(atoms, name: str, arity: int, values: dict, undecided) -> list[tuple]:
+            # atoms: the control's symbolic atoms (C)
             sig = new("clingo_signature_t*")
             it = new("clingo_symbolic_atom_iterator_t*")
             ok = new("bool*")
@@ -222,27 +263,26 @@ try:
         return read
 
     def _probe(load, read):
-        """The fast paths agree with clingo's own Python API on a scratch program."""
-        probe = clingo.Control(["--warn=none"])
-        with probe.backend() as b:
-            load(b, "p", [[(1, "a")], [(2, "b\u00e9")]], 2, {},
-                 lambda v: Number(v) if type(v) is int else String(v))
-        probe.add("base", [], "q(X) :- p(X, \"b\u00e9\"). r(-3, \"x\").")
-        probe.ground([("base", [])])
-        got = sorted((str(a.symbol), a.is_fact) for a in probe.symbolic_atoms)
-        if got != [('p(1,"a")', True), ('p(2,"b\u00e9")', True), ("q(2)", True),
-                   ('r(-3,"x")', True)]:
-            raise ImportError("unexpected clingo internals")
+        """The C paths load, ground and read a scratch program as clingo's rules say."""
+        probe = clingo_c.Control(["--warn=none"])
+        backend = probe.backend_begin()
+        load(backend, "p", [[(1, "a")], [(2, "b\u00e9")]], 2, {}, None)
+        probe.backend_end(backend)
+        probe.add("base", "q(X) :- p(X, \"b\u00e9\"). r(-3, \"x\").")
+        probe.ground("base")
         undecided = EvaluationError("undecided")
-        if (sorted(read(probe, "p", 2, {}, undecided)) != [(1, "a"), (2, "b\u00e9")]
-                or read(probe, "q", 1, {}, undecided) != [(2,)]
-                or read(probe, "r", 2, {}, undecided) != [(-3, "x")]
-                or read(probe, "s", 1, {}, undecided) != []):
+        atoms = probe.symbolic_atoms()
+        if (probe.atom_count() != 4
+                or sorted(read(atoms, "p", 2, {}, undecided)) != [(1, "a"), (2, "b\u00e9")]
+                or read(atoms, "q", 1, {}, undecided) != [(2,)]
+                or read(atoms, "r", 2, {}, undecided) != [(-3, "x")]
+                or read(atoms, "s", 1, {}, undecided) != []):
             raise ImportError("unexpected clingo internals")
+        probe.close()
 
     _fast_load, _fast_read = _make_fast_loader(), _make_fast_reader()
     _probe(_fast_load, _fast_read)
-    _load_rows, _read_rows = _fast_load, _fast_read
+    _Control, _load_rows, _read_rows = clingo_c.Control, _fast_load, _fast_read
 except Exception:                      # pragma: no cover - another clingo build
     pass
 
@@ -572,29 +612,26 @@ def _add_parsed(ctl, part: str, lines: list[str]) -> list[str]:
     return text
 
 
-class _Unsolved(Observer):
-    """A ground-program observer that observes nothing.  Registered with ``replace=True``,
-    it takes the ground program in place of clasp, clingo's solver, which nothing here
-    runs: a stratified program is decided by grounding alone (every atom is a fact,
-    ``SymbolicAtom.is_fact``, read from the grounder's own tables).  clasp's copy of the
-    ground program was ~45 MB of the 21,000-line MTP kernel's 350 MB peak."""
-
-
-_UNSOLVED = _Unsolved()
+# The control's ground program goes to an observer that observes nothing, registered
+# with ``replace=True``: it takes the ground program in place of clasp, clingo's solver,
+# which nothing here runs: a stratified program is decided by grounding alone (every
+# atom is a fact, ``is_fact``, read from the grounder's own tables).  clasp's copy of the
+# ground program was ~45 MB of the 21,000-line MTP kernel's 350 MB peak.
 
 
 class _Ticks:
-    """The grounding context: ``@tm_tick(rule, ...)`` counts a user rule's derivation."""
-
-    _ONE = Number(1)
+    """The grounding context: ``@tm_tick(rule, ...)`` counts a user rule's derivation
+    (only a program with user rules has such terms)."""
 
     def __init__(self, budget):
+        from clingo import Number
         self.budget = budget
+        self._one = Number(1)
 
     def tm_tick(self, index, *args):
         if self.budget is not None:
             self.budget.tick(index.number)
-        return self._ONE
+        return self._one
 
 
 class ClingoEngine(Engine):
@@ -607,7 +644,7 @@ class ClingoEngine(Engine):
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
-        self._lock = threading.RLock()
+        self._lock = _thread.RLock()
         # input rows not yet grounded: relation -> chunks (the row lists handed over)
         self._facts: dict[str, list[Sequence[tuple]]] = {
             pred: [rows] for pred, rows in rules.fact_rows.items()}
@@ -621,9 +658,7 @@ class ClingoEngine(Engine):
         self._rows: dict[str, list[tuple]] = {}
         self._symbols: dict = {}                     # (type, value) -> Symbol
         self._parts = 0
-        self._ctl = clingo.Control(["--warn=none"])
-        # The ground program goes to no one (see _Unsolved): not to clasp, the solver
-        self._ctl.register_observer(_UNSOLVED, replace=True)
+        self._ctl = _Control(["--warn=none"])      # its ground program goes to no one
         self._closed = False
 
     # ------------------------------------------------------------------ values
@@ -636,11 +671,13 @@ class ClingoEngine(Engine):
                 if not _INT_MIN <= v <= _INT_MAX:
                     raise EvaluationError(f"the clingo engine's integers are 32-bit: {v} is out "
                                           f"of range (use the pydatalog engine)")
+                from clingo import Number
                 s = Number(v)
             else:
                 if "\0" in v:
                     raise EvaluationError("the clingo engine cannot represent a NUL character "
                                           "in a string")
+                from clingo import String
                 s = String(v)
             self._symbols[key] = s
         return s
@@ -696,15 +733,20 @@ class ClingoEngine(Engine):
             part = f"s{self._parts}"
             try:
                 if facts:
-                    with self._ctl.backend() as backend:
+                    backend = self._ctl.backend_begin()
+                    try:
                         for name, chunks, arity in facts:
                             _load_rows(backend, name, chunks, arity, self._reps, self._symbol)
+                    finally:
+                        self._ctl.backend_end(backend)
                     # the value -> symbol tables only spare a load building a value's
                     # symbol twice (clingo keeps every symbol anyway): freed before the
                     # grounding, where the peak memory is (~5 MB on the MTP kernel)
                     self._reps, self._symbols = {}, {}
-                self._ctl.add(part, [], "\n".join(_add_parsed(self._ctl, part, lines)))
-                self._ctl.ground([(part, [])], context=_Ticks(self.budget))
+                self._ctl.add(part, "\n".join(_add_parsed(self._ctl, part, lines)))
+                # a user rule's derivations are counted by @tm_tick (see _tick_text)
+                ticks = any("@tm_tick" in line for line in lines)
+                self._ctl.ground(part, _Ticks(self.budget) if ticks else None)
             except BudgetExceeded:
                 raise
             except RuntimeError as err:
@@ -722,7 +764,7 @@ class ClingoEngine(Engine):
                 rows = list(dict.fromkeys(chain.from_iterable(self._facts.get(pred, ()))))
                 self._rows[pred] = rows
                 return rows
-            rows = _read_rows(self._ctl, _PREFIX + pred, info.arity, self._read_values,
+            rows = _read_rows(self._ctl.symbolic_atoms(), _PREFIX + pred, info.arity, self._read_values,
                               EvaluationError(f"clingo left '{pred}' undecided: the program "
                                               f"is not stratified as expected"))
             self._rows[pred] = rows
@@ -754,8 +796,10 @@ class ClingoEngine(Engine):
 
     def close(self) -> None:
         with _CLINGO_LOCK, self._lock:
-            large = self._ctl is not None and len(self._ctl.symbolic_atoms) >= _TRIM_ATOMS
+            large = self._ctl is not None and self._ctl.atom_count() >= _TRIM_ATOMS
             self._closed = True
+            if self._ctl is not None:
+                self._ctl.close()
             self._ctl = None
             self._facts = {}
             self._reps = {}

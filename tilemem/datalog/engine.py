@@ -19,7 +19,7 @@ its own module, imported only when it is chosen.
 from __future__ import annotations
 
 import gc
-import threading
+import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from typing import Optional, Sequence
@@ -61,7 +61,7 @@ class Engine(ABC):
 
 # ----------------------------------------------------------------------------- GC pause
 
-_gc_lock = threading.Lock()
+_gc_lock = _thread.allocate_lock()
 
 _gc_users = 0
 _gc_was_enabled = False

@@ -15,16 +15,21 @@ from typing import NamedTuple, Optional, Sequence
 __all__ = ["KeyConflict", "key_conflicts", "key_of"]
 
 
-class KeyConflict(NamedTuple):
-    """Rows of ``relation`` that agree on its key columns (``key``: their names) but not
-    elsewhere: ``rows`` in the order read, the first two of them."""
-    relation: str
-    key: tuple[str, ...]
-    columns: tuple[str, ...]
-    rows: tuple[tuple, tuple]
+# (The fields' types are given as objects, not as annotations: under ``from __future__
+# import annotations`` a class body's annotations are strings, which typing compiles
+# one by one -- the first compile of a process costs ~1 M instructions.)
+KeyConflict = NamedTuple("KeyConflict", [("relation", str), ("key", tuple[str, ...]),
+                                         ("columns", tuple[str, ...]),
+                                         ("rows", tuple[tuple, tuple])])
+KeyConflict.__doc__ = """Rows of ``relation`` that agree on its key columns (``key``: their
+names) but not elsewhere: ``rows`` in the order read, the first two of them."""
 
-    def key_values(self) -> dict[str, object]:
-        return {c: self.rows[0][self.columns.index(c)] for c in self.key}
+
+def _key_values(self) -> dict[str, object]:
+    return {c: self.rows[0][self.columns.index(c)] for c in self.key}
+
+
+KeyConflict.key_values = _key_values
 
 
 def key_conflicts(rules, relations: dict[str, Sequence[tuple]]) -> list[KeyConflict]:

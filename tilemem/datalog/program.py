@@ -11,7 +11,7 @@ valid, :mod:`.checking`; the order a body runs in, :mod:`.planning`.
 from __future__ import annotations
 
 import os
-import threading
+import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from itertools import chain
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
 
@@ -109,7 +109,7 @@ _SLOT_SETTERS = tuple(PredicateInfo.__dict__[k].__set__ for k in PredicateInfo._
 # whole rule sets, by their sources' keys (the most recently used)
 _rule_sets = LruCache(64)
 # guards giving a rule set read from its cached program its tree, and what engines compiled
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 
 
 class RuleSet:

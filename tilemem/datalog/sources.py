@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
+import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional, Union
@@ -27,7 +27,10 @@ __all__ = ["Source", "LruCache", "is_traversable", "resolve", "read_source", "ba
            "package_root", "package_rule_files", "shipped_names", "parse", "with_base",
            "clear_parsed"]
 
-Source = Union[str, os.PathLike, "Traversable", tuple]
+if TYPE_CHECKING:
+    Source = Union[str, os.PathLike, Traversable, tuple]
+else:   # Traversable is not imported at run time (a name in quotes, typing compiles it: ~1 M
+    Source = Union[str, os.PathLike, tuple]     # instructions for the first compile of a process)
 
 
 def is_traversable(x) -> bool:
@@ -43,7 +46,7 @@ class LruCache:
 
     def __init__(self, limit: int):
         self.limit = limit
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._entries: OrderedDict = OrderedDict()
 
     def get(self, key):

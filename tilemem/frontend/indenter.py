@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from tilemem.frontend.tokens import SyntaxProblem, Token
+from tilemem.frontend.tokens import SyntaxProblem
 
 
 
@@ -87,13 +87,13 @@ class PtoIndenter:
         self.stmt_ends = {}
         return self._process(stream)
 
-    def passed_on(self, parts) -> Iterator[Token]:
+    def passed_on(self, parts) -> Iterator[tuple]:
         """The parts of a compound token the parser reads in its place (see Reread), with
         the bookkeeping this postlexer does for each token it passes on (the open brackets
         and the last token, which error messages read)."""
         brackets = self.brackets
         for tok in parts:
-            t = tok.type
+            t = tok[0]
             if t == "LSQB":
                 brackets.append(tok)        # (the compound's own depth was checked)
             elif t == "RSQB":
@@ -101,30 +101,30 @@ class PtoIndenter:
             self.last_token = tok
             yield tok
 
-    def _stmt_end(self, first: Token, end: int) -> None:
+    def _stmt_end(self, first: tuple, end: int) -> None:
         """Record that the simple statement starting at ``first`` (on a `;` line) ends on
         line ``end``."""
-        self.stmt_ends.setdefault(first.line, []).append((first.column, end))
+        self.stmt_ends.setdefault(first[3], []).append((first[4], end))
 
-    def _indent_tokens(self, nl: Token, nxt: Token) -> Iterator[Token]:
+    def _indent_tokens(self, nl: tuple, nxt: tuple) -> Iterator[tuple]:
         """``_NL`` then INDENT/DEDENT tokens for the line that starts with ``nxt``."""
         yield nl
-        indent_str = nl.value.rsplit("\n", 1)[1]
+        indent_str = nl[1].rsplit("\n", 1)[1]
         indent = indent_str.count(" ") + indent_str.count("\t") * self.tab_len
         levels = self.indent_level
         if indent > levels[-1]:
             levels.append(indent)
             if len(levels) > MAX_NESTING:
                 raise SyntaxProblem(f"blocks nested too deeply (more than {MAX_NESTING} levels)",
-                                     nxt.line, nxt.column)
-            yield Token.new_borrow_pos(self.INDENT_type, indent_str, nxt)
+                                     nxt[3], nxt[4])
+            yield (self.INDENT_type, indent_str, nxt[2], nxt[3], nxt[4])
         elif indent < levels[-1]:
             while indent < levels[-1]:
                 levels.pop()
-                yield Token.new_borrow_pos(self.DEDENT_type, indent_str, nxt)
+                yield (self.DEDENT_type, indent_str, nxt[2], nxt[3], nxt[4])
             if indent != levels[-1]:
                 raise SyntaxProblem("unindent does not match any outer indentation level",
-                                     nxt.line, nxt.column)
+                                     nxt[3], nxt[4])
 
     def _process(self, stream):
         pending_nl = None          # newline waiting for the next real token
@@ -137,7 +137,7 @@ class PtoIndenter:
         brackets: list = self.brackets   # open bracket tokens (read by error reporting)
         last = None
         for tok in stream:
-            t = tok.type
+            t = tok[0]
             special = _SPECIAL.get(t)
             if special is None:
                 if not fresh:               # most tokens: passed on as they are
@@ -146,7 +146,7 @@ class PtoIndenter:
                     yield tok
                     continue
             elif special is _COMMENT:
-                self.comments.append((tok.line, tok.column - 1, tok.value))
+                self.comments.append((tok[3], tok[4] - 1, tok[1]))
                 if line_start and not brackets:
                     comments.append(tok)
                 continue
@@ -157,10 +157,10 @@ class PtoIndenter:
                     pending_nl = tok
                     first = self.line_first
                     if first is not None and last is not None:
-                        end = last.line
-                        if last.type == "STRING":
-                            end += last.value.count("\n")
-                        self.line_ends[first.line] = end
+                        end = last[3]
+                        if last[0] == "STRING":
+                            end += last[1].count("\n")
+                        self.line_ends[first[3]] = end
                         if semis:
                             if not fresh:       # the line's last statement (none after a trailing `;`)
                                 self._stmt_end(self.stmt_first, end)
@@ -170,9 +170,9 @@ class PtoIndenter:
             elif special is _SEMI and not line_start:
                 if not brackets:            # the end of a simple statement
                     if not fresh:
-                        end = last.line
-                        if last.type == "STRING":
-                            end += last.value.count("\n")
+                        end = last[3]
+                        if last[0] == "STRING":
+                            end += last[1].count("\n")
                         self._stmt_end(self.stmt_first, end)
                     else:                   # none (`;;`): no statement to recover either
                         self.stmt_first = None
@@ -190,21 +190,30 @@ class PtoIndenter:
                 yield tok
                 continue
             # a real token
+            if special is _OPERATOR:        # re-typed first: the statement's first token may be one
+                if t == "XOR" and last is not None and last[0] == "DOT":
+                    # `xor` is no Python keyword: after a dot it is an attribute (`pl.tile.xor`)
+                    t = "NAME"
+                    special = None
+                else:
+                    t = _OPERATOR_TYPES[t]
+                    if t is None:
+                        t = "BINOP" if last is not None and last[0] in _OPERAND_END else "PREFIX"
+                tok = (t, tok[1], tok[2], tok[3], tok[4])
             if fresh:
                 if line_start:
                     # (a pending newline and waiting comments both come after a line start)
                     if pending_nl is not None:
                         yield from self._indent_tokens(pending_nl, tok)
                         pending_nl = None
-                    elif not started and tok.column != 1:
+                    elif not started and tok[4] != 1:
                         if not self.indented:
-                            raise SyntaxProblem("unexpected indent", tok.line, tok.column)
-                        self.indent_level = [tok.column - 1]
+                            raise SyntaxProblem("unexpected indent", tok[3], tok[4])
+                        self.indent_level = [tok[4] - 1]
                     if comments:
                         if t not in _NO_COMMENT_BEFORE:
                             first = comments[0]
-                            yield Token("COMMENTS", "\n".join(c.value for c in comments), first.start_pos,
-                                        first.line, first.column)
+                            yield ("COMMENTS", "\n".join(c[1] for c in comments), first[2], first[3], first[4])
                         comments = []
                     self.line_first = tok
                     header = t in _HEADS
@@ -212,48 +221,39 @@ class PtoIndenter:
                     started = True
                 self.stmt_first = tok
                 fresh = False
-            if special is not None:
-                if special is _OPERATOR:
-                    if t == "XOR" and last is not None and last.type == "DOT":
-                        # `xor` is no Python keyword: after a dot it is an attribute (`pl.tile.xor`)
-                        tok.type = t = "NAME"
-                    else:
-                        kind = _OPERATOR_TYPES[t]
-                        if kind is None:
-                            kind = "BINOP" if last is not None and last.type in _OPERAND_END else "PREFIX"
-                        tok.type = kind
-                elif special is _OPENING:
+            if special is not None and special is not _OPERATOR:
+                if special is _OPENING:
                     brackets.append(tok)
                     if len(brackets) > MAX_NESTING:
                         raise SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
-                                             tok.line, tok.column)
+                                             tok[3], tok[4])
                 elif special is _BRACKETED:
                     if len(brackets) >= MAX_NESTING:      # its `[` one level deeper
                         raise SyntaxProblem(f"brackets nested too deeply (more than {MAX_NESTING} levels)",
-                                             tok.line, tok.column)
+                                             tok[3], tok[4])
                 elif special is _CLOSING:
                     if not brackets:
-                        raise SyntaxProblem(f"unmatched closing bracket '{tok.value}'", tok.line, tok.column)
+                        raise SyntaxProblem(f"unmatched closing bracket '{tok[1]}'", tok[3], tok[4])
                     opener = brackets.pop()
-                    if opener.value != _CLOSE[t]:
+                    if opener[1] != _CLOSE[t]:
                         raise SyntaxProblem(
-                            f"closing bracket '{tok.value}' does not match opening '{opener.value}' "
-                            f"on line {opener.line}, column {opener.column}", tok.line, tok.column)
+                            f"closing bracket '{tok[1]}' does not match opening '{opener[1]}' "
+                            f"on line {opener[3]}, column {opener[4]}", tok[3], tok[4])
             last = tok
             self.last_token = tok
             yield tok
         if brackets:
             opener = brackets[-1]
-            raise SyntaxProblem(f"unclosed bracket '{opener.value}' (expected '{CLOSE_CHAR[opener.value]}' "
-                                 f"before the end of the input)", opener.line, opener.column)
+            raise SyntaxProblem(f"unclosed bracket '{opener[1]}' (expected '{CLOSE_CHAR[opener[1]]}' "
+                                 f"before the end of the input)", opener[3], opener[4])
         if started:
             end = pending_nl if pending_nl is not None else last
             if pending_nl is None and self.line_first is not None:
-                e = last.line + (last.value.count("\n") if last.type == "STRING" else 0)
-                self.line_ends[self.line_first.line] = e
+                e = last[3] + (last[1].count("\n") if last[0] == "STRING" else 0)
+                self.line_ends[self.line_first[3]] = e
                 if semis and not fresh:
                     self._stmt_end(self.stmt_first, e)
-            yield Token.new_borrow_pos(self.NL_type, "\n", end)
+            yield (self.NL_type, "\n", end[2], end[3], end[4])
             while len(self.indent_level) > 1:
                 self.indent_level.pop()
-                yield Token.new_borrow_pos(self.DEDENT_type, "", end)
+                yield (self.DEDENT_type, "", end[2], end[3], end[4])

@@ -9,7 +9,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.frontend.indenter import MAX_NESTING
 from tilemem.frontend.lalr import KINDS_MAX
-from tilemem.frontend.tokens import SyntaxProblem, Token
+from tilemem.frontend.tokens import SyntaxProblem, Token, as_token
 from tilemem.ir.printer import BINARY_PRECEDENCE, print_expr
 
 
@@ -35,12 +35,6 @@ def _dtype(e) -> Optional[str]:
     if type(e) is ir.Dotted and len(e.parts) == 2:
         return e.parts[1]
     return None
-
-
-def _is_memref(e) -> bool:
-    if type(e) is ir.Subscript:
-        e = e.value
-    return type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == "MemRef"
 
 
 _TILEVIEW_ENUMS = {"blayout": "TileLayout", "slayout": "TileLayout", "pad": "PadValue", "compact": "CompactMode"}
@@ -73,23 +67,29 @@ def _tile_view(call: ir.Call) -> Optional[ir.TileView]:
     return ir.TileView(**fields)
 
 
-def _is_space(e) -> bool:
-    return type(e) is ir.Dotted and len(e.parts) == 3 and e.parts[1] == "Mem"
+def _item_kind(e, view: str, spaces: bool) -> Optional[str]:
+    """What an item after ``[dims], dtype`` of a Tile or Tensor annotation is: ``"space"``
+    (``pl.Mem.Vec``; where ``spaces``), ``"view"`` (a call of ``view``: ``TileView``,
+    ``TensorView``), ``"memref"`` (a call of ``MemRef``, or one subscripted); None: none
+    of these."""
+    t = type(e)
+    if t is ir.Dotted:
+        parts = e.parts
+        return "space" if spaces and len(parts) == 3 and parts[1] == "Mem" else None
+    if t is ir.Subscript:       # only a memref is subscripted
+        e = e.value
+        t = type(e)
+        view = None
+    if t is not ir.Call:
+        return None
+    name = e.func.rsplit(".", 1)[-1]
+    return "memref" if name == "MemRef" else "view" if name == view else None
 
 
-def _is_call_of(name: str):
-    return lambda e: type(e) is ir.Call and e.func.rsplit(".", 1)[-1] == name
-
-
-# what may follow ``[dims], dtype`` in a Tile and a Tensor annotation, by kind
-_TILE_ITEMS = (("space", _is_space), ("view", _is_call_of("TileView")), ("memref", _is_memref))
-_TENSOR_ITEMS = (("view", _is_call_of("TensorView")), ("memref", _is_memref))
-
-
-def _shaped(e: ir.Subscript, kinds) -> Optional[tuple]:
-    """``(dims, dtype, {kind: item})`` of a ``[dims], dtype, item...`` annotation: the items
-    may come in any order (they print in the canonical one), each kind at most once; None
-    when the annotation is not of that form."""
+def _shaped(e: ir.Subscript, view: str, spaces: bool) -> Optional[tuple]:
+    """``(dims, dtype, {kind: item})`` of a ``[dims], dtype, item...`` annotation (the
+    items' kinds: :func:`_item_kind`): the items may come in any order (they print in the
+    canonical one), each kind at most once; None when the annotation is not of that form."""
     idx = e.index
     if len(idx) < 2 or type(idx[0]) is not ir.ListExpr:
         return None
@@ -98,7 +98,7 @@ def _shaped(e: ir.Subscript, kinds) -> Optional[tuple]:
         return None
     items = {}
     for item in idx[2:]:
-        kind = next((k for k, is_kind in kinds if is_kind(item)), None)
+        kind = _item_kind(item, view, spaces)
         if kind is None or kind in items:
             return None
         items[kind] = item
@@ -106,7 +106,7 @@ def _shaped(e: ir.Subscript, kinds) -> Optional[tuple]:
 
 
 def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
-    shaped = _shaped(e, _TILE_ITEMS)
+    shaped = _shaped(e, "TileView", True)
     if shaped is None:
         return None
     dims, dtype, items = shaped
@@ -121,7 +121,7 @@ def _tile_type(e: ir.Subscript) -> Optional[ir.Type]:
 
 
 def _tensor_type(e: ir.Subscript, kind: str) -> Optional[ir.Type]:
-    shaped = _shaped(e, _TENSOR_ITEMS)
+    shaped = _shaped(e, "TensorView", False)
     if shaped is None:
         return None
     dims, dtype, items = shaped
@@ -158,7 +158,9 @@ def _is_yield(e) -> bool:
 
 
 def _pos(x):
-    """(line, col) of a token or IR node."""
+    """(line, col) of a token (a tuple or a :class:`Token`) or IR node."""
+    if type(x) is tuple:
+        return x[3], x[4]
     if isinstance(x, Token):
         return x.line, x.column
     return getattr(x, "line", None), getattr(x, "col", None)
@@ -175,15 +177,15 @@ _UNARY_PREC = 12
 
 
 def _climb(items: list, i: int, min_prec: int):
-    """Precedence climbing over ``items`` (IR operands, prefix operator Tokens and binary
+    """Precedence climbing over ``items`` (IR operands, prefix operator tokens and binary
     operators' texts) from ``i``.
 
     Returns (node, next index).  Prefix operators bind their operand at their own
     precedence, so ``-a ** b`` is ``-(a ** b)`` and ``not a == b`` is ``not (a == b)``.
     """
     first = items[i]
-    if isinstance(first, Token):
-        op = first.value
+    if type(first) is tuple:
+        op = first[1]
         operand, i = _climb(items, i + 1, _NOT_PREC if op == "not" else _UNARY_PREC)
         left = _prefix(first, op, operand)
     else:
@@ -193,7 +195,7 @@ def _climb(items: list, i: int, min_prec: int):
     while i < n:
         op = items[i]               # a binary operator's text (Builder.seq_new)
         if type(op) is not str:
-            op = op.value
+            op = op[1]
         p = _BIN_PREC[op]
         if p < min_prec:
             break
@@ -202,19 +204,20 @@ def _climb(items: list, i: int, min_prec: int):
     return left, i
 
 
-def _prefix(tok: Token, op: str, e):
+def _prefix(tok: tuple, op: str, e):
+    line, col = tok[3], tok[4]
     if op == "-":
         te = type(e)
         # `-3` / `-1.5` / `-inf` written as one literal: a negative constant (an atom).
-        if e.line == tok.line and e.col == tok.column + 1:
+        if e.line == line and e.col == col + 1:
             if te is ir.IntConst and e.value >= 0:
-                return ir.IntConst(-e.value, tok.line, tok.column)
+                return ir.IntConst(-e.value, line, col)
             if te is ir.FloatConst and not e.text.startswith("-"):
-                return ir.FloatConst("-" + e.text, tok.line, tok.column)
-        return ir.UnaryOp("-", e, tok.line, tok.column)
+                return ir.FloatConst("-" + e.text, line, col)
+        return ir.UnaryOp("-", e, line, col)
     if op == "+":
         return e
-    return ir.UnaryOp(op, e, tok.line, tok.column)
+    return ir.UnaryOp(op, e, line, col)
 
 
 # ----------------------------------------------------------------------------- transformer
@@ -232,8 +235,8 @@ def _operator_text(seq: list) -> None:
     line, and a token with its positions cost ~150 bytes where the text costs none
     (only prefix operators need their position)."""
     last = seq[-1]
-    if type(last) is Token and last.type == "BINOP":
-        seq[-1] = _intern(last.value)
+    if type(last) is tuple and last[0] == "BINOP":
+        seq[-1] = _intern(last[1])
 
 
 #: a DOTTED token's text -> its node's parts (one tuple per distinct name, shared)
@@ -241,32 +244,28 @@ _dotted_parts: dict = {}
 
 
 class Builder:
-    """Builds IR nodes bottom-up while the LALR parser reduces (no tree is built)."""
+    """Builds IR nodes bottom-up while the LALR parser reduces (no tree is built); a token
+    is a tuple ``(type, value, start_pos, line, column)`` (:mod:`tilemem.frontend.tokens`)."""
 
     # ---- atoms
     def name(self, c):
-        tok = c[0]
-        v = tok.value
+        _, v, _, line, col = c[0]
         if v == "nan" or v == "inf":
-            return ir.FloatConst(v, tok.line, tok.column)
-        return _Name(_intern(v), tok.line, tok.column)
+            return ir.FloatConst(v, line, col)
+        return _Name(_intern(v), line, col)
 
     def int_const(self, c):
-        tok = c[0]
+        _, v, _, line, col = c[0]
         try:
-            v = tok.value
-            return ir.IntConst(int(v, 0) if not v.isdigit() else int(v), tok.line, tok.column)
+            return ir.IntConst(int(v, 0) if not v.isdigit() else int(v), line, col)
         except ValueError:      # Python's int/str conversion limit (4300 digits by default)
-            raise SyntaxProblem(f"integer literal too long ({len(tok.value)} digits)",
-                                 tok.line, tok.column) from None
+            raise SyntaxProblem(f"integer literal too long ({len(v)} digits)", line, col) from None
 
     def int_list(self, c):
         """``[8, 128]`` written as one token: the ListExpr ``"[" exprlist "]"`` builds from
         its INT tokens (the same nodes and positions; a run past COMPACT_AT held as seq_add
         holds it)."""
-        tok = c[0]
-        text = tok.value
-        line, col = tok.line, tok.column
+        _, text, _, line, col = c[0]
         if len(text) < 64:      # (most: a few items, no run held)
             items = []
             i = 1
@@ -293,14 +292,13 @@ class Builder:
         return self.list_expr([items])
 
     def float_const(self, c):
-        tok = c[0]
-        return ir.FloatConst(tok.value, tok.line, tok.column)
+        _, v, _, line, col = c[0]
+        return ir.FloatConst(v, line, col)
 
     def str_const(self, c):
-        tok = c[0]
-        v = tok.value
+        _, v, _, line, col = c[0]
         q = v[:3] if v[:3] in ('"""', "'''") else v[0]
-        return ir.StrConst(v[len(q):-len(q)], q, tok.line, tok.column)
+        return ir.StrConst(v[len(q):-len(q)], q, line, col)
 
     def true_const(self, c):
         return ir.BoolConst(True)
@@ -339,20 +337,20 @@ class Builder:
     def dotted(self, c):
         """``a.b.c`` written as one token: the node the ``getattr`` chain from the name
         ``a`` builds (``X.MemorySpace.Y`` is ``X.Mem.Y`` there too)."""
-        tok = c[0]
-        parts = _dotted_parts.get(tok.value)
+        _, v, _, line, col = c[0]
+        parts = _dotted_parts.get(v)
         if parts is None:
-            parts = tuple(tok.value.split("."))
+            parts = tuple(v.split("."))
             if len(parts) > 2 and parts[1] == "MemorySpace":
                 parts = (parts[0], "Mem") + parts[2:]
             if len(_dotted_parts) >= KINDS_MAX:
                 _dotted_parts.clear()
-            _dotted_parts[tok.value] = parts
-        return _Dotted(parts, tok.line, tok.column)
+            _dotted_parts[v] = parts
+        return _Dotted(parts, line, col)
 
     def getattr(self, c):
         base, attr = c
-        a = attr.value
+        a = attr[1]
         tb = type(base)
         if tb is _Name:
             return _Dotted((base.id, a), base.line, base.col)
@@ -383,7 +381,7 @@ class Builder:
         return _Call(func, tuple(pos), tuple(kws), fn.line, fn.col)
 
     def kwarg(self, c):
-        return (_intern(c[0].value), c[1])
+        return (_intern(c[0][1]), c[1])
 
     def getitem(self, c):
         base, idx = c
@@ -428,7 +426,7 @@ class Builder:
         for it in items:
             if type(it) is str:
                 depth += it == "**"
-            elif type(it) is Token and it.type == "PREFIX":
+            elif type(it) is tuple and it[0] == "PREFIX":
                 depth += 1
         if depth > MAX_NESTING:
             raise SyntaxProblem(f"expression nested too deeply (more than {MAX_NESTING} unary or '**' operators)",
@@ -439,26 +437,28 @@ class Builder:
         return node
 
     # ---- statements
+    # (statements built with positional arguments: ~1,000 instructions fewer than keywords;
+    # a new list is what a statement's default comments are)
     def ann_assign(self, c):
-        tok, ann, value = c
+        (_, name, _, line, col), ann, value = c
         ty = to_type(ann)
         if _is_yield(value) and not value.kwargs:
-            return ir.Yield(list(value.args), [tok.value], [ty], annotation=ann, line=tok.line, col=tok.column)
-        return ir.Assign([tok.value], ty, value, annotation=ann, line=tok.line, col=tok.column)
+            return ir.Yield(list(value.args), [name], [ty], [], line, col, ann)
+        return ir.Assign([name], ty, value, [], line, col, ann)
 
     def assign(self, c):
-        tok, value = c
+        (_, name, _, line, col), value = c
         if _is_yield(value) and not value.kwargs:
-            return ir.Yield(list(value.args), [tok.value], [None], line=tok.line, col=tok.column)
-        return ir.Assign([tok.value], None, value, line=tok.line, col=tok.column)
+            return ir.Yield(list(value.args), [name], [None], [], line, col)
+        return ir.Assign([name], None, value, [], line, col)
 
     def tuple_assign(self, c):
         value = c[-1]
-        names = [t.value for t in c[:-1]]
-        first = c[0]
+        names = [t[1] for t in c[:-1]]
+        _, _, _, line, col = c[0]
         if _is_yield(value) and not value.kwargs:
-            return ir.Yield(list(value.args), names, [None] * len(names), line=first.line, col=first.column)
-        return ir.Assign(names, None, value, line=first.line, col=first.column)
+            return ir.Yield(list(value.args), names, [None] * len(names), line=line, col=col)
+        return ir.Assign(names, None, value, line=line, col=col)
 
     def expr_stmt(self, c):
         e = c[0]
@@ -468,25 +468,25 @@ class Builder:
 
     def return_stmt(self, c):
         tok, vals = c
-        return ir.Return(list(vals) if vals is not None else [], line=tok.line, col=tok.column)
+        return ir.Return(list(vals) if vals is not None else [], line=tok[3], col=tok[4])
 
     def pass_stmt(self, c):
-        return ir.Pass(line=c[0].line, col=c[0].column)
+        return ir.Pass(line=c[0][3], col=c[0][4])
 
     def break_stmt(self, c):
-        return ir.Break(line=c[0].line, col=c[0].column)
+        return ir.Break(line=c[0][3], col=c[0][4])
 
     def continue_stmt(self, c):
-        return ir.Continue(line=c[0].line, col=c[0].column)
+        return ir.Continue(line=c[0][3], col=c[0][4])
 
     def opaque_stmt(self, c):
-        tok = c[0]
-        return ir.OpaqueStmt(tok.value, line=tok.line, col=tok.column)
+        _, v, _, line, col = c[0]
+        return ir.OpaqueStmt(v, line=line, col=col)
 
     def stmt(self, c):
         if len(c) == 2:
             s = c[1]
-            s.comments = c[0].value.split("\n")
+            s.comments = c[0][1].split("\n")
             return s
         return c[0]
 
@@ -513,7 +513,7 @@ class Builder:
 
     def semi_line(self, c):
         if len(c) == 2:         # COMMENTS: the first statement's, as a `stmt`'s
-            c[1][0].comments = c[0].value.split("\n")
+            c[1][0].comments = c[0][1].split("\n")
             return c[1]
         return c[0]
 
@@ -536,97 +536,97 @@ class Builder:
         else_body = rest[-1]
         elifs = rest[:-1]
         for etok, econd, ebody in reversed(elifs):
-            else_body = [ir.If(econd, ebody, else_body, line=etok.line, col=etok.column)]
-        return ir.If(cond, body, else_body, line=tok.line, col=tok.column)
+            else_body = [ir.If(econd, ebody, else_body, line=etok[3], col=etok[4])]
+        return ir.If(cond, body, else_body, line=tok[3], col=tok[4])
 
     def ft_var(self, c):
-        return (c[0].value, None)
+        return (c[0][1], None)
 
     def ft_var_iter(self, c):
-        return (c[0].value, [t.value for t in c[1]])
+        return (c[0][1], [t[1] for t in c[1]])
 
     def ft_iter(self, c):
-        return (None, [t.value for t in c[0]])
+        return (None, [t[1] for t in c[0]])
 
     def ft_flat(self, c):
         # `for a, b in pl.while_(...)`: iter args without parentheses
-        return (None, [c[0].value] + [t.value for t in c[1]], "flat")
+        return (None, [c[0][1]] + [t[1] for t in c[1]], "flat")
 
     def for_stmt(self, c):
         tok, target, it, body = c
         if type(it) is not _Call:
             raise SyntaxProblem("a for loop must iterate over a call such as pl.range(...)", *_pos(it))
-        loop = ir.For(target[0], target[1], it, body, line=tok.line, col=tok.column)
+        loop = ir.For(target[0], target[1], it, body, line=tok[3], col=tok[4])
         if len(target) == 3:
             if it.func.rsplit(".", 1)[-1] != "while_":
                 raise SyntaxProblem("For loop target must be a simple name or: (loop_var, (iter_args...))",
-                                     tok.line, tok.column)
+                                     tok[3], tok[4])
         return loop
 
     def while_stmt(self, c):
         tok, cond, body = c
-        return ir.While(cond, body, line=tok.line, col=tok.column)
+        return ir.While(cond, body, line=tok[3], col=tok[4])
 
     def with_stmt(self, c):
         tok, item, as_name, body = c
-        return ir.With(item, as_name.value if as_name is not None else None, body, line=tok.line, col=tok.column)
+        return ir.With(item, as_name[1] if as_name is not None else None, body, line=tok[3], col=tok[4])
 
-    # ---- functions
+    # ---- functions (their tokens leave the reader: Token objects)
     def param(self, c):
-        return c
+        return [as_token(c[0]), c[1]]
 
     def decorator(self, c):
         return c[0]
 
     def funcdef(self, c):
         comments = None
-        if isinstance(c[0], Token) and c[0].type == "COMMENTS":
-            comments = c[0].value.split("\n")
+        if type(c[0]) is tuple and c[0][0] == "COMMENTS":
+            comments = c[0][1].split("\n")
             c = c[1:]
         i = 0
         decorators = []
-        while not (isinstance(c[i], Token) and c[i].type == "DEF"):
+        while not (type(c[i]) is tuple and c[i][0] == "DEF"):
             decorators.append(c[i])
             i += 1
         deftok, name, params, ret, body = c[i:]
-        return RawFunction(decorators, deftok, name, params or [], ret, body, comments)
+        return RawFunction(decorators, as_token(deftok), as_token(name), params or [], ret, body, comments)
 
     def classdef(self, c):
         comments = None
-        if isinstance(c[0], Token) and c[0].type == "COMMENTS":
-            comments = c[0].value
+        if type(c[0]) is tuple and c[0][0] == "COMMENTS":
+            comments = c[0][1]
             c = c[1:]
         i = 0
         decorators = []
-        while not isinstance(c[i], Token):
+        while type(c[i]) is not tuple:
             decorators.append(c[i])
             i += 1
-        name_tok = c[i]
+        name_tok = as_token(c[i])
         funcs = [f for f in c[i + 1:] if isinstance(f, RawFunction)]
         return ("class", name_tok, decorators, funcs, comments)
 
     # ---- top level
     def dotted_name(self, c):
-        return ".".join(t.value for t in c)
+        return ".".join(t[1] for t in c)
 
     def import_stmt(self, c):
-        return ("import", c[0], c[1].value if c[1] is not None else None)
+        return ("import", c[0], c[1][1] if c[1] is not None else None)
 
     def from_import(self, c):
-        return ("from", c[0], c[1].value, c[2].value if c[2] is not None else None)
+        return ("from", c[0], c[1][1], c[2][1] if c[2] is not None else None)
 
     def top_assign(self, c):
-        return ("assign", c[0], c[1])
+        return ("assign", as_token(c[0]), c[1])
 
     def top_item(self, c):
         # COMMENTS top_stmt
         item = c[1]
-        return ("commented", c[0].value, item)
+        return ("commented", c[0][1], item)
 
     def top_semi(self, c):
         # top-level statements of one `;` line (COMMENTS: the first one's)
-        if type(c[0]) is Token:
-            c = [("commented", c[0].value, c[1])] + c[2:]
+        if type(c[0]) is tuple:
+            c = [("commented", c[0][1], c[1])] + c[2:]
         return ("semis", c)
 
     def start(self, c):

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import functools
 import re
+import re._constants as _sre
+import re._parser as _sre_parser
 from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
 from tilemem.frontend.indenter import PtoIndenter
-from tilemem.frontend.tokens import Reread, SyntaxProblem, Token, Tree, UnexpectedToken
+from tilemem.frontend.tokens import Reread, SyntaxProblem, Tree, UnexpectedToken, as_token
 
 if TYPE_CHECKING:
     from tilemem.frontend.ir_builder import Builder
@@ -55,6 +57,44 @@ def _rule_callback(method, expand1: bool, include, append_none: int):
             return kept[0]
         return method(kept)
     return shaped
+
+
+#: the scanner matches a text in stretches of about this many characters (findall: a
+#: pair of strings a token, no match object), each ending where no token goes on (_stretch_end)
+STRETCH = 1 << 14
+_NO_CUT_AFTER = frozenset(" \t\f\r\n\\")
+
+
+def _stretch_end(text: str, start: int) -> int:
+    """Where the stretch of ``text`` from ``start`` (a token's start) that the scanner
+    matches on its own ends: the text's end, or a newline ~STRETCH characters on that no
+    token holds, so that matching up to it gives the tokens matching the whole text gives
+    (the terminals have no anchors or lookaround: a match ending before it is found there
+    either way).  A token holding a newline is a newline run (or a ``\\`` line
+    continuation), which holds no other character than blanks, or a triple-quoted string:
+    a newline after a visible character other than ``\\`` starts a token, unless a
+    string opened before it on the stretch holds it.  -1: none near (a long line, a
+    triple quote): the scanner then goes one match at a time past ~STRETCH characters."""
+    n = len(text)
+    if n - start <= STRETCH:
+        return n
+    end = text.find("\n", start + STRETCH, start + 4 * STRETCH)
+    if end < 0:
+        return -1
+    if text[end - 1] == "\r":
+        end -= 1
+    if (end <= start or text[end - 1] in _NO_CUT_AFTER or text.find('"""', start, end) >= 0
+            or text.find("'''", start, end) >= 0):
+        return -1
+    return end
+
+
+def _pairs_past(matches, stop: int):
+    """The (blanks, text) pairs of ``matches``, up to the first that ends at ``stop`` or past it."""
+    for m in matches:
+        yield m.groups()
+        if m.end() >= stop:
+            return
 
 
 def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int, int]:
@@ -146,12 +186,127 @@ def _scanner(lexed):
                     alts[i] = rf"{n}(?:\.{n})*+"
                     del alts[j]
                 break
+        alts = _in_scan_order(alts)
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         if scanner.groups != 2:         # a terminal's regexp still holds a group
             return None, ()
         return scanner, tuple((name, _FullMatch(r)) for name, r in plain)
     except re.error:        # pragma: no cover - lark's own regexps compile
         return None, ()
+
+
+#: the version of _scan_order's result kept in the cache (_in_scan_order)
+_SCAN_ORDER_FORMAT = 1
+
+
+def _in_scan_order(alts: list) -> list:
+    """``alts`` in the order :func:`_scan_order` gives, which tilemem's per-user cache keeps
+    by the alternatives' texts (working it out parses every regexp: ~4.6 M instructions of
+    every start, where reading it back costs a small file)."""
+    from tilemem.cache import cached_data
+
+    def checked(order) -> list:
+        if sorted(order) != list(range(len(alts))):
+            raise ValueError("not an order of these alternatives")
+        return [alts[i] for i in order]
+    key = "\0".join((str(_SCAN_ORDER_FORMAT), *alts)).encode("utf-8")
+    return cached_data("pto_scan_order", (key,), lambda: _scan_order(alts), checked)
+
+
+def _scan_order(alts: list) -> list:
+    """An order of the scanner's alternatives ``alts`` (given in the tokenizer's match order;
+    the indices) that matches the same text at every position, those the regex engine
+    rejects by testing one character first.
+
+    The engine tries the alternatives in turn, and one that starts with a character (or a
+    set of them: ``,``, ``\\[``, a name's first letter) is passed over after one test, where
+    one that starts with a repeat or a group of alternatives (a float's digits, a string's
+    quotes, a newline's ``\\r?``) is entered first; a token of punctuation came after ~15 of
+    them.  Two alternatives that no text can make both match at one position -- no
+    character can start a match of both -- can trade places: which one matches there
+    does not depend on their order.  Every other pair keeps its order (an alternative whose
+    first characters are not known, or that may match the empty text, keeps its place
+    among all), so the first to match at each position is the same alternative."""
+    parsed = [_sre_parser.parse(r) for r in alts]
+    firsts = [_first_chars(p) for p in parsed]
+    cost = [_rejection_cost(p) for p in parsed]
+    # before[i]: the alternatives that must stay before alternative i
+    before = [{j for j in range(i) if firsts[i] is None or firsts[j] is None
+               or not firsts[i].isdisjoint(firsts[j])} for i in range(len(alts))]
+    order: list = []
+    left = list(range(len(alts)))
+    while left:
+        placed = set(order)
+        i = min((i for i in left if before[i] <= placed), key=lambda i: (cost[i], i))
+        order.append(i)
+        left.remove(i)
+    return order
+
+
+def _rejection_cost(parsed) -> int:
+    """0: a match starts with one character or character set (the engine rejects the
+    alternative after one test); 1: with a group of such alternatives; 2: otherwise."""
+    if not parsed:
+        return 2
+    op, arg = parsed[0]
+    if op is _sre.LITERAL or op is _sre.IN:
+        return 0
+    if op is _sre.BRANCH and all(_rejection_cost(p) == 0 for p in arg[1]):
+        return 1
+    return 2
+
+
+def _first_chars(parsed) -> Optional[set]:
+    """The characters (code points) a match of ``parsed`` (a parsed regexp) can start with;
+    None when not known, or when it may match the empty text."""
+    chars, empty = _first_of_sequence(parsed)
+    return None if empty else chars
+
+
+def _first_of_sequence(items) -> tuple[Optional[set], bool]:
+    """(the first characters of a sequence's matches or None, whether it may match the
+    empty text)."""
+    out: set = set()
+    for op, arg in items:
+        chars, empty = _first_of_item(op, arg)
+        if chars is None:
+            return None, False
+        out |= chars
+        if not empty:
+            return out, False
+    return out, True
+
+
+def _first_of_item(op, arg) -> tuple[Optional[set], bool]:
+    if op is _sre.LITERAL:
+        return {arg}, False
+    if op is _sre.IN:
+        chars = set()
+        for kind, value in arg:
+            if kind is _sre.LITERAL:
+                chars.add(value)
+            elif kind is _sre.RANGE and value[1] - value[0] < 256:
+                chars.update(range(value[0], value[1] + 1))
+            else:       # a negated set, a category (\d, \s), a wide range: not known
+                return None, False
+        return chars, False
+    if op is _sre.SUBPATTERN:
+        _, add_flags, del_flags, items = arg
+        return (None, False) if add_flags or del_flags else _first_of_sequence(items)
+    if op is _sre.BRANCH:
+        out, empty = set(), False
+        for items in arg[1]:
+            chars, e = _first_of_sequence(items)
+            if chars is None:
+                return None, False
+            out |= chars
+            empty = empty or e
+        return out, empty
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+        low, _, items = arg
+        chars, empty = _first_of_sequence(items)
+        return chars, empty or low == 0
+    return None, False
 
 
 class _FullMatch:
@@ -167,6 +322,28 @@ class _FullMatch:
         if self.fullmatch is None:
             self.fullmatch = re.compile(self.regexp).fullmatch
         return self.fullmatch(value)
+
+
+class _Goto(dict):
+    """A row's goto on a rule, by the lookahead: ``{lookahead: row}``, the row the parser is
+    in after the goto to ``target`` and the reductions by pass-through rules (``?rule: x``)
+    that follow it on that lookahead.  Such a reduction changes the top state only, to the
+    goto from the state below (``row``, which stays) on its rule: where such a chain ends
+    depends on ``row``, the rule and the lookahead alone, so the parser takes it in one
+    step.  Each entry is found when first asked (most rows see a few lookaheads)."""
+    __slots__ = ("row", "target")     # (set by Driver: no __init__ of its own, made at every start)
+
+    def __missing__(self, lookahead: str) -> dict:
+        state = self.target
+        seen = []
+        while not any(s is state for s in seen):
+            action = state.get(lookahead)
+            if action is None or action[0] or action[1][1] is not None or action[1][0] != 1:
+                break       # not a reduction by a pass-through rule (callback None, one child)
+            seen.append(state)
+            state = self.row[action[1][2]].target
+        self[lookahead] = state
+        return state
 
 
 class Driver:
@@ -207,14 +384,20 @@ class Driver:
                 cb = _rule_callback(method, expand1, include, append_none)
             reductions.append((size, cb, origin))
         symbols = data["symbols"]
-        # a state is its row: {symbol: (True, next state's row) | (False, reduction)}, so
-        # the parser's stack holds rows (one index a step instead of two)
+        # a state is its row, so the parser's stack holds rows (one index a step instead of
+        # two): {terminal: (True, next state's row) | (False, reduction), rule: _Goto}
         table = [{} for _ in data["states"]]
         for row, flat in zip(table, data["states"]):
             for k in range(0, len(flat), 2):
                 action = flat[k + 1]
-                row[symbols[flat[k]]] = ((True, table[action >> 1]) if action & 1
-                                         else (False, reductions[action >> 1]))
+                sym = symbols[flat[k]]
+                if not action & 1:
+                    row[sym] = (False, reductions[action >> 1])
+                elif sym.isupper():         # a terminal (lark's convention)
+                    row[sym] = (True, table[action >> 1])
+                else:
+                    row[sym] = goto = _Goto()
+                    goto.row, goto.target = row, table[action >> 1]
         self.start_state, self.end_state = table[start], table[end]
 
     @functools.cached_property
@@ -244,37 +427,43 @@ class Driver:
         kind = self._kind
         ignore = self.ignore
         nl_types = self.newline_types
-        T = Token
         pos = 0
         line = 1
         line_start = 0
         rare = self.rare
-        for m in self.scanner.finditer(text):
-            blank, value = m.groups()
-            ttype = kinds.get(value)
-            if ttype is None:
-                ttype = kind(value)
-                if ttype is None:
-                    # the any-character alternative: up to here the scanner matched what
-                    # the exact tokenizer matches (the same alternatives, first), and
-                    # from here the exact tokenizer decides
-                    yield from self._tokens_exact(text, pos, line, line_start)
-                    return
-                if len(kinds) >= KINDS_MAX:
-                    kinds.clear()
-                kinds[value] = ttype
-            if blank:
-                pos += len(blank)
-            if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
-                if ttype in _PARTS:
-                    yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
-                elif ttype not in ignore:
-                    yield T(ttype, value, pos, line, pos - line_start + 1)
-                if ttype in nl_types:
-                    line, line_start = _lines_after(value, pos, line, line_start)
+        findall, finditer = self.scanner.findall, self.scanner.finditer
+        n = len(text)
+        while pos < n:
+            end = _stretch_end(text, pos)
+            if end >= 0:        # (blanks, text) pairs, no match object a token
+                pairs = findall(text, pos, end)
             else:
-                yield T(ttype, value, pos, line, pos - line_start + 1)
-            pos += len(value)
+                pairs = _pairs_past(finditer(text, pos), pos + STRETCH)
+            for blank, value in pairs:
+                ttype = kinds.get(value)
+                if ttype is None:
+                    ttype = kind(value)
+                    if ttype is None:
+                        # the any-character alternative: up to here the scanner matched what
+                        # the exact tokenizer matches (the same alternatives, first), and
+                        # from here the exact tokenizer decides
+                        yield from self._tokens_exact(text, pos, line, line_start)
+                        return
+                    if len(kinds) >= KINDS_MAX:
+                        kinds.clear()
+                    kinds[value] = ttype
+                if blank:
+                    pos += len(blank)
+                if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
+                    if ttype in _PARTS:
+                        yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
+                    elif ttype not in ignore:
+                        yield (ttype, value, pos, line, pos - line_start + 1)
+                    if ttype in nl_types:
+                        line, line_start = _lines_after(value, pos, line, line_start)
+                else:
+                    yield (ttype, value, pos, line, pos - line_start + 1)
+                pos += len(value)
 
     def _kind(self, value: str) -> Optional[str]:
         """The terminal of a token's text: the first in match order whose whole language
@@ -301,28 +490,28 @@ class Driver:
         return parts[0] in ("nan", "inf") or any(p in self.keywords for p in parts)
 
     def parts(self, ttype: str, value: str, pos: int, line: int, col: int) -> list:
-        """The grammar's tokens a compound text stands for: a DOTTED's NAME (or keyword)
+        """The grammar's tokens (tuples) a compound text stands for: a DOTTED's NAME (or keyword)
         and DOT tokens, an INTLIST's ``[``, INT, ``,`` and ``]``."""
         out = []
         if ttype == "INTLIST":
-            out.append(Token("LSQB", "[", pos, line, col))
+            out.append(("LSQB", "[", pos, line, col))
             for i, digits in enumerate(value[1:-1].split(", ")):
                 if i:
-                    out.append(Token("COMMA", ",", pos + 1, line, col + 1))
+                    out.append(("COMMA", ",", pos + 1, line, col + 1))
                     pos += 2
                     col += 2
-                out.append(Token("INT", digits, pos + 1, line, col + 1))
+                out.append(("INT", digits, pos + 1, line, col + 1))
                 pos += len(digits)
                 col += len(digits)
-            out.append(Token("RSQB", "]", pos + 1, line, col + 1))
+            out.append(("RSQB", "]", pos + 1, line, col + 1))
             return out
         keywords = self.keywords
         for i, part in enumerate(value.split(".")):
             if i:
-                out.append(Token("DOT", ".", pos, line, col))
+                out.append(("DOT", ".", pos, line, col))
                 pos += 1
                 col += 1
-            out.append(Token(keywords.get(part, "NAME"), part, pos, line, col))
+            out.append((keywords.get(part, "NAME"), part, pos, line, col))
             pos += len(part)
             col += len(part)
         return out
@@ -335,7 +524,6 @@ class Driver:
         keywords = self.keywords
         ignore = self.ignore
         nl_types = self.newline_types
-        T = Token
         n = len(text)
         while pos < n:
             m = match(text, pos)
@@ -357,78 +545,85 @@ class Driver:
                     yield from self.parts(ttype, value, pos, line, pos - line_start + 1)
                     pos = end
                     continue
-                yield T(ttype, value, pos, line, pos - line_start + 1)
+                yield (ttype, value, pos, line, pos - line_start + 1)
             if ttype in nl_types:
                 line, line_start = _lines_after(value, pos, line, line_start)
             pos = end
 
     def parse(self, text: str, postlexer: PtoIndenter):
-        states = [self.start_state]
+        # the stack: the rows below the top (`states`) and the top row (`state`); a value
+        # per symbol, the top one's last
+        state = self.start_state
+        states: list = []
         values: list = []
         tok = None
-        checkpoint = None       # (len(states), len(values), token) at the start of the current statement
+        checkpoint = None       # (stack depth, len(values), token) at the start of the current statement
         stream = tokens = postlexer.process(self.tokens(text))
         push_state, push_value = states.append, values.append
-        pop_state, pop_value = states.pop, values.pop
         while True:
             try:
                 for tok in stream:
-                    ttype = tok.type
+                    ttype = tok[0]
                     while True:
-                        row = states[-1]
                         try:
-                            shift, arg = row[ttype]
+                            shift, arg = state[ttype]
                         except KeyError:
                             if ttype in COMPOUND:      # where the grammar takes none: as its parts
-                                parts = self.parts(ttype, tok.value, tok.start_pos, tok.line, tok.column)
+                                parts = self.parts(*tok)
                                 if tok is postlexer.line_first:
                                     postlexer.line_first = parts[0]
                                 if tok is postlexer.stmt_first:
                                     postlexer.stmt_first = parts[0]
                                 raise Reread(parts) from None
                             if tok is postlexer.stmt_first:     # the statement's first token is already unexpected
-                                checkpoint = (len(states), len(values), tok)    # (e.g. `import` in a host body)
+                                checkpoint = (len(states) + 1, len(values), tok)    # (e.g. `import` in a host body)
+                            push_state(state)
                             if not self._recover(tok, stream, checkpoint, states, values, text, postlexer):
-                                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                                raise UnexpectedToken(as_token(tok), {k for k in state if k.isupper()}) from None
+                            state = states.pop()
                             break
                         if shift:
                             if tok is postlexer.stmt_first:
-                                checkpoint = (len(states), len(values), tok)
-                            push_state(arg)
+                                checkpoint = (len(states) + 1, len(values), tok)
+                            push_state(state)
+                            state = arg
                             push_value(tok)
                             break
                         size, callback, origin = arg
-                        if callback is None:            # a single child passed through: only the state changes
-                            states[-1] = states[-2][origin][1]
-                            continue
                         if size == 1:
-                            children = [pop_value()]
-                            pop_state()
+                            below = states[-1]
+                            if callback is not None:
+                                values[-1] = callback([values[-1]])
                         elif size:
+                            below = states[-size]
+                            del states[1 - size:]
                             children = values[-size:]
-                            del states[-size:]
-                            del values[-size:]
+                            del values[1 - size:]
+                            values[-1] = callback(children)
                         else:
-                            children = []
-                        push_value(callback(children))
-                        push_state(states[-1][origin][1])
+                            below = state
+                            push_state(state)
+                            push_value(callback([]))
+                        # the goto, and the reductions by pass-through rules that follow it
+                        state = below[origin][ttype]
             except Reread as reread:     # (a compound comes from `tokens`: no earlier parts are left)
                 stream = chain(postlexer.passed_on(reread.tokens), tokens)
                 continue
             break
-        end_tok = Token.new_borrow_pos("$END", "", tok) if tok is not None else Token("$END", "", 0, 1, 1)
+        end_tok = ("$END", "", tok[2], tok[3], tok[4]) if tok is not None else ("$END", "", 0, 1, 1)
+        states.append(state)
         return self._feed(end_tok, states, values)
 
-    def _feed(self, tok: Token, states: list, values: list):
+    def _feed(self, tok: tuple, states: list, values: list):
         """Feed one token (the slow path: recovery and end of input); returns the result at $END."""
         end_state = self.end_state
-        is_end = tok.type == "$END"
+        is_end = tok[0] == "$END"
         while True:
             row = states[-1]
             try:
-                shift, arg = row[tok.type]
+                shift, arg = row[tok[0]]
             except KeyError:
-                raise UnexpectedToken(tok, {k for k in row if k.isupper()}) from None
+                raise UnexpectedToken(as_token(tok), {k for k in row if k.isupper()}) from None
             if shift:
                 states.append(arg)
                 values.append(tok)
@@ -441,18 +636,18 @@ class Driver:
             else:
                 children = []
             values.append(children[0] if callback is None else callback(children))
-            states.append(states[-1][origin][1])
+            states.append(states[-1][origin].target)
             if is_end and states[-1] is end_state:
                 return values[-1]
 
-    def _recover(self, bad: Token, stream, checkpoint, states, values, text, postlexer) -> bool:
+    def _recover(self, bad: tuple, stream, checkpoint, states, values, text, postlexer) -> bool:
         """Turn an unparsable but valid-Python simple statement into an OPAQUE_LINE.
 
         Only for a statement where the grammar accepts a simple statement (function
         bodies), and only if Python itself accepts the statement's text: real syntax
         errors are still reported.
         """
-        if checkpoint is None or bad.type in ("_INDENT", "_DEDENT", "$END"):
+        if checkpoint is None or bad[0] in ("_INDENT", "_DEDENT", "$END"):
             return False
         depth, vdepth, first = checkpoint
         # states[depth - 1] is the state in which `first` was shifted: the statement start
@@ -463,12 +658,12 @@ class Driver:
             # the statement ends at the end of the line or at a `;` (`x += 1; y = 2`) -- but
             # not at a `;` after a compound statement's header: `if c: x += 1; y = 2` is one
             # `if` whose body holds both
-            while nl.type != "_NL" and nl.type != "SEMICOLON":
+            while nl[0] != "_NL" and nl[0] != "SEMICOLON":
                 nl = next(stream, None)
-                if nl is None or nl.type in ("_INDENT", "_DEDENT"):
+                if nl is None or nl[0] in ("_INDENT", "_DEDENT"):
                     return False
-            src = text[first.start_pos:nl.start_pos].rstrip()
-            if nl.type == "_NL" or _python_statement_kind(src) != "compound":
+            src = text[first[2]:nl[2]].rstrip()
+            if nl[0] == "_NL" or _python_statement_kind(src) != "compound":
                 break
             nl = next(stream, None)
             if nl is None:
@@ -477,7 +672,7 @@ class Driver:
             return False
         del states[depth:]
         del values[vdepth:]
-        opaque = Token("OPAQUE_LINE", src, first.start_pos, first.line, first.column)
+        opaque = ("OPAQUE_LINE", src, first[2], first[3], first[4])
         self._feed(opaque, states, values)
         self._feed(nl, states, values)
         return True

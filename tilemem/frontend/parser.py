@@ -22,7 +22,7 @@ from tilemem.frontend.indenter import CLOSE_CHAR, PtoIndenter
 from tilemem.frontend.ir_builder import Builder, program_from_items
 from tilemem.frontend.lalr import COMPOUND, Driver
 from tilemem.frontend.parse_errors import error_message
-from tilemem.frontend.tokens import SyntaxProblem, Token, UnexpectedToken
+from tilemem.frontend.tokens import SyntaxProblem, UnexpectedToken
 from tilemem.limits import check_text
 from tilemem.recursion import deep_recursion
 from tilemem.resources import resource_dir
@@ -104,8 +104,8 @@ def _parse(text: str, path: str, finish, indented: bool = False, limits=None):
     except UnexpectedToken as exc:
         opener = _unclosed_bracket(exc, indenter)
         if opener is not None:
-            raise TilememError(path, opener.line, opener.column,
-                               f"unclosed bracket '{opener.value}' (no matching '{CLOSE_CHAR[opener.value]}')",
+            _, value, _, line, col = opener
+            raise TilememError(path, line, col, f"unclosed bracket '{value}' (no matching '{CLOSE_CHAR[value]}')",
                                source=text) from None
         msg, line, col = error_message(exc, driver.literals, src)
         raise TilememError(path, line, col, msg, source=text) from None
@@ -143,8 +143,9 @@ class SourceLayout:
         self.stmt_ends = stmt_ends or {}
 
 
-def _unclosed_bracket(exc, indenter) -> Optional[Token]:
-    """The innermost open bracket, when a syntax error comes on a later line than it.
+def _unclosed_bracket(exc, indenter) -> Optional[tuple]:
+    """The innermost open bracket (a token tuple), when a syntax error comes on a later line
+    than it.
 
     Newlines inside brackets are ignored, so a forgotten closing bracket shows up as a
     confusing error somewhere below; pointing at the opener is more helpful.
@@ -154,16 +155,15 @@ def _unclosed_bracket(exc, indenter) -> Optional[Token]:
     if not brackets or tok is None or tok.line is None:
         return None
     opener = brackets[-1]
-    if tok.type == "$END" or tok.line > opener.line:
+    if tok.type == "$END" or tok.line > opener[3]:
         return opener
     return None
 
 
 def _last_position(indenter) -> tuple[int, int]:
     tok = getattr(indenter, "last_token", None)
-    if tok is not None and tok.line is not None:
-        if tok.type in COMPOUND:       # where its last part was
-            last = _driver().parts(tok.type, tok.value, tok.start_pos, tok.line, tok.column)[-1]
-            return last.line, last.column
-        return tok.line, tok.column
+    if tok is not None and tok[3] is not None:
+        if tok[0] in COMPOUND:       # where its last part was
+            tok = _driver().parts(*tok)[-1]
+        return tok[3], tok[4]
     return 1, 1

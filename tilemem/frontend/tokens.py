@@ -1,20 +1,27 @@
 """The printed-form reader's tokens, and the exceptions its parts raise to one another
-(the entry point, :mod:`tilemem.frontend.parser`, turns them into located errors)."""
+(the entry point, :mod:`tilemem.frontend.parser`, turns them into located errors).
+
+Inside the reader (scanner, postlexer, LALR driver, builder) a token is a plain tuple
+``(type, value, start_pos, line, column)`` (:data:`TYPE` ... :data:`COLUMN` name the
+fields): a tuple is built by one bytecode, where an instance of a class costs ~5x as much
+to make (the reader makes one a token, ~22 a line).  What leaves the reader -- the tokens
+of the statement tree the DSL reading gets (a function's and a class's name, ``def``,
+parameter names) and the token of an :class:`UnexpectedToken` -- is a :class:`Token`
+(:func:`as_token`).
+"""
 from __future__ import annotations
 
 from typing import Optional
 
-
-
+#: the fields of a token tuple
+TYPE, VALUE, START_POS, LINE, COLUMN = range(5)
 
 
 class Token:
-    """A token: its text (``value``), its terminal's name (``type``) and where it starts
-    (``start_pos``: the offset in the text; ``line``, ``column``: 1-based); the attributes
-    of lark's Token that the reader uses, which no longer imports lark.  A plain slotted
-    class, not a str subclass: the reader makes one per token (~37 a line), and a str
-    subclass with an attribute dict costs ~4x as much to make (and each field more costs
-    another ~5%: lark's end positions are not kept, the reader does not read them)."""
+    """A token that leaves the reader: its text (``value``), its terminal's name (``type``)
+    and where it starts (``start_pos``: the offset in the text; ``line``, ``column``:
+    1-based); the attributes of lark's Token that its readers use.  A plain slotted class,
+    not a str subclass (one with an attribute dict costs ~4x as much to make)."""
     __slots__ = ("type", "value", "start_pos", "line", "column")
     end_line = end_column = end_pos = None      # lark's (its parser borrows them from ours)
 
@@ -34,6 +41,11 @@ class Token:
 
     def __repr__(self):
         return f"Token({self.type!r}, {self.value!r})"
+
+
+def as_token(tok: tuple) -> Token:
+    """The :class:`Token` of a reader's token tuple."""
+    return Token(*tok)
 
 
 class UnexpectedToken(Exception):
@@ -57,7 +69,7 @@ class Tree:
 
 class Reread(Exception):
     """A compound token (DOTTED, INTLIST) where the grammar takes none: the parser reads
-    ``tokens`` (its parts, see :meth:`Driver.parts`) in its place.  A compound stands
+    ``tokens`` (its parts, token tuples, see :meth:`Driver.parts`) in its place.  A compound stands
     where its first part can (a NAME, a ``[``), so the LALR reductions done on it as the
     lookahead are the ones done on that part: the parse goes on as if the parts had been
     read from the start."""
