@@ -64,7 +64,7 @@ class CallCheck:
             if type(x) is ir.Call and x.op is not None:
                 result = _check_call(x, self.types, self.table, split, self.problems)
                 if x is value and result is not None:
-                    _check_annotation(s, result, self.types, self.problems)
+                    _check_annotation(s, result, self.types, self.table, self.problems)
         _bind(s, self.types)
         if type(s) is ir.For and s.kind == "split_aiv":
             # inside, the printer leaves out the shard ops' split=: their rule reads the scope's
@@ -88,6 +88,10 @@ class _Table:
         # (op, positional count, keywords) of the calls whose signature checks passed: the
         # checks read nothing else, and a kernel repeats a few hundred signatures
         self.signatures: set = set()
+        # the key (typerules.call_key) of each call whose operands passed -> its result type
+        self.passed: dict = {}
+        # (annotation, deduced type, callee) of each annotation that agreed with its call
+        self.annotations: set = set()
 
 
 def _bind(s: ir.Stmt, types: dict) -> None:
@@ -229,18 +233,32 @@ def _describe(call: ir.Call, types: dict) -> str:
 
 
 def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: Problems):
-    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
-    from tilemem.frontend.dsl.values import DslError
     op = call.op
     result = None
-    if op.startswith("tile."):
-        try:
-            result = typerules.derive_call_type(call, types.get, scope_split=split, memo=table.derived)
-        except typerules.DeductionError as e:
-            if _retargeted(call, types, split, table):
-                return None
-            problems.add_at(call, f"{call.func}: {e}{_describe(call, types)}")
+    # a call another passed before up to the names its key renames, with the same types
+    # of the names it holds, passes (what it reads is in the key: typerules.call_key)
+    derived = op.startswith("tile.")
+    try:
+        keyed = typerules.call_key(call, types.get, scope_split=split, memo=table.derived, nested=derived)
+        _, key, renamed = keyed
+        if key is not None:
+            try:
+                got = table.passed.get(key, table)
+            except TypeError:           # a node holding a list: no key
+                key = None
+            else:
+                if got is not table:
+                    return got
+        if derived:
+            result = typerules.derive_call_type(call, types.get, scope_split=split, memo=table.derived,
+                                                keyed=keyed)
+    except typerules.DeductionError as e:
+        if _retargeted(call, types, split, table):
             return None
+        problems.add_at(call, f"{call.func}: {e}{_describe(call, types)}")
+        return None
+    from tilemem.frontend.dsl.operand_rules import dtype_rules, range_rules
+    from tilemem.frontend.dsl.values import DslError
     type_of = _type_of(types)
     try:
         for rule in dtype_rules().get(op, ()):
@@ -250,6 +268,8 @@ def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: 
     except DslError as e:
         problems.add_at(call, f"{call.func}: {e.message}")
         return None
+    if key is not None and (not renamed or not typerules.holds_names(result, renamed)):
+        table.passed[key] = result
     return result
 
 
@@ -272,17 +292,29 @@ def _retargeted(call: ir.Call, types: dict, split, table: _Table) -> bool:
     return False
 
 
-def _check_annotation(s: ir.Assign, inferred, types: dict, problems: Problems) -> None:
+def _check_annotation(s: ir.Assign, inferred, types: dict, table: _Table, problems: Problems) -> None:
     """The annotation against the type the op's rule deduced (kind, dtype, rank, constant
     extents: what PyPTO's reader compares, the DSL's checked_annotation)."""
-    if not isinstance(s.type, ir.TileType):
+    if s.type.__class__ is not ir.TileType:
         return
+    call = s.value
+    # what the comparison reads: the two types and whether the op is a region op (the
+    # callee decides); the names only word a mismatch
+    memo = table.derived
+    key = (memo.number(s.type), memo.number(inferred), call.func)
+    try:
+        if key in table.annotations:
+            return
+    except TypeError:               # a type holding a list: no key
+        key = None
     from tilemem.frontend.dsl.wrappers import wrapper_table
     from tilemem.frontend.dsl.types import checked_annotation
     from tilemem.frontend.dsl.values import DslError
-    call = s.value
     try:
         checked_annotation(s.type, inferred, s.targets[0], s, call.func in wrapper_table().region_ops)
     except DslError as e:
         where = s.type if s.type.line is not None else s
         problems.add_at(where, f"{e.message}{_describe(call, types)}")
+        return
+    if key is not None:
+        table.annotations.add(key)

@@ -104,27 +104,21 @@ def _fin_view(v: Optional[EffectiveView]) -> Optional[EffectiveView]:
 
 def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None,
                      lhs_memref=None, scope_split: Optional[ir.Expr] = None,
-                     memo: Optional["CallTypes"] = None) -> Optional[ir.Type]:
+                     memo: Optional["CallTypes"] = None, keyed: Optional[tuple] = None) -> Optional[ir.Type]:
     """``derive_result_type`` for an ``ir.Call``: Name args are typed by ``type_of(name)``,
     a nested call by its own deduced type (the printed text gives it no annotation).
 
     ``memo``: the types derived so far (one solve's :class:`CallTypes`): a call that is
     another's up to the names of its var arguments, with the same argument types (and
-    ``lhs_space``, ``lhs_memref``, ``scope_split``), has its type."""
+    ``lhs_space``, ``lhs_memref``, ``scope_split``), has its type.  ``keyed``: what
+    :func:`call_key` gave for these arguments, when the caller asked it first."""
     op = call.op
     if op is None:
         return None
-    types = []
-    for a in call.args:
-        if isinstance(a, ir.Name):
-            types.append(type_of(a.id))
-        elif isinstance(a, ir.Call) and a.op is not None:
-            types.append(derive_call_type(a, type_of, memo=memo))
-        else:
-            types.append(None)
-    key = None
-    if memo is not None:
-        key, renamed = memo.key(op, call, types, lhs_space, lhs_memref, scope_split)
+    if keyed is None:
+        keyed = call_key(call, type_of, lhs_space, lhs_memref, scope_split, memo)
+    types, key, renamed = keyed
+    if key is not None:
         try:
             out = memo.results.get(key, memo)
         except TypeError:           # a node holding a list: no key
@@ -134,9 +128,32 @@ def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]],
                 return out
     out = derive_result_type(op, [ArgInfo(a, t) for a, t in zip(call.args, types)], dict(call.kwargs),
                              lhs_space=lhs_space, lhs_memref=lhs_memref, scope_split=scope_split)
-    if key is not None and (not renamed or not _names_in(out, renamed)):
+    if key is not None and (not renamed or not holds_names(out, renamed)):
         memo.results[key] = out
     return out
+
+
+def call_key(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None, lhs_memref=None,
+             scope_split: Optional[ir.Expr] = None, memo: Optional["CallTypes"] = None,
+             nested: bool = True) -> tuple:
+    """(the types :func:`derive_call_type` gives the call's arguments, the call's key in
+    ``memo`` or None, the names the key renames): a caller that keeps more of a call by
+    the same key (what else it checked of it) asks this first, and hands it on as
+    ``keyed``.  The key may hold a node holding a list (unhashable: no key then).
+    ``nested`` False: a nested call argument is not derived (typed None; the key holds
+    the call as written), for a call that is not derived."""
+    types = []
+    for a in call.args:
+        if a.__class__ is ir.Name:
+            types.append(type_of(a.id))
+        elif nested and a.__class__ is ir.Call and a.op is not None:
+            types.append(derive_call_type(a, type_of, memo=memo))
+        else:
+            types.append(None)
+    if memo is None or call.op is None:
+        return types, None, None
+    key, renamed = memo.key(call.op, call, types, lhs_space, lhs_memref, scope_split, type_of)
+    return types, key, renamed
 
 
 class CallTypes:
@@ -171,7 +188,13 @@ class CallTypes:
             if plain is not None:       # (most: no walk, no node hashed)
                 got = self._seen[id(t)] = (t, _NO_NAMES, self._types.setdefault(plain, len(self._types)))
                 return got
+            tokens: list = []
             names: Optional[set] = set()
+            if _type_tokens(t, tokens, names):
+                # (as plain values: one walk gives the key and the names, no node hashed)
+                got = self._seen[id(t)] = (t, names, self._types.setdefault(tuple(tokens), len(self._types)))
+                return got
+            names = set()
             if not _type_names(t, names):
                 names = None
             try:
@@ -181,48 +204,226 @@ class CallTypes:
             got = self._seen[id(t)] = (t, names, number)
         return got
 
-    def key(self, op: str, call: ir.Call, types: list, lhs_space, lhs_memref, scope_split):
-        """(the key of this derivation or None when it has none, the names renamed in it)."""
-        args = call.args
-        kwargs = tuple([kv for kv in call.kwargs if kv[0] != "attrs"])
+    def number(self, t):
+        """The number that stands for type ``t`` in this memo's keys (the same for equal
+        types; a type holding a list: itself)."""
+        return (self._seen.get(id(t)) or self._type(t))[2]
+
+    def key(self, op: str, call: ir.Call, types: list, lhs_space, lhs_memref, scope_split, type_of=None):
+        """(the key of this derivation or None when it has none, the names renamed in it).
+        ``type_of``: the key also holds the type of every name the call's arguments hold
+        (what a check of its operands reads besides the derivation: an offset's dtype)."""
         numbers = []
         others: Optional[set] = set()
+        seen = self._seen
         for t in types:
             if t is None:
                 numbers.append(None)
                 continue
-            _, names, number = self._type(t)
+            _, names, number = seen.get(id(t)) or self._type(t)
             numbers.append(number)
             if names is None:
                 others = None
             elif others is not None and names:
                 others |= names
+        # the arguments as plain values (hashed and compared at C speed), the names at
+        # the places the rules read as atoms (_tokens) marked in ``spots``; then the
+        # keyword arguments (``attrs`` aside), their names as written
+        tokens: list = []
+        spots: list = []
+        literal: set = set()
+        named: Optional[list] = [] if type_of is not None else None
+        kw_keys = []
+        stack = []
+        for k, v in reversed(call.kwargs):
+            if k != "attrs":
+                kw_keys.append(k)
+                stack.append(v)
+        stack.append(_KEYWORDS)
+        stack.extend(reversed(call.args))
+        if not _tokens(stack, 0, tokens, spots, literal, named):
+            others = None
+        if named:
+            for name in named:
+                t = type_of(name)
+                numbers.append(None if t is None else (seen.get(id(t)) or self._type(t))[2])
+        for e in (lhs_memref, scope_split):
+            if e is not None and others is not None and not _expr_names(e, others):
+                others = None
         renamed: dict = {}
-        if others is not None and any(a.__class__ is ir.Name for a in args):
-            for a in args:
-                if a.__class__ is not ir.Name and not _expr_names(a, others):
-                    others = None
-                    break
-            if others is not None:
-                for _, v in kwargs:
-                    if not _expr_names(v, others):
-                        others = None
-                        break
-            for e in (lhs_memref, scope_split):
-                if e is not None and others is not None and not _expr_names(e, others):
-                    others = None
-            if others is not None:
-                keyed = []
-                for a in args:
-                    if a.__class__ is ir.Name and a.id not in others:
-                        keyed.append(renamed.setdefault(a.id, len(renamed)))
-                    else:
-                        keyed.append(a)
-                args = tuple(keyed)
-        return (op, args, kwargs, tuple(numbers), lhs_space, lhs_memref, scope_split), renamed
+        if others is not None and spots:
+            others |= literal
+            for i in spots:
+                name = tokens[i]
+                if name not in others:
+                    n = renamed.get(name)
+                    if n is None:
+                        n = renamed[name] = len(renamed)
+                    tokens[i] = _renamed(n)
+        return (op, tuple(tokens), tuple(kw_keys), tuple(numbers), lhs_space, lhs_memref, scope_split), renamed
+
+
+_Name, _IntConst, _Dotted = ir.Name, ir.IntConst, ir.Dotted
+_ListExpr, _TupleExpr, _BinOp, _UnaryOp = ir.ListExpr, ir.TupleExpr, ir.BinOp, ir.UnaryOp
+
+_RENAMED = tuple(("$", n) for n in range(64))
+
+
+def _renamed(n: int) -> tuple:
+    """The token of the ``n``-th renamed name of a key."""
+    return _RENAMED[n] if n < 64 else ("$", n)
+
+
+_Call, _Subscript, _FloatConst, _StrConst, _BoolConst, _NoneConst = (
+    ir.Call, ir.Subscript, ir.FloatConst, ir.StrConst, ir.BoolConst, ir.NoneConst)
+_END = object()         # (on _tokens' stack: the end of a nested call's nodes)
+_KEYWORDS = object()    # (on _tokens' stack: where a call's keyword arguments start)
+
+
+def _arg_tokens(e, out: list, spots, literal: set, named: Optional[list] = None) -> bool:
+    """:func:`_tokens` of one expression (``spots`` None: its names as written)."""
+    return _tokens([e], 0 if spots is not None else 1, out, spots, literal, named)
+
+
+def _tokens(stack: list, nested: int, out: list, spots, literal: set, named: Optional[list] = None) -> bool:
+    """Append expressions to ``out`` as tokens of plain values, in pre-order: an int constant
+    as its value, a name as its text, any other node as its class and its plain fields
+    (a list's length, an operator's text, a call's callee, argument count and keywords,
+    a dotted name's parts, a literal's value) before its children; a dict or a long list
+    held as arrays as the node itself.  The tokens of two expressions are equal exactly
+    when the expressions are (positions aside): each token's kind says which node it
+    stands for.  A name the rules read as an atom -- an argument, an item of a shape or
+    an offset list, an operand of index arithmetic, not inside a nested call -- has its
+    place added to ``spots`` (the key may rename it; ``spots`` None: none); inside a call
+    or a subscript names are kept as written, and every other
+    text that may name something goes to ``literal``, every name to ``named`` when
+    given.  False when they hold text not read (Opaque).  The expressions are those of
+    ``stack``, last first; ``nested``: how many calls the first is inside (>0: names as
+    written); after a ``_KEYWORDS`` on the stack, every name is as written."""
+    while stack:
+        x = stack.pop()
+        c = x.__class__
+        if c is _Name:
+            if named is not None:
+                named.append(x.id)
+            if nested:
+                literal.add(x.id)
+            else:
+                spots.append(len(out))
+            out.append(x.id)
+        elif c is _IntConst and x.value.__class__ is int:
+            out.append(x.value)
+        elif (c is _ListExpr or c is _TupleExpr) and x.items.__class__ is tuple:
+            out.append(c)
+            out.append(len(x.items))
+            stack.extend(reversed(x.items))
+        elif c is _BinOp or c is _UnaryOp:
+            out.append(c)
+            out.append(x.op)
+            if c is _BinOp:
+                stack.append(x.right)
+                stack.append(x.left)
+            else:
+                stack.append(x.operand)
+        elif c is _Dotted:
+            out.append(c)
+            out.append(x.parts)
+            literal.update(x.parts)
+        elif c is _Call:
+            out.append(c)
+            out.append(x.func)
+            out.append(len(x.args))
+            out.append(tuple([k for k, _ in x.kwargs]))
+            nested += 1
+            stack.append(_END)
+            stack.extend([v for _, v in reversed(x.kwargs)])
+            stack.extend(reversed(x.args))
+        elif x is _END:
+            nested -= 1
+        elif x is _KEYWORDS:
+            nested += 1
+        elif c is _Subscript:
+            out.append(c)
+            out.append(len(x.index))
+            nested += 1
+            stack.append(_END)
+            stack.extend(reversed(x.index))
+            stack.append(x.value)
+        elif c is _FloatConst:
+            out.append(c)
+            out.append(x.text)
+            literal.add(x.text)
+        elif c is _StrConst:
+            out.append(c)
+            out.append(x.value)
+            out.append(x.quote)
+            literal.add(x.value)
+        elif c is _BoolConst or c is _NoneConst:
+            out.append(c)
+            out.append(x.value if c is _BoolConst else None)
+        else:
+            if not _expr_names(x, literal):
+                return False
+            if named is not None and (c is _ListExpr or c is _TupleExpr) and x.items.__class__ is ir.NameItems:
+                named.extend(x.items.texts())
+            out.append(x)
+    return True
 
 
 _NO_NAMES = frozenset()
+_TileType, _TensorType, _ScalarType, _TupleType = ir.TileType, ir.TensorType, ir.ScalarType, ir.TupleType
+
+
+def _type_tokens(t, out: list, names: set) -> bool:
+    """Append a tile, tensor, scalar or tuple type to ``out`` as plain values (its class,
+    its plain fields, its expressions by :func:`_arg_tokens`; equal exactly when the
+    types are) and every text in it that may name something to ``names``; False for
+    any other type, or a type holding text not read (Opaque)."""
+    c = t.__class__
+    out.append(c)
+    if c is _TileType or c is _TensorType:
+        if t.shape.__class__ is not tuple:
+            return False
+        out.append(t.dtype)
+        out.append(t.space if c is _TileType else t.kind)
+        out.append(len(t.shape))
+        for d in t.shape:
+            if not _arg_tokens(d, out, None, names):
+                return False
+        for e in (t.memref, t.view if c is _TensorType else None):
+            if e is None:
+                out.append(None)
+            elif not _arg_tokens(e, out, None, names):
+                return False
+        v = t.view if c is _TileType else None
+        if v is None:
+            out.append(None)
+            return True
+        out.append(ir.TileView)
+        out.append((v.blayout, v.slayout, v.fractal, v.pad, v.compact))
+        for dims in (v.valid_shape, v.stride):
+            if dims is None:
+                out.append(None)
+                continue
+            if dims.__class__ is not tuple:
+                return False
+            out.append(len(dims))
+            for d in dims:
+                if not _arg_tokens(d, out, None, names):
+                    return False
+        if v.start_offset is None:
+            out.append(None)
+            return True
+        return _arg_tokens(v.start_offset, out, None, names)
+    if c is _ScalarType:
+        out.append(t.dtype)
+        return True
+    if c is _TupleType:
+        if t.items.__class__ is not tuple:
+            return False
+        out.append(len(t.items))
+        return all(_type_tokens(x, out, names) for x in t.items)
+    return False
 
 
 def _plain_type(t) -> Optional[tuple]:
@@ -300,7 +501,7 @@ def _type_names(t, out: set) -> bool:
     return all(_expr_names(e, out) for e in exprs if e is not None)
 
 
-def _names_in(t, names) -> bool:
+def holds_names(t, names) -> bool:
     """Whether a derived type (or None) holds any of ``names`` (or text not read)."""
     if t is None:
         return False
