@@ -705,7 +705,7 @@ def test_rewritten_statements_are_shown_at_the_input_line_and_marked_inserted():
         assert n.source["text"].startswith("lhs__ssa_v0_mat_Left = pl.tile.move("), n.fact
         assert n.source["text"].endswith("(inserted by the pass)"), n.fact
     # a statement of the user keeps its own line, without the mark
-    load = [n for n in tree.walk() if n.kind == "input" and n.pred == "assign"
+    load = [n for n in tree.walk() if n.kind == "input" and n.pred == "defines"
             and n.row[1] == "kernel:lhs__ssa_v0_mat"]
     assert load and load[0].source["line"] == line_no(text, "lhs__ssa_v0_mat: pl.Tile")
     assert "inserted" not in load[0].source["text"]

@@ -3,7 +3,7 @@ residency rules (``rules/p4_residency/*.dl``).
 
 On top of the facts of phases 0-3 (``tilemem.facts.extract``, whose statement numbering
 and var ids they share), a statement's own definitions and uses (``defines``, ``use``,
-``attr_read``), the calls inside it (``call_in``, ``user_call_in``, ``callsite``, ...),
+``attr_read``), the calls inside it (``call_in``, ``names_op``, ``user_call_in``, ``callsite``, ...),
 the compiler's Mat-bridge mark (``bridge``), constant loop bounds and each function's
 allocations in order (``alloc_seq``).  Like the rest of the extraction, it describes
 and decides nothing.
@@ -42,13 +42,15 @@ def _use_names(e):
 # as an operand of its init_values, or neither (an attribute: a kwarg, a dict's item);
 # and the role of a Call.
 _OPERAND, _INIT_OPERAND, _ATTRIBUTE, _CALL = 0, 1, 2, 3
+# (a Name that is the I-th positional argument of the statement's own call: role _TOP_ARG + I)
+_TOP_ARG = 4
 
 # The expression nodes in which the walk finds nothing (no Name, no Call)
 _INERT = frozenset((ir.IntConst, ir.FloatConst, ir.BoolConst, ir.NoneConst, ir.StrConst,
                     ir.Dotted, ir.Opaque, type(None)))
 
 
-def _names_and_calls(e, attributes: bool = True) -> tuple:
+def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
     """One pre-order walk of ``e`` for what ``ir.subexpressions(e)`` and the operand
     walks (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e``
     is a ``pl.X(...)`` call) visit: (the Names read as operands, those read as operands
@@ -57,7 +59,9 @@ def _names_and_calls(e, attributes: bool = True) -> tuple:
     list (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of
     the whole walk (it skips a call's kwargs, which come after its args, and a dict's
     items), so one pre-order gives both orders.  Without ``attributes`` (a solve reads
-    no ``attr_read`` row) the walk skips what only attributes hold."""
+    no ``attr_read`` row) the walk skips what only attributes hold.  With ``top`` (``e``
+    is the statement's own call), also {place in the operand Names: I} for the Names that
+    are e's I-th positional argument (found by place, not by node: a node may be shared)."""
     init = -1                       # the place of e's init_values among its kwargs
     if e.__class__ is ir.Call:
         func = e.func
@@ -67,6 +71,7 @@ def _names_and_calls(e, attributes: bool = True) -> tuple:
                     init = i        # (the first, as Call.kwarg finds it)
                     break
     uses: list = []
+    top_at: dict = {}               # place in uses -> positional index in e (top only)
     inits: list = []
     calls: list = []
     names: Optional[list] = [] if attributes else None
@@ -79,7 +84,11 @@ def _names_and_calls(e, attributes: bool = True) -> tuple:
         x, role = pop()
         cls = x.__class__
         if cls is Name:
-            if role == _OPERAND:
+            if role >= _TOP_ARG:
+                top_at[len(uses)] = role - _TOP_ARG
+                uses.append(x)
+                role = _OPERAND
+            elif role == _OPERAND:
                 uses.append(x)
             elif role == _INIT_OPERAND:
                 inits.append(x)
@@ -95,9 +104,18 @@ def _names_and_calls(e, attributes: bool = True) -> tuple:
                     v = kwargs[i][1]
                     if v.__class__ not in inert:
                         push((v, _INIT_OPERAND if i == init and x is e else _ATTRIBUTE))
-            for a in reversed(x.args):
-                if a.__class__ not in inert:
-                    push((a, role))
+            if top and x is e:
+                args = x.args
+                for i in range(len(args) - 1, -1, -1):
+                    a = args[i]
+                    if a.__class__ is Name:
+                        push((a, _TOP_ARG + i))
+                    elif a.__class__ not in inert:
+                        push((a, role))
+            else:
+                for a in reversed(x.args):
+                    if a.__class__ not in inert:
+                        push((a, role))
         elif cls is ListExpr or cls is TupleExpr:
             items = x.items
             if type(items) in held_types:
@@ -127,7 +145,7 @@ def _names_and_calls(e, attributes: bool = True) -> tuple:
             push((x.left, role))
         elif cls is UnaryOp:
             push((x.operand, role))
-    return uses, inits, calls, names
+    return uses, inits, calls, names, top_at
 
 
 def _has_bridge(call: ir.Call) -> bool:
@@ -163,13 +181,24 @@ def _callee(e) -> Optional[str]:
 class _ProgramExtractor(Extractor):
     """Facts of every function plus the relations the residency rules read."""
 
-    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None):
+    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None,
+                 spaces: Optional[frozenset] = None):
         super().__init__(facts, stmts)
+        self.spaces = spaces
+        if spaces is not None:
+            # (a tile's declared row only for the spaces the rules ask about)
+            row = self._declared_row
+
+            def declared_row(r, row=row, spaces=spaces):
+                if r[1] != "tile" or r[2] in spaces:
+                    row(r)
+            self._declared_row = declared_row
         self.use_id = 0
         self.site_id = 0
         self.allocs: list[tuple[str, int, str]] = []
         self._top = None
         self._result_of = None
+        self._named: set[str] = set()   # the op names a names_op row was made for
         app = facts.appender
         self._defines, self._use, self._call_in = app("defines", self), app("use", self), app("call_in", self)
         # (phase 4's solve reads no attr_read row: the walk skips making them)
@@ -203,7 +232,8 @@ class _ProgramExtractor(Extractor):
                     and isinstance(s.value.index[0], ir.IntConst)):
                 self.f.add("tuple_get", self.vid(fname, s.targets[0]),
                            self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
-            if len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None:
+            if (len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None
+                    and (self.spaces is None or s.type.space in self.spaces)):
                 got = self._sizes.get(id(s.type))
                 if got is None:         # (a type is often shared: the rewrite shares equal ones)
                     got = self._sizes[id(s.type)] = (s.type, _alloc_size(s.type))
@@ -264,15 +294,15 @@ class _ProgramExtractor(Extractor):
         fname = self.fn.name
         vmap = self._vmap
         attr_read = self._attr_read
-        uses, inits, calls, names = _names_and_calls(e, attr_read is not None)
+        uses, inits, calls, names, top_at = _names_and_calls(e, attr_read is not None, top is e)
         if inits:
             uses += inits
         if uses:
             use, u = self._use, self.use_id
-            if top is not None:
-                top_args = {id(a): i for i, a in enumerate(top.args)}
-                for n in uses:
-                    use((vmap.get(n.id) or self.vid(fname, n.id), u, p, top_args.get(id(n), -1)))
+            if top_at:
+                at = top_at.get
+                for k, n in enumerate(uses):
+                    use((vmap.get(n.id) or self.vid(fname, n.id), u, p, at(k, -1)))
                     u += 1
             else:
                 for n in uses:
@@ -308,7 +338,11 @@ class _ProgramExtractor(Extractor):
                 if isinstance(a, ir.Name):
                     self.f.add("callsite_arg", site, i, self.vid(fname, a.id), line=line)
         elif c.op is not None:
-            self._call_in((p, c.op))
+            if c is not self._top:      # (the statement's own call: its call row names the op)
+                self._call_in((p, c.op))
+            if c.op not in self._named:
+                self._named.add(c.op)
+                self.f.add("names_op", c.op, line=line)
 
     def finish(self):
         per_func: dict[str, int] = defaultdict(int)
@@ -339,11 +373,15 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
 
 def extract_program(program: ir.Program, backend: Optional[str] = None,
                     origins: bool = True, only: Optional[frozenset] = None,
-                    stmts: Optional[StatementIndex] = None) -> Facts:
+                    stmts: Optional[StatementIndex] = None,
+                    spaces: Optional[frozenset] = None) -> Facts:
     """Facts of every function of the program, with the residency relations (phase 4);
-    ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`."""
+    ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`.
+    ``spaces``: the memory spaces whose tiles the rules ask about (``residency_spaces``;
+    None: every space): a tile of another space has no ``declared`` or ``alloc_seq`` row
+    (no residency rule joins one: most tiles of a kernel are Vec or Acc)."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts, stmts)
+    ex = _ProgramExtractor(facts, stmts, spaces)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)

@@ -12,14 +12,23 @@ from tilemem import ir
 from tilemem.datalog import DEFAULT_ENGINE
 from tilemem.datalog.engine import gc_paused
 from tilemem.facts.extract import StatementIndex
-from tilemem.infer.solver import evaluate, inputs_read
+from tilemem.infer.solver import evaluate, inputs_read, load_rules
 from tilemem.residency.facts import extract_program
 from tilemem.residency.verdicts import VERDICT_RELATIONS
 
-__all__ = ["RESIDENCY_RESULTS", "derive_residency"]
+__all__ = ["RESIDENCY_RESULTS", "derive_residency", "residency_spaces"]
 
 # The phase-4 relations: hoists (read by the hoisting), and what the verdicts are worded from.
 RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
+
+
+def residency_spaces(extra_rules: Sequence[str], read) -> Optional[frozenset]:
+    """The memory spaces whose tiles the residency rules ask about (their
+    ``matmul_operand_space`` facts), for a solve that loads only the inputs it reads
+    (``read``); None (every space) for a database kept whole (``read`` None)."""
+    if read is None:
+        return None
+    return frozenset(row[0] for row in load_rules(extra_rules).fact_rows.get("matmul_operand_space", ()))
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
@@ -33,5 +42,6 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     read = inputs_read(relations, extra_rules, keep_db)
     stmts = {} if stmts is None else stmts
     with gc_paused():
-        facts = extract_program(program, backend, origins, read, stmts)
+        facts = extract_program(program, backend, origins, read, stmts,
+                                residency_spaces(extra_rules, read))
     return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts)
