@@ -242,13 +242,9 @@ def _check_operands(call: ir.Call, types: dict, split, table: _Table, problems: 
         keyed = typerules.call_key(call, types.get, scope_split=split, memo=table.derived, nested=derived)
         _, key, renamed = keyed
         if key is not None:
-            try:
-                got = table.passed.get(key, table)
-            except TypeError:           # a node holding a list: no key
-                key = None
-            else:
-                if got is not table:
-                    return got
+            key, got = typerules.kept(table.passed, key)
+            if got is not typerules.MISSING:
+                return got
         if derived:
             result = typerules.derive_call_type(call, types.get, scope_split=split, memo=table.derived,
                                                 keyed=keyed)

@@ -57,7 +57,8 @@ from tilemem.ir.typerules.common import (
 )
 from tilemem.ir.typerules.crosscore import check_split_boundary_valid, split_code, split_reshape
 from tilemem.ir.typerules.derive import (
-    CallTypes, call_key, derive_call_type, derive_result_type, holds_names, retargeted_type,
+    MISSING, CallTypes, call_key, derive_call_type, derive_result_type, holds_names, kept,
+    retargeted_type,
 )
 from tilemem.ir.typerules.elementwise import check_reduction_non_empty
 from tilemem.ir.typerules.gather import gather_compare_extents
@@ -73,7 +74,7 @@ from tilemem.ir.typerules import (  # noqa: F401  (imported for the rules they r
 
 __all__ = [
     "ArgInfo", "DeductionError", "derive_result_type", "derive_call_type", "retargeted_type",
-    "CallTypes", "call_key", "holds_names", "move_result_type", "normalize_op",
+    "CallTypes", "call_key", "holds_names", "kept", "MISSING", "move_result_type", "normalize_op",
     # sub-rules shared by several ops, and by the DSL's rules
     "window_read", "write_union", "reshape_valid", "check_window_bounds", "check_write_bounds",
     "check_gather_row_operands", "shape_text", "gather_compare_extents", "reinterpret_extents",

@@ -119,18 +119,27 @@ def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]],
         keyed = call_key(call, type_of, lhs_space, lhs_memref, scope_split, memo)
     types, key, renamed = keyed
     if key is not None:
-        try:
-            out = memo.results.get(key, memo)
-        except TypeError:           # a node holding a list: no key
-            key = None
-        else:
-            if out is not memo:
-                return out
+        key, out = kept(memo.results, key)
+        if out is not MISSING:
+            return out
     out = derive_result_type(op, [ArgInfo(a, t) for a, t in zip(call.args, types)], dict(call.kwargs),
                              lhs_space=lhs_space, lhs_memref=lhs_memref, scope_split=scope_split)
     if key is not None and (not renamed or not holds_names(out, renamed)):
         memo.results[key] = out
     return out
+
+
+#: what :func:`kept` gives for a key a memo does not hold
+MISSING = object()
+
+
+def kept(table: dict, key) -> tuple:
+    """(``key``, what ``table`` keeps under it or :data:`MISSING`); the key None when it
+    cannot be hashed (a node holding a list: then nothing is kept under it either)."""
+    try:
+        return key, table.get(key, MISSING)
+    except TypeError:
+        return None, MISSING
 
 
 def call_key(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None, lhs_memref=None,
