@@ -34,6 +34,7 @@ a string makes the rule instance silently not apply (pyDatalog raises an error).
 from __future__ import annotations
 
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
+from array import array
 from itertools import chain
 from typing import Optional, Sequence
 
@@ -143,6 +144,7 @@ try:
         make_string = _lib.clingo_symbol_create_string
         make_number = _lib.clingo_symbol_create_number
         new = _ffi.new
+        from_buffer = _ffi.from_buffer
         NULL = _ffi.NULL
 
         # The atoms' symbols of the rows of rule files (tuples, the rule set's: the op
@@ -194,7 +196,10 @@ try:
                             else:
                                 reps[v] = symbol_of(v)._rep
                 flat = [reps[v] for r in rows for v in r]
-            values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
+            # row i: values[i*arity ...] (an array of the machine's integers viewed as
+            # C symbols: cffi's conversion of a list of them costs ~4x array's)
+            packed = array("Q", flat)
+            values = from_buffer("clingo_symbol_t[]", packed)
             atoms = new("clingo_symbol_t[]", len(rows))
             for j, i in enumerate(range(0, len(flat), arity)):
                 if not create(cname, values + i, arity, True, atoms + j):
