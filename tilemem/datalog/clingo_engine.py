@@ -535,7 +535,27 @@ def compile_rules(rules: RuleSet) -> dict[str, list]:
     return out
 
 
+# The live lines by (program, strata, relations without rows): a process solving kernel after
+# kernel (a batch, an editor) meets the same few combinations again and again.
+_LIVE_LIMIT = 256
+_live_memo: dict = {}
+
+
 def _live_lines(program: dict, todo: Sequence[str], empty: set, has_rows: set) -> list[str]:
+    """:func:`_live_lines_of`, kept per combination of its arguments (the program by
+    identity: the rule set keeps its compiled program for its life)."""
+    key = (id(program), tuple(todo), frozenset(empty), frozenset(has_rows))
+    got = _live_memo.get(key)
+    if got is not None and got[0] is program:
+        return got[1]
+    lines = _live_lines_of(program, todo, empty, has_rows)
+    if len(_live_memo) >= _LIVE_LIMIT:
+        _live_memo.clear()
+    _live_memo[key] = (program, lines)
+    return lines
+
+
+def _live_lines_of(program: dict, todo: Sequence[str], empty: set, has_rows: set) -> list[str]:
     """The lines of the rules of ``todo`` that can derive something.  A rule one of
     whose positive atoms reads a relation with no rows matches nothing, so it is not
     handed to clingo: ``empty`` are the input relations without rows, and, to a
