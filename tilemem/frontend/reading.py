@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Collection, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Collection, Optional, Sequence
 
 from tilemem import ir
 from tilemem.errors import TilememError

@@ -16,7 +16,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterator, Optional, Sequence
 from tilemem.records import Fresh, LIST, Record, record
 from tilemem.solved import SOLUTION_SCHEMA, SolvedProgram, solution_json  # noqa: F401 (re-exported)
 BATCH_SCHEMA = "tilemem-batch/1"

@@ -23,7 +23,9 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 __all__ = ["checks_alongside", "check_alongside", "MIN_TEXT"]
 
