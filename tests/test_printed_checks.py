@@ -262,3 +262,34 @@ def test_verify_lists_every_problem(tmp_path, capsys):
     assert status == 2
     assert [line.split(": error: ")[0] for line in stdout.splitlines() if ": error: " in line] == \
         [f"{src}:8:105", f"{src}:10:59"]
+
+
+# -- what the printed checks accept and check_program refuses: the walk that judged the
+# functions for check_program (not walked again when they pass) hands on no such function
+
+WELLFORMED_EDITS = {
+    "unknown space in an annotation": (("z_tile: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc]",
+                                        "z_tile: pl.Tile[[16, 128], pl.FP32, pl.Mem.Accc]"),),
+    "unknown space in a keyword": ((LOAD_Y, LOAD_Y.replace("pl.Mem.Vec", "pl.Mem.Vecc")),),
+    "unknown layout in an expression": (("        return out_0\n",
+                                         "        k: pl.Scalar[pl.INDEX] = pl.TileLayout.bogus\n        return out_0\n"),),
+    "int64 overflow in an InCore expression": (("        return out_0\n",
+                                                "        k: pl.Scalar[pl.INDEX] = 99999999999999999999999\n"
+                                                "        return out_0\n"),),
+    "int64 overflow in an orchestration annotation": (("z: pl.Tensor[[16, 128], pl.FP32] = self",
+                                                       "z: pl.Tensor[[16, 99999999999999999999999], pl.FP32] = self"),),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(WELLFORMED_EDITS))
+def test_check_program_after_the_printed_checks_refuses_as_alone(edit):
+    from tilemem.frontend.parser import parse
+    from tilemem.frontend.wellformed import check_program
+    text = edited(*WELLFORMED_EDITS[edit])
+    with pytest.raises(TilememError) as alone:
+        check_program(parse(text, "k.pto"), "k.pto")
+    program = read_program(text, "k.pto")           # the printed checks pass it
+    with pytest.raises(TilememError) as after:
+        check_program(program, "k.pto")
+    assert after.value.format() == alone.value.format()
+    assert check_program(read_program(KERNEL, "k.pto"), "k.pto") is None

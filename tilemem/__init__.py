@@ -55,7 +55,15 @@ and ``help(tilemem)`` list it all.  The package is typed (PEP 561, ``py.typed``)
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+# The modules a solve loads import ``typing`` for the type checker only: under
+# ``from __future__ import annotations`` no annotation is evaluated, and the names come
+# from ``if TYPE_CHECKING:`` blocks, ``TYPE_CHECKING`` a module's own False (which mypy
+# takes as true).  Importing typing costs ~12 M instructions of a ~100 M-instruction
+# start (tests/test_startup.py keeps it off the solve path).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import io
 import os
 from contextlib import AbstractContextManager
-from typing import IO, TYPE_CHECKING, Any, Optional, Sequence, Union, cast
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import IO, Any, Optional, Sequence, Union, cast
 
 from tilemem import ir
 from tilemem.infer.contract import CONTRACT_CODE
@@ -45,7 +47,8 @@ def parse(text: str, path: str = "<input>", limits: Optional[Limits] = None,
 
 
 #: what tilemem.solve reads: program text, a file's path, or an open file
-Source = Union[str, os.PathLike[str], IO[Any]]     # (no name in quotes: typing would compile it)
+if TYPE_CHECKING:
+    Source = Union[str, os.PathLike[str], IO[Any]]
 
 
 def _names_a_file(s: str) -> bool:
@@ -91,8 +94,8 @@ class Solution(Record):
         self.path, self.extra_rules, self.residency = path, extra_rules, residency
         self._source_text, self._engine, self._limits = _source_text, _engine, _limits
         self._session = _session
-        self.warnings = cast(Any, warnings).factory() if type(cast(Any, warnings)) is Fresh \
-            else warnings
+        given: Any = warnings            # (a Fresh default, or the list)
+        self.warnings = given.factory() if type(given) is Fresh else warnings
 
     def query(self, pattern: str) -> QueryResult:
         """Rows of a Datalog pattern over the program's facts and derived relations.

@@ -1,7 +1,9 @@
 """Backend names (backend.md §1): none, Ascend910B, Ascend950."""
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.errors import UsageError
 

@@ -15,7 +15,9 @@ import os
 import stat
 from pathlib import Path
 from time import time_ns
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 __all__ = ["cache_dir", "private_dir", "private_file", "read_private", "write_private", "prune",
            "sha256", "cached_data", "package_text", "module_code"]

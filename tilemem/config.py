@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Optional, Sequence
 
 from tilemem.errors import UsageError
 from tilemem.records import DICT, Fresh, Record, record

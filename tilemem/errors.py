@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 import re
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.records import Record, record
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.errors import TilememError, position_of, printable, source_line_at
 from tilemem.limits import current_limits

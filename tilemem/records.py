@@ -13,7 +13,9 @@ first use, so ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Record", "record", "Fresh", "LIST", "DICT", "replace", "field_names", "is_record"]
 

@@ -9,7 +9,9 @@ loads nothing of the solver.
 """
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.errors import Diagnostic
 from tilemem.records import Record, field_names, is_record, record

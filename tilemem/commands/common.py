@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 EXIT_OK, EXIT_CHECK, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 

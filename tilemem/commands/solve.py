@@ -158,7 +158,7 @@ def _run_one(args, path_arg: str) -> int:
             res.source = text
             solved = solved_programs(text, res.path, args.backend, args.rules or (), args.engine,
                                      reading_form(args), args.program, single=True,
-                                     cache=cache)[0]
+                                     cache=cache, alongside=True)[0]
             res.text, res.warnings = solved.text, list(solved.warnings)
         except UnlocatedError:
             raise                       # a bad option or rule file: the tool's own failure
@@ -189,7 +189,8 @@ def _run_one(args, path_arg: str) -> int:
                              "--program NAME to write it with -o")
 
     sols = solved_programs(text, path, args.backend, args.rules or (), args.engine,
-                           reading_form(args), args.program, cache=cache, check=check)
+                           reading_form(args), args.program, cache=cache, check=check,
+                           alongside=True)
     outs = [sol.text for sol in sols]
     if sols[0].base is not None:
         # for hand-written DSL the diff shows what the pass changed: the program as PyPTO's

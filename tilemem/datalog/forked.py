@@ -18,15 +18,20 @@ raises its error with every detail.
 A child's peak adds to what the parent held when it forked only as far as the child
 writes: the parent's pages are shared, and it waits, allocating nothing, until the
 child's answer is in.
+
+``start_forked(fn, *args)`` starts the same child and returns at once: the parent goes
+on with its own work and asks for the answer later (``Forked.result``), or ends the
+child (``Forked.cancel``) -- the printed-IR check of a large file runs so on a spare
+core while the file is solved (tilemem.frontend.check.alongside).
 """
 from __future__ import annotations
 
 import marshal
 import os
 import sys
-import threading
+from typing import Optional
 
-__all__ = ["NOT_RUN", "run_forked"]
+__all__ = ["NOT_RUN", "run_forked", "start_forked", "Forked"]
 
 #: what :func:`run_forked` returns when it could not run the function apart
 NOT_RUN = object()
@@ -36,33 +41,73 @@ _RESULT, _ERROR = b"r", b"e"
 
 def run_forked(fn, *args):
     """``fn(*args)`` run in a forked child (see the module docstring)."""
-    if not hasattr(os, "fork") or threading.active_count() != 1:
-        return NOT_RUN
+    child = start_forked(fn, *args)
+    return NOT_RUN if child is None else child.result()
+
+
+def _threads_run() -> bool:
+    """Whether threads other than this one run (a fork copies the calling thread only).
+    Without the threading module (whose import costs ~4 M instructions of a start) no
+    thread of its can run: _thread's own count tells the rest."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        return threading.active_count() != 1
+    import _thread
+    return _thread._count() != 0
+
+
+def start_forked(fn, *args) -> "Optional[Forked]":
+    """Start ``fn(*args)`` in a forked child and return it (its :meth:`Forked.result`
+    waits for the answer); None where it cannot run apart (no fork, other threads)."""
+    if not hasattr(os, "fork") or _threads_run():
+        return None
     r, w = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(r)
         os.close(w)
-        return NOT_RUN
+        return None
     if pid == 0:                                        # pragma: no cover - the child
         _child(r, w, fn, args)
     os.close(w)
-    try:
-        with os.fdopen(r, "rb") as answer:
-            data = answer.read()
-    except BaseException:                               # e.g. Ctrl-C: the child goes too
-        _kill(pid)
-        raise
-    finally:
-        _reap(pid)
-    kind, body = data[:1], memoryview(data)[1:]
-    if kind == _RESULT:
-        return marshal.loads(body)
-    if kind == _ERROR and body:
-        import pickle               # (~4 ms to import: only when the child raised)
-        raise pickle.loads(body)
-    return NOT_RUN
+    return Forked(pid, r)
+
+
+class Forked:
+    """A child started by :func:`start_forked`: wait for its answer once (``result``) or
+    end it (``cancel``)."""
+
+    def __init__(self, pid: int, fd: int):
+        self.pid, self.fd = pid, fd
+
+    def result(self):
+        """The child's answer (``fn``'s value), or its exception raised here, or
+        ``NOT_RUN`` when it ended with neither."""
+        try:
+            with os.fdopen(self.fd, "rb") as answer:
+                data = answer.read()
+        except BaseException:                           # e.g. Ctrl-C: the child goes too
+            _kill(self.pid)
+            raise
+        finally:
+            _reap(self.pid)
+        kind, body = data[:1], memoryview(data)[1:]
+        if kind == _RESULT:
+            return marshal.loads(body)
+        if kind == _ERROR and body:
+            import pickle               # (~4 ms to import: only when the child raised)
+            raise pickle.loads(body)
+        return NOT_RUN
+
+    def cancel(self) -> None:
+        """Kill the child and wait for it (its answer is not wanted)."""
+        _kill(self.pid)
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+        _reap(self.pid)
 
 
 def _child(r: int, w: int, fn, args) -> None:           # pragma: no cover - the child

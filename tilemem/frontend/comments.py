@@ -26,7 +26,9 @@ prints as ``# note``.
 """
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 __all__ = ["CommentQueue", "comment_text"]
 

@@ -5,7 +5,9 @@ and type readers, which also check printed IR, name them without importing the m
 scanner (``ast``)."""
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.records import Record, record
 

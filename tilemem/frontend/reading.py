@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Collection, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Collection, Optional, Sequence
 
 from tilemem import ir
 from tilemem.errors import TilememError
@@ -205,9 +207,12 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
     if input_form(text, form) == "ir":
         from tilemem.frontend.parser import parse
         prog = parse(text, path, limits)
-        # printed text is re-deduced, not believed (the op table, the type rules)
-        from tilemem.frontend.check import check_printed
-        check_printed(prog, path, text, frozenset(declared_ops))
+        # printed text is re-deduced, not believed (the op table, the type rules); a
+        # large program's check may run on a spare core while it is solved
+        from tilemem.frontend.check.alongside import check_alongside
+        if not check_alongside(prog, path, text, frozenset(declared_ops)):
+            from tilemem.frontend.check import check_printed
+            check_printed(prog, path, text, frozenset(declared_ops))
         if program is not None and prog.name != program:
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
         return [prog]

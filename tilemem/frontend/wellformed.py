@@ -8,6 +8,10 @@
   are accepted as free.
 * Every integer constant fits in int64 (PyPTO's ConstInt): a printed program never
   shows another, and the DSL reading rejects one where it is written.
+
+Printed IR is checked first by :func:`tilemem.frontend.check.check_printed`, whose walk
+also judges each function by these checks (:class:`Verdicts`): check_program does not
+walk again a function that walk found to pass.
 """
 from __future__ import annotations
 
@@ -209,9 +213,88 @@ class _SpaceCheck:
         return None
 
 
+# functions another walk found to pass these checks (:class:`Verdicts`), until
+# check_program meets them: id -> (the function, the program's dynamic dims then)
+_passed: dict = {}
+
+
+class Verdicts:
+    """Whether :func:`check_program` would pass each function of a program, worked out by
+    another walk over its statements (the printed checks' walk, which meets every node
+    of every statement's own expressions): the caller starts each function with
+    :meth:`function`, hands each statement to :meth:`statement` and each Dotted node of
+    its expressions to :meth:`dotted`, and sets ``ok`` False at an IntConst whose value
+    is not in ``INT64_RANGE``.  (Unbound names are that walk's own check.)
+    :meth:`hand_on` passes the verdicts to the next check_program."""
+    __slots__ = ("program", "ok", "fn", "passing", "spaces", "_spaces", "_known")
+
+    def __init__(self, program: ir.Program):
+        self.program, self.fn, self.ok, self.passing = program, None, False, []
+        self.spaces = None              # the function's _SpaceCheck (InCore functions)
+        self._spaces = None             # (made when first needed)
+        self._known: dict = {}          # a Dotted's parts -> whether its member is known
+        _passed.clear()                 # (a program read before and not solved)
+
+    def function(self, fn: ir.Function) -> None:
+        if self.fn is not None and self.ok:
+            self.passing.append(self.fn)
+        self.fn, self.ok = fn, True
+        if fn.is_incore:
+            if self._spaces is None:
+                self._spaces = _SpaceCheck("")
+            self.spaces = self._spaces
+            if any(isinstance(p.type, ir.TileType) for p in fn.params):
+                self.ok = False
+        else:
+            self.spaces = None
+        try:
+            for p in fn.params:
+                _check_type_ints(p.type, "")
+        except TilememError:
+            self.ok = False
+
+    def statement(self, s: ir.Stmt) -> None:
+        t = type(s)
+        if t is not ir.Assign and t is not ir.Yield:
+            return
+        try:
+            if t is ir.Assign:
+                _check_type_ints(s.type, "")
+            else:
+                for ty in s.target_types:
+                    _check_type_ints(ty, "")
+        except TilememError:
+            self.ok = False
+        if self.spaces is not None and self.spaces.statement_types(s) is not None:
+            self.ok = False
+
+    def dotted(self, x: ir.Dotted) -> None:
+        if self.spaces is None:
+            return
+        known = self._known.get(x.parts)
+        if known is None:
+            known = self._known[x.parts] = self.spaces.dotted(x) is None
+        if not known:
+            self.ok = False
+
+    def hand_on(self) -> None:
+        """The next check_program of these functions does not walk those found to pass
+        (once: it forgets them); what an earlier call handed on and no check_program met
+        was forgotten when these verdicts began."""
+        if self.fn is not None and self.ok:
+            self.passing.append(self.fn)
+        self.fn = None
+        dynamic = list(self.program.dynamic)
+        for fn in self.passing:
+            _passed[id(fn)] = (fn, dynamic)
+
+
 def check_program(program: ir.Program, path: str = "<input>") -> None:
     dynamic = {name for name, _ in program.dynamic}
     for fn in program.functions:
+        got = _passed.pop(id(fn), None) if _passed else None
+        if got is not None and got[0] is fn and got[1] == program.dynamic:
+            continue        # (its verdict, from the printed checks' walk: it passes)
         if not fn.is_incore:
             _check_exprs(fn, None, path)
             continue

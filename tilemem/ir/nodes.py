@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from array import array as _array
 from itertools import repeat as _repeat
-from typing import Optional, Union
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 from tilemem.records import DICT as _DICT, LIST as _LIST, Record as _Node, record, replace
 
@@ -40,7 +42,8 @@ __all__ = [
 # ``asdict`` and ``is_dataclass`` work on nodes.  Expression and type nodes are immutable
 # by convention (their hash depends on their fields).
 
-Pos = Optional[int]                   # a source position field (line or column), 1-based
+if TYPE_CHECKING:
+    Pos = Optional[int]               # a source position field (line or column), 1-based
 
 _POSITIONS = ("line", "col")
 
@@ -771,7 +774,8 @@ class Program(_Node):
 
 
 Stmts = list[Stmt]
-AnyNode = Union[Expr, Type, Stmt, Function, Program]
+if TYPE_CHECKING:
+    AnyNode = Union[Expr, Type, Stmt, Function, Program]
 
 
 # the expression nodes that hold no other

@@ -9,7 +9,9 @@ not PyPTO's arith analyzer (see the known gaps in :mod:`tilemem.ir.typerules`).
 """
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.ir.views import const_value, exprs_equal, index_const

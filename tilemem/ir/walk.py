@@ -15,7 +15,9 @@ iterative:
 """
 from __future__ import annotations
 
-from typing import Any, Generator, Iterator, Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Generator, Iterator, Optional
 
 from tilemem.ir.nodes import (Assign, Call, EvalStmt, Expr, For, If, Return, Stmt, While,
                               With, Yield)
@@ -70,7 +72,8 @@ def own_exprs(s: Stmt) -> list[Expr]:
     return []
 
 
-Walk = Generator[Any, Any, Any]
+if TYPE_CHECKING:
+    Walk = Generator[Any, Any, Any]
 
 
 def run_nested(walk: Walk) -> Any:

@@ -16,7 +16,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Iterator, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterator, Optional, Sequence
 from tilemem.records import Fresh, LIST, Record, record
 from tilemem.solved import SOLUTION_SCHEMA, SolvedProgram, solution_json  # noqa: F401 (re-exported)
 BATCH_SCHEMA = "tilemem-batch/1"
@@ -148,12 +150,14 @@ def with_newline(text: str) -> str:
 def solved_programs(text: str, path: str, backend: Optional[str], rules: Sequence[str],
                     engine: Optional[str] = None, form: Optional[str] = None,
                     program: Optional[str] = None, limits=None, single: bool = False,
-                    cache=None, check=None) -> list[SolvedProgram]:
+                    cache=None, check=None, alongside: bool = False) -> list[SolvedProgram]:
     """The answer of every program of ``text`` (``single``: the one program, an error when
     it holds several), from ``cache`` (a :class:`tilemem.resultcache.ResultCache`) when it
     has them, else solved (and stored there).  ``check(readings)`` is called with the
     reading of each program before any is solved (or when they come from the cache), to
-    refuse what the caller cannot do with them."""
+    refuse what the caller cannot do with them.  ``alongside``: a large program's printed-IR
+    check may run on a spare core while it is solved (a command that solves one file:
+    :mod:`tilemem.frontend.check.alongside`)."""
     from tilemem.limits import current_limits
     limits = limits or current_limits()
     key = None
@@ -172,6 +176,16 @@ def solved_programs(text: str, path: str, backend: Optional[str], rules: Sequenc
                 if check is not None:
                     check([p.solution.get("reading") for p in out])
                 return out
+    from tilemem.frontend.check.alongside import checks_alongside
+    with checks_alongside(alongside):
+        out = _solved(text, path, backend, rules, engine, form, program, limits, single, check)
+    if key is not None:
+        cache.put(key, [p.to_dict() for p in out])
+    return out
+
+
+def _solved(text, path, backend, rules, engine, form, program, limits, single, check):
+    """:func:`solved_programs`' programs solved now."""
     from tilemem import api
     if single:
         out = [SolvedProgram.of(api.solve(text, backend=backend, rules=rules, path=path,
@@ -189,8 +203,6 @@ def solved_programs(text: str, path: str, backend: Optional[str], rules: Sequenc
             check([p.reading for p in progs])
         out = [SolvedProgram.of(api.solve_program(p, text, path, backend, rules, engine, limits),
                                 path) for p in progs]
-    if key is not None:
-        cache.put(key, [p.to_dict() for p in out])
     return out
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Mapping, Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Mapping, Optional
 
 # Fill colours per memory space (ColorBrewer Set3/Pastel-like, readable with black text).
 SPACE_COLORS = {

@@ -2,7 +2,9 @@
 
 :func:`check_printed` runs the structure checks (:mod:`.structure`) and the op-call
 checks (:mod:`.calls`) over a program read from printed text and rejects it with every
-problem found (:mod:`.problems`), each a located ``file:line:col: error:``."""
+problem found (:mod:`.problems`), each a located ``file:line:col: error:``.  The same
+walk judges each function as :func:`tilemem.frontend.wellformed.check_program` would
+(which every solve runs next): that check does not walk again the functions it passes."""
 from __future__ import annotations
 
 from typing import Optional
@@ -11,6 +13,8 @@ from tilemem import ir
 from tilemem.frontend.check.calls import CallCheck, call_table
 from tilemem.frontend.check.problems import MAX_PROBLEMS, Problems, ProgramErrors
 from tilemem.frontend.check.structure import StructureCheck
+from tilemem.frontend.wellformed import Verdicts
+from tilemem.ir.nodes import INT64_RANGE
 from tilemem.ir.walk import own_exprs, statements
 
 __all__ = ["check_printed", "ProgramErrors", "MAX_PROBLEMS"]
@@ -22,14 +26,18 @@ def check_printed(program: ir.Program, path: str, text: Optional[str], declared_
     problems = Problems(path, text)
     table = call_table(declared_ops)
     functions = {fn.name: fn for fn in program.functions}
-    subexpressions, Name, Call = ir.subexpressions, ir.Name, ir.Call
+    subexpressions, Name, Call, IntConst, Dotted = ir.subexpressions, ir.Name, ir.Call, ir.IntConst, ir.Dotted
+    verdicts = Verdicts(program)
     for fn in program.functions:
         structure = StructureCheck(program, fn, functions, problems)
         calls = CallCheck(fn, table, problems)
+        verdicts.function(fn)
         for s, depth in statements(fn.body):
-            # one walk of the statement's own expressions serves both checks: names are
-            # checked as met (a list of a million names is not kept), calls kept
+            # one walk of the statement's own expressions serves the three checks: names
+            # are checked as met (a list of a million names is not kept), calls kept,
+            # constants and dotted names judged as check_program judges them
             found = []
+            verdicts.statement(s)
             for e in own_exprs(s):
                 for x in subexpressions(e, constants=False):
                     tx = type(x)
@@ -37,6 +45,13 @@ def check_printed(program: ir.Program, path: str, text: Optional[str], declared_
                         structure.name(x)
                     elif tx is Call:
                         found.append(x)
+                    elif tx is IntConst:
+                        if x.value not in INT64_RANGE:
+                            verdicts.ok = False
+                    elif tx is Dotted:
+                        verdicts.dotted(x)
             structure.statement(s, found)
             calls.statement(s, depth, found)
     problems.raise_any()
+    # check_program follows on every solve: the functions found to pass it are not walked again
+    verdicts.hand_on()

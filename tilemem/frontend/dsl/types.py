@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 
 import weakref
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.frontend.pyconstants import DataTypeRef

@@ -9,7 +9,9 @@ and :class:`Py`.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 from tilemem import ir
 from tilemem.records import Record, record
