@@ -265,10 +265,8 @@ class Database:
         rules = self.rules
         if len(self._solved) == len(rules.strata):
             return
-        needed: set[int] = set()
-        for p in rules.depends_on(preds):
-            needed.add(rules.predicates[p].stratum)
-        todo = sorted(needed - self._solved)
+        solved = self._solved
+        todo = [i for i in rules.strata_of(preds) if i not in solved]
         if not todo:
             return
         if self._engine is None:

@@ -142,7 +142,7 @@ class RuleSet:
         self.nodes: tuple[str, ...] = checked.nodes
         self.edges: dict[tuple[str, str], bool] = checked.edges
         self._graph = checked.graph
-        self._ancestors: dict[str, frozenset] = {}
+        self._ancestors: dict = {}          # name or names -> depends_on (memo)
         self.strata: tuple[tuple[str, ...], ...] = checked.strata
         self.warnings: tuple[Diagnostic, ...] = checked.warnings
 
@@ -286,6 +286,14 @@ class RuleSet:
         themselves: what evaluating them evaluates.  A walk over the reverse edges
         (memoised per relation) rather than ``networkx.ancestors``: a solve reads a rule
         set's cached program, and importing networkx would cost it ~0.1 s."""
+        if type(names) in (tuple, list):
+            # the same few lists of relations are asked for again and again (each solve
+            # asks for what it reads): their union, ~200 relations, is kept by the list
+            key = tuple(names)
+            got = self._ancestors.get(key)
+            if got is None:
+                got = self._remember(key, self.depends_on(iter(key)))
+            return got
         out: set[str] = set()
         for name in names:
             got = self._ancestors.get(name)
@@ -302,6 +310,28 @@ class RuleSet:
             out.add(name)
             out |= got
         return frozenset(out)
+
+    def strata_of(self, names: Iterable[str]) -> tuple[int, ...]:
+        """The indices into :attr:`strata` of the components evaluating ``names`` takes
+        (:meth:`depends_on`), in evaluation order; kept per list of names."""
+        names = tuple(names)
+        key = (None, *names)                # (None: no relation's name)
+        got = self._ancestors.get(key)
+        if got is None:
+            preds = self.predicates
+            got = self._remember(key, tuple(sorted({preds[p].stratum
+                                                    for p in self.depends_on(names)})))
+        return got
+
+    def _remember(self, key: tuple, value):
+        """Keep the answer for a list of names (a bounded number of lists: a query
+        console asks for any)."""
+        memo = self._ancestors
+        if len(memo) > 4096:
+            for k in [k for k in memo if type(k) is tuple]:
+                del memo[k]
+        memo[key] = value
+        return value
 
     def _preds_of(self) -> dict[str, list[str]]:
         d = self.__dict__.get("_pred_index")
