@@ -184,6 +184,7 @@ class Extractor:
                                                           "def_rank"))
         self._sizes: dict = {}      # id(tile type) -> (the type, _alloc_size of it)
         self._arg_other = facts.wants("arg_other")
+        self._args = self._arg_other or facts.wants("arg")     # (phase 4 reads neither)
         # binding and assign_type are given together (_rebindings)
         self._binding = facts.wants("binding") or facts.wants("assign_type")
         self._kwargs = facts.wants("has_kwarg")
@@ -216,10 +217,12 @@ class Extractor:
         return v
 
     def declare(self, func: str, name: str, kind: str, typ: Optional[ir.Type], line=None):
-        v = self.vid(func, name)
+        # (``func`` is the function described: its names' ids are in _vmap once made)
+        v = self._vmap.get(name) or self.vid(func, name)
         outer, self.line = self.line, line
-        if v not in self.f.vars:
-            self.f.vars[v] = (func, name)
+        declared = self.f.vars
+        if v not in declared:
+            declared[v] = (func, name)
             if self._names_wanted:      # (what phase 4 reads of a var is its id)
                 self._var((v, func, name, kind))
                 # (only a name ending in a digit, or a digit and a newline, can match)
@@ -229,11 +232,12 @@ class Extractor:
                 hint = self.fn.name_hints.get(name)
                 if hint is not None:
                     self.f.add("given_hint", v, hint, line=line)
-        tk = ir.type_kind(typ)
-        if tk is not None and (v, tk) not in self._declared:
-            self._declared.add((v, tk))
-            space = typ.space if isinstance(typ, ir.TileType) and typ.space is not None else ""
-            self._declared_row((v, tk, space))
+        if typ is not None:
+            tk = ir.type_kind(typ)
+            if (v, tk) not in self._declared:
+                self._declared.add((v, tk))
+                space = typ.space if tk == "tile" and typ.space is not None else ""
+                self._declared_row((v, tk, space))
         self.line = outer
         return v
 
@@ -403,12 +407,13 @@ class Extractor:
         if op not in self._called:
             self._called.add(op)
             self.f.add("called_op", op, op.partition(".")[0] if "." in op else "", line=line)
-        vmap, arg, Name = self._vmap, self._arg, ir.Name
-        for i, a in enumerate(args):
-            if a.__class__ is Name:
-                arg((p, i, vmap.get(a.id) or self.vid(fname, a.id)))
-            elif self._arg_other:
-                self._arg_other_row((p, i))
+        if self._args:
+            vmap, arg, Name = self._vmap, self._arg, ir.Name
+            for i, a in enumerate(args):
+                if a.__class__ is Name:
+                    arg((p, i, vmap.get(a.id) or self.vid(fname, a.id)))
+                elif self._arg_other:
+                    self._arg_other_row((p, i))
         if not self._kwargs:
             return
         for k, val in e.kwargs:

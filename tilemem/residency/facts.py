@@ -39,9 +39,8 @@ def _use_names(e):
 
 
 # The roles of a Name in _names_and_calls: read as an operand of the walked expression,
-# as an operand of its init_values, or neither (an attribute: a kwarg, a dict's item);
-# and the role of a Call.
-_OPERAND, _INIT_OPERAND, _ATTRIBUTE, _CALL = 0, 1, 2, 3
+# as an operand of its init_values, or neither (an attribute: a kwarg, a dict's item).
+_OPERAND, _INIT_OPERAND, _ATTRIBUTE = 0, 1, 2
 # (a Name that is the I-th positional argument of the statement's own call: role _TOP_ARG + I)
 _TOP_ARG = 4
 
@@ -54,9 +53,10 @@ def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
     """One pre-order walk of ``e`` for what ``ir.subexpressions(e)`` and the operand
     walks (``_use_names(e)``, and ``_use_names`` of the ``init_values`` of ``e`` when ``e``
     is a ``pl.X(...)`` call) visit: (the Names read as operands, those read as operands
-    of the init_values, the Calls, and -- with ``attributes`` -- every Name and Call as
-    (node, held, role)), each in pre-order.  ``held``: the Name is an item of a held
-    list (``ir.HELD_ITEMS``), made when read.  The operand walk visits a subsequence of
+    of the init_values, the Calls, and -- with ``attributes`` -- the Names that may be
+    read as attributes as (node, held)), each in pre-order: every Name of a held list
+    (``held``: an item of ``ir.HELD_ITEMS``, made when read) and every other Name read
+    as an attribute (an ``attr_read`` row unless the same node is also an operand).  The operand walk visits a subsequence of
     the whole walk (it skips a call's kwargs, which come after its args, and a dict's
     items), so one pre-order gives both orders.  Without ``attributes`` (a solve reads
     no ``attr_read`` row) the walk skips what only attributes hold.  With ``top`` (``e``
@@ -92,12 +92,10 @@ def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
                 uses.append(x)
             elif role == _INIT_OPERAND:
                 inits.append(x)
-            if names is not None:
-                names.append((x, False, role))
+            elif names is not None:
+                names.append((x, False))
         elif cls is Call:
             calls.append(x)
-            if names is not None:
-                names.append((x, False, _CALL))
             kwargs = x.kwargs
             if kwargs:
                 for i in range(len(kwargs) - 1, -1, -1):
@@ -127,7 +125,7 @@ def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
                         elif role == _INIT_OPERAND:
                             inits.append(n)
                         if names is not None:
-                            names.append((n, True, role))
+                            names.append((n, True))
             else:
                 for a in reversed(items):
                     if a.__class__ not in inert:
@@ -218,29 +216,42 @@ class _ProgramExtractor(Extractor):
         """The residency relations of statement ``p`` itself (not of its bodies)."""
         fname = self.fn.name
         line = self.line = getattr(s, "line", None)
-        own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
-        top: Optional[ir.Call] = None
         vmap = self._vmap
-        if s.__class__ is ir.Assign:
+        cls = s.__class__
+        if cls is ir.Assign:        # (the commonest: its one expression walked at once)
             value = s.value
-            own.append(value)
             top = value if value.__class__ is ir.Call else None
-            for t in s.targets:
-                self._defines((p, vmap.get(t) or self.vid(fname, t)))
-            if (len(s.targets) == 1 and isinstance(s.value, ir.Subscript)
-                    and isinstance(s.value.value, ir.Name) and len(s.value.index) == 1
-                    and isinstance(s.value.index[0], ir.IntConst)):
-                self.f.add("tuple_get", self.vid(fname, s.targets[0]),
-                           self.vid(fname, s.value.value.id), s.value.index[0].value, line=line)
-            if (len(s.targets) == 1 and isinstance(s.type, ir.TileType) and s.type.space is not None
-                    and (self.spaces is None or s.type.space in self.spaces)):
-                got = self._sizes.get(id(s.type))
-                if got is None:         # (a type is often shared: the rewrite shares equal ones)
-                    got = self._sizes[id(s.type)] = (s.type, _alloc_size(s.type))
-                self.allocs.append((fname, p, self.vid(fname, s.targets[0]), got[1], line))
-        elif isinstance(s, ir.EvalStmt):
+            targets = s.targets
+            defines = self._defines
+            for t in targets:
+                defines((p, vmap.get(t) or self.vid(fname, t)))
+            result = None
+            if len(targets) == 1:
+                v = vmap.get(targets[0]) or self.vid(fname, targets[0])
+                if top is not None:
+                    result = v
+                elif (value.__class__ is ir.Subscript and value.value.__class__ is ir.Name
+                        and len(value.index) == 1 and value.index[0].__class__ is ir.IntConst):
+                    self.f.add("tuple_get", v, self.vid(fname, value.value.id),
+                               value.index[0].value, line=line)
+                typ = s.type
+                if (typ.__class__ is ir.TileType and typ.space is not None
+                        and (self.spaces is None or typ.space in self.spaces)):
+                    got = self._sizes.get(id(typ))
+                    if got is None:     # (a type is often shared: the rewrite shares equal ones)
+                        got = self._sizes[id(typ)] = (typ, _alloc_size(typ))
+                    self.allocs.append((fname, p, v, got[1], line))
+            if top is not None and top.kwargs and _has_bridge(top):
+                self.f.add("bridge", p, line=line)
+            self._result_of = result
+            self._top = top
+            self._expr_facts(p, value, top, line)
+            return
+        own: list[ir.Expr] = []          # the statement's own expressions (not nested bodies)
+        top = None
+        if cls is ir.EvalStmt:
             own.append(s.expr)
-            top = s.expr if isinstance(s.expr, ir.Call) else None
+            top = s.expr if s.expr.__class__ is ir.Call else None
         elif isinstance(s, (ir.Return, ir.Yield)):
             own.extend(s.values)
             if isinstance(s, ir.Return):
@@ -278,8 +289,7 @@ class _ProgramExtractor(Extractor):
                 self.f.add("defines", p, self.vid(fname, s.as_name), line=line)
         if top is not None and _has_bridge(top):
             self.f.add("bridge", p, line=line)
-        self._result_of = (self.vid(fname, s.targets[0])
-                           if s.__class__ is ir.Assign and len(s.targets) == 1 and top is not None else None)
+        self._result_of = None      # (an assignment's: above)
         self._top = top
         for e in own:
             self._expr_facts(p, e, top, line)
@@ -314,10 +324,14 @@ class _ProgramExtractor(Extractor):
         if attr_read is not None:
             # (a Name of a held list is made anew each time the list is read: the operand
             # walk's were never the whole walk's, whose are all attr_read rows)
-            operands = {id(n) for n in uses}        # the Name nodes read as operands
-            for x, held, role in names:
-                if role != _CALL and (held or id(x) not in operands):
-                    attr_read((p, vmap.get(x.id) or self.vid(fname, x.id)))
+            operands = None         # the Name nodes read as operands (ids), made when asked
+            for x, held in names:
+                if not held:
+                    if operands is None:
+                        operands = {id(n) for n in uses}
+                    if id(x) in operands:
+                        continue
+                attr_read((p, vmap.get(x.id) or self.vid(fname, x.id)))
 
     def _call_facts(self, p: int, c: ir.Call, line):
         fname = self.fn.name
