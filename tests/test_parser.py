@@ -711,6 +711,47 @@ def test_compound_tokens_read_as_their_parts(monkeypatch):
         assert outcomes() == fast
 
 
+_REPEATED_ANNOTATIONS = [
+    "pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec, pl.TileView(pad=pl.PadValue.zero)]",
+    "pl.Tile[[8, 8], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[8, 4], start_offset=M - 1)]",
+    "pl.Tile[[16, 128], pl.BF16, pl.MemRef(pl.Mem.Mat, 0, 4096), pl.Mem.Mat]",
+    "pl.Tensor[[M * 2, -1], pl.FP16, pl.TensorView(stride=[1, M], layout=pl.TensorLayout.ND)]",
+    "pl.Scalar[pl.INDEX]", "pl.Tuple[pl.Scalar[pl.INT32], pl.Tile[[1], pl.FP32]]", "pl.Ptr", "int",
+    "None", "True", "pl.Array[[1, 2], (3, 4)]", "pl.Tile[[" + ", ".join(["1"] * 40) + "], pl.FP32]",
+    "pl.Tile[[1], pl.FP32] ", "a[x if y else z]", "a[b == c]", "pl.Tile [ [1] ,pl.FP32 ]",
+]
+
+
+def test_repeated_annotations_read_as_their_first_reading(monkeypatch):
+    """An annotated assignment's annotation whose text repeats is built from its first
+    reading (the LALR driver's memo, by text): the same nodes, types, positions (each
+    node moved to where the text stands) and sharing as reading it again, on every line
+    and column, in both readings; texts it does not rebuild read as before."""
+    from tilemem.frontend import lalr, parser as P
+    lines = []
+    for i, ann in enumerate(_REPEATED_ANNOTATIONS * 3):
+        name = "v" * (1 + i % 5)
+        lines.append(f"{name}{i}: {ann} = pl.tile.add(a, b)")
+        lines.append(f"if c:\n            w{i}:{ann}   =   {i}")
+    texts = [_compound_program("\n        ".join(lines))]
+
+    def outcomes():
+        out = []
+        for t in texts:
+            prog = P.parse(t, "t.pto")
+            out.append(_with_positions(prog))
+            out.append(_with_positions(P.parse_syntax(t, "t.pto")[0]))
+        return out, prog
+    fast, prog = outcomes()
+    body = prog.functions[0].body
+    assert body[0].type.shape is body[0].annotation.index[0].items      # as to_type shares them
+    assert sum(type(s) is ir.OpaqueStmt for s in body) == 3             # `a[x if y else z]`
+    assert P._driver().annotated is not None
+    monkeypatch.setattr(P._driver(), "annotated", None)                 # every one read
+    slow, _ = outcomes()
+    assert slow == fast
+
+
 def _tokens_or_error(tokens, text):
     from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     try:

@@ -34,6 +34,7 @@ a string makes the rule instance silently not apply (pyDatalog raises an error).
 from __future__ import annotations
 
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
+from array import array
 from itertools import chain
 from typing import Optional, Sequence
 
@@ -143,6 +144,7 @@ try:
         make_string = _lib.clingo_symbol_create_string
         make_number = _lib.clingo_symbol_create_number
         new = _ffi.new
+        from_buffer = _ffi.from_buffer
         NULL = _ffi.NULL
 
         # The atoms' symbols of the rows of rule files (tuples, the rule set's: the op
@@ -194,7 +196,10 @@ try:
                             else:
                                 reps[v] = symbol_of(v)._rep
                 flat = [reps[v] for r in rows for v in r]
-            values = new("clingo_symbol_t[]", flat)      # row i: values[i*arity ...]
+            # row i: values[i*arity ...] (an array of the machine's integers viewed as
+            # C symbols: cffi's conversion of a list of them costs ~4x array's)
+            packed = array("Q", flat)
+            values = from_buffer("clingo_symbol_t[]", packed)
             atoms = new("clingo_symbol_t[]", len(rows))
             for j, i in enumerate(range(0, len(flat), arity)):
                 if not create(cname, values + i, arity, True, atoms + j):
@@ -530,7 +535,27 @@ def compile_rules(rules: RuleSet) -> dict[str, list]:
     return out
 
 
+# The live lines by (program, strata, relations without rows): a process solving kernel after
+# kernel (a batch, an editor) meets the same few combinations again and again.
+_LIVE_LIMIT = 256
+_live_memo: dict = {}
+
+
 def _live_lines(program: dict, todo: Sequence[str], empty: set, has_rows: set) -> list[str]:
+    """:func:`_live_lines_of`, kept per combination of its arguments (the program by
+    identity: the rule set keeps its compiled program for its life)."""
+    key = (id(program), tuple(todo), frozenset(empty), frozenset(has_rows))
+    got = _live_memo.get(key)
+    if got is not None and got[0] is program:
+        return got[1]
+    lines = _live_lines_of(program, todo, empty, has_rows)
+    if len(_live_memo) >= _LIVE_LIMIT:
+        _live_memo.clear()
+    _live_memo[key] = (program, lines)
+    return lines
+
+
+def _live_lines_of(program: dict, todo: Sequence[str], empty: set, has_rows: set) -> list[str]:
     """The lines of the rules of ``todo`` that can derive something.  A rule one of
     whose positive atoms reads a relation with no rows matches nothing, so it is not
     handed to clingo: ``empty`` are the input relations without rows, and, to a

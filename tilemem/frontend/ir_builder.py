@@ -439,9 +439,18 @@ class Builder:
     # ---- statements
     # (statements built with positional arguments: ~1,000 instructions fewer than keywords;
     # a new list is what a statement's default comments are)
+    def annotation(self, e):
+        """An annotated assignment's annotation and its type, as :meth:`ann_assign` takes
+        them from the LALR driver where it reads a repeated annotation once
+        (:class:`~tilemem.frontend.repeats.Template`)."""
+        return (e, to_type(e))
+
     def ann_assign(self, c):
         (_, name, _, line, col), ann, value = c
-        ty = to_type(ann)
+        if type(ann) is tuple:      # (annotation, its type): see annotation()
+            ann, ty = ann
+        else:
+            ty = to_type(ann)
         if _is_yield(value) and not value.kwargs:
             return ir.Yield(list(value.args), [name], [ty], [], line, col, ann)
         return ir.Assign([name], ty, value, [], line, col, ann)

@@ -11,6 +11,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
 from tilemem.frontend.indenter import PtoIndenter
+from tilemem.frontend.repeats import Template
 from tilemem.frontend.tokens import Reread, SyntaxProblem, Tree, UnexpectedToken, as_token
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ def _lines_after(value: str, pos: int, line: int, line_start: int) -> tuple[int,
 #: terminals that stand for several of the grammar's tokens (see grammar/pto.lark): read
 #: as one token where the grammar takes them, else as their parts (Driver.parts)
 COMPOUND = ("DOTTED", "INTLIST")
+_COLON = "COLON"
 #: the "terminal" of a compound text the tokenizer yields as its parts (Driver._as_parts)
 _PARTS = {f"({name} parts)": name for name in COMPOUND}
 
@@ -309,6 +311,44 @@ def _first_of_item(op, arg) -> tuple[Optional[set], bool]:
     return None, False
 
 
+#: a character of an annotation text whose tokens do not depend on what stands around it:
+#: no quote, comment, newline, backslash, `:` or `;`, and none that no terminal starts with
+_ANNOTATION_CHAR = r"[A-Za-z0-9_ \t.,=+\-*/%<>&|^~]"
+
+
+def _bracketed(depth: int) -> str:
+    """An item of a subscript's text: a character or a (...) / [...] group, ``depth`` deep."""
+    item = _ANNOTATION_CHAR
+    for _ in range(depth):
+        item = rf"(?:{_ANNOTATION_CHAR}|\[{item}*+\]|\({item}*+\))"
+    return item
+
+
+#: an annotated assignment's annotation (group 1: a name or dotted name, subscripted or
+#: not, on one line) after its `:`, up to the `=` that follows it (see Driver.parse)
+_ANNOTATION = re.compile(rf"[ \t]*([A-Za-z_][A-Za-z0-9_.]*(?:\[{_bracketed(3)}*+\])?)[ \t]*=(?!=)")
+
+
+def _annotation_states(table: list) -> Optional[tuple]:
+    """The annotated assignment's states: the one after ``NAME ":"`` (the annotation next),
+    the one after the annotation (its goto, on the lookahead ``=``) and the one after that
+    ``=``; None unless the grammar has exactly one such state."""
+    found = []
+    for row in table:
+        colon = row.get("COLON")
+        if colon is None or not colon[0]:
+            continue
+        ann = colon[1]
+        goto = ann.get("expr")
+        if not isinstance(goto, _Goto) or any(ann is f[0] for f in found):
+            continue
+        after = goto["EQUAL"]
+        eq = after.get("EQUAL")
+        if eq is not None and eq[0]:
+            found.append((ann, after, eq[1]))
+    return found[0] if len(found) == 1 else None
+
+
 class _FullMatch:
     """``re.compile(regexp).fullmatch``, compiled when first called: a terminal's own
     matcher is asked only for a text the scanner has not typed yet, and a small kernel
@@ -371,7 +411,8 @@ class Driver:
         self.kinds: dict = {}       # token text -> terminal (see _kind)
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
-        self.rare = self.ignore | self.newline_types | set(_PARTS)
+        # (a `:` is rare too: after one the parser may ask to pass an annotation: `skip`)
+        self.rare = self.ignore | self.newline_types | set(_PARTS) | {_COLON}
         start, end = data["start"], data["end"]
         reductions = []
         for origin, size, callback, expand1, include, append_none in data["rules"]:
@@ -399,6 +440,10 @@ class Driver:
                     row[sym] = goto = _Goto()
                     goto.row, goto.target = row, table[action >> 1]
         self.start_state, self.end_state = table[start], table[end]
+        # annotations read again where their text repeats (None: never; a builder that
+        # types none, e.g. a tree builder)
+        self.annotate = getattr(builder, "annotation", None)
+        self.annotated = _annotation_states(table) if self.annotate is not None else None
 
     @functools.cached_property
     def master(self):
@@ -406,7 +451,7 @@ class Driver:
         needs it (:meth:`_tokens_exact`: where the scanner meets what no terminal matches)."""
         return re.compile(r"[ \t\f]*(?:" + "|".join(f"(?P<{n}>{r})" for n, r in self._lexed) + ")")
 
-    def tokens(self, text: str):
+    def tokens(self, text: str, skip: Optional[list] = None):
         """The tokens of ``text``, with their positions.
 
         The scanner's two groups are the blanks before a token and its text (no group
@@ -417,12 +462,18 @@ class Driver:
         gap: where no terminal matches, the rest of the text is lexed by
         :meth:`_tokens_exact`, which reports the error where the parser reaches it.
         (``finditer``, not ``findall``: the matches of a 1 MB line held at once cost
-        ~50 bytes a byte.)"""
-        if self.scanner is None:
-            return self._tokens_exact(text)
-        return self._scanned(text)
+        ~50 bytes a byte.)
 
-    def _scanned(self, text: str):
+        ``skip``: a one-item list the parser may set while it holds a ``:`` token, to an
+        offset on the same line where a token ends: the tokens from there to that offset
+        are passed over, unseen (see :meth:`parse`)."""
+        if skip is None:
+            skip = [0]
+        if self.scanner is None:
+            return self._tokens_exact(text, skip=skip)
+        return self._scanned(text, skip)
+
+    def _scanned(self, text: str, skip: list):
         kinds = self.kinds
         kind = self._kind
         ignore = self.ignore
@@ -436,7 +487,7 @@ class Driver:
         while pos < n:
             end = _stretch_end(text, pos)
             if end >= 0:        # (blanks, text) pairs, no match object a token
-                pairs = findall(text, pos, end)
+                pairs = iter(findall(text, pos, end))
             else:
                 pairs = _pairs_past(finditer(text, pos), pos + STRETCH)
             for blank, value in pairs:
@@ -447,18 +498,26 @@ class Driver:
                         # the any-character alternative: up to here the scanner matched what
                         # the exact tokenizer matches (the same alternatives, first), and
                         # from here the exact tokenizer decides
-                        yield from self._tokens_exact(text, pos, line, line_start)
+                        yield from self._tokens_exact(text, pos, line, line_start, skip)
                         return
                     if len(kinds) >= KINDS_MAX:
                         kinds.clear()
                     kinds[value] = ttype
                 if blank:
                     pos += len(blank)
-                if ttype in rare:       # ignored, may hold newlines, or a compound read as its parts
+                if ttype in rare:       # ignored, may hold newlines, a compound read as its parts, `:`
                     if ttype in _PARTS:
                         yield from self.parts(_PARTS[ttype], value, pos, line, pos - line_start + 1)
                     elif ttype not in ignore:
                         yield (ttype, value, pos, line, pos - line_start + 1)
+                        if skip[0] > pos:       # the parser passes what follows, up to skip[0]
+                            pos, stop = pos + len(value), skip[0]
+                            for blank, value in pairs:
+                                pos += len(blank) + len(value)
+                                if pos >= stop:
+                                    break
+                            pos = stop      # (a stretch that ends before it: the next starts there)
+                            continue
                     if ttype in nl_types:
                         line, line_start = _lines_after(value, pos, line, line_start)
                 else:
@@ -516,7 +575,8 @@ class Driver:
             col += len(part)
         return out
 
-    def _tokens_exact(self, text: str, pos: int = 0, line: int = 1, line_start: int = 0):
+    def _tokens_exact(self, text: str, pos: int = 0, line: int = 1, line_start: int = 0,
+                      skip: Optional[list] = None):
         """One regex match per token, its terminal the named group that matched: the
         tokenizer from where the scanner meets a character no terminal matches (its
         error is raised lazily, where the parser reaches it, as lark's lexer does)."""
@@ -546,6 +606,9 @@ class Driver:
                     pos = end
                     continue
                 yield (ttype, value, pos, line, pos - line_start + 1)
+                if skip is not None and skip[0] > pos:      # (see tokens)
+                    pos = skip[0]
+                    continue
             if ttype in nl_types:
                 line, line_start = _lines_after(value, pos, line, line_start)
             pos = end
@@ -558,8 +621,18 @@ class Driver:
         values: list = []
         tok = None
         checkpoint = None       # (stack depth, len(values), token) at the start of the current statement
-        stream = tokens = postlexer.process(self.tokens(text))
+        skip = [0]
+        stream = tokens = postlexer.process(self.tokens(text, skip))
         push_state, push_value = states.append, values.append
+        # annotations by their text: the first reading of each (Template), False where
+        # one is not built again; `record`: the one being read for the first time, until
+        # its `=` (`watch`, the state a shift is checked against: the one after `NAME :`,
+        # or after the `=` while one is read)
+        ann_state, ann_after, ann_eq = self.annotated or ((), (), ())
+        ann_match, annotate = _ANNOTATION.match, self.annotate
+        memo: dict = {}
+        record = None
+        watch = ann_state
         while True:
             try:
                 for tok in stream:
@@ -588,6 +661,45 @@ class Driver:
                             push_state(state)
                             state = arg
                             push_value(tok)
+                            if arg is not watch:
+                                break
+                            if arg is ann_state:        # `NAME :` read: an annotation next
+                                m = ann_match(text, tok[2] + 1)
+                                if m is None:
+                                    break
+                                key = m.group(1)
+                                col = tok[4] + m.start(1) - tok[2]
+                                template = memo.get(key)
+                                if template is None:
+                                    record = (key, m.end() - 1, len(states), len(values), tok[3], col)
+                                    watch = ann_eq
+                                    break
+                                pair = template.at(tok[3], col) if template else None
+                                if pair is None:
+                                    memo[key] = False
+                                    break
+                                # read before: its tokens pass unseen (the scanner is
+                                # at this `:`), its nodes are built again here, and the
+                                # parser is where its goto on `=` leads
+                                skip[0] = m.end(1)
+                                tok = next(stream)
+                                if tok[2] != m.end() - 1:   # pragma: no cover - the text's `=`
+                                    raise RuntimeError("an annotation not followed by its '='")
+                                push_state(state)
+                                state = ann_after
+                                push_value(pair)
+                                ttype = tok[0]
+                                continue
+                            # the `=` after an annotation read for the first time (or, where
+                            # that statement was not one the grammar reads, a later one's)
+                            key, eq_pos, depth, vdepth, line, col = record
+                            watch = ann_state
+                            if tok[2] == eq_pos:
+                                if len(states) == depth + 2 and len(values) == vdepth + 2:
+                                    pair = values[-2] = annotate(values[-2])
+                                    memo[key] = Template(pair[0], pair[1], line, col)
+                                else:       # pragma: no cover - the grammar's shape
+                                    memo[key] = False
                             break
                         size, callback, origin = arg
                         if size == 1:

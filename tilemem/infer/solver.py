@@ -166,13 +166,16 @@ def _out_of_range(facts: Facts, stmts: StatementIndex, engine: str,
     return ValueOutOfRange(str(err), None, None)
 
 
-def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool):
+def inputs_read(names: Sequence[str], extra_rules: Sequence[str], keep_db: bool,
+                rules: Optional[RuleSet] = None):
     """The input relations a solve that reads ``names`` extracts and loads: those they
     depend on (phase 4 reads about 70% of the rows a whole extraction makes); None (all)
-    for a database kept for explanations and queries."""
+    for a database kept for explanations and queries.  ``rules``: the rule set of
+    ``extra_rules``, if the caller has it (looking it up checks every rule file's
+    stamp: ~0.1 ms)."""
     if keep_db:
         return None
-    return load_rules(extra_rules).depends_on(names)
+    return (rules or load_rules(extra_rules)).depends_on(names)
 
 
 #: An evaluation asked to run ``apart`` does so, in a child process, from this many
@@ -185,34 +188,36 @@ FORK_ROWS = 50_000
 
 def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
              keep_db: bool, limits=None, read=None, stmts: Optional[StatementIndex] = None,
-             apart: bool = False):
+             apart: bool = False, rules: Optional[RuleSet] = None):
     """Load the facts into a fresh, isolated database and read the named relations
     (``read``: the input relations to load, None: all; see :func:`inputs_read`;
     ``stmts``: the facts' statement index, which locates an error).  ``apart``: a large
     evaluation that keeps no database runs in a child process, so that what its engine
-    never frees is not in the way of what the process does next (:data:`FORK_ROWS`)."""
+    never frees is not in the way of what the process does next (:data:`FORK_ROWS`).
+    ``rules``: the rule set of ``extra_rules``, if the caller has it."""
     stmts = {} if stmts is None else stmts
     if apart and not keep_db and getattr(engine_class(engine), "retains_memory", False) and \
             sum(len(rows) for pred, rows in facts.items()
                 if read is None or pred in read) >= FORK_ROWS:
         from tilemem.datalog import forked          # (only a large solve imports it)
         relations = forked.run_forked(_relations, facts, names, extra_rules, engine, limits,
-                                      read, stmts)
+                                      read, stmts, rules)
         if relations is not forked.NOT_RUN:
             return Derived(facts, relations), None
-    return _evaluate(facts, names, extra_rules, engine, keep_db, limits, read, stmts)
+    return _evaluate(facts, names, extra_rules, engine, keep_db, limits, read, stmts, rules)
 
 
 def _relations(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-               limits, read, stmts: StatementIndex) -> dict[str, list[tuple]]:
+               limits, read, stmts: StatementIndex, rules) -> dict[str, list[tuple]]:
     """The named relations (what a child process hands back)."""
-    return _evaluate(facts, names, extra_rules, engine, False, limits, read, stmts)[0].relations
+    return _evaluate(facts, names, extra_rules, engine, False, limits, read, stmts,
+                     rules)[0].relations
 
 
 def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
-              keep_db: bool, limits, read, stmts: StatementIndex):
+              keep_db: bool, limits, read, stmts: StatementIndex, rules: Optional[RuleSet]):
     """:func:`evaluate` in this process."""
-    rules = load_rules(extra_rules)
+    rules = rules or load_rules(extra_rules)
     db = Database(rules, engine=engine, budget=budget_for(rules, limits))
     # The extractor builds each fact once: its rows are loaded as distinct (see
     # Database.add_facts).
@@ -253,9 +258,10 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones).
     ``stmts``: the statement index the extraction fills (the caller's: the pipeline's).
     ``apart``: a large evaluation runs in a child process (see :func:`evaluate`)."""
-    read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db)
+    rules = load_rules(extra_rules)
+    read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db, rules)
     stmts = {} if stmts is None else stmts
     with gc_paused():                # facts are acyclic (see api.solve)
         facts = extract(program, normalize_backend(backend), origins, read, stmts)
     return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts,
-                    apart)
+                    apart, rules)

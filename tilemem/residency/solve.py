@@ -22,13 +22,15 @@ __all__ = ["RESIDENCY_RESULTS", "derive_residency", "residency_spaces"]
 RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
 
 
-def residency_spaces(extra_rules: Sequence[str], read) -> Optional[frozenset]:
+def residency_spaces(extra_rules: Sequence[str], read, rules=None) -> Optional[frozenset]:
     """The memory spaces whose tiles the residency rules ask about (their
     ``matmul_operand_space`` facts), for a solve that loads only the inputs it reads
-    (``read``); None (every space) for a database kept whole (``read`` None)."""
+    (``read``); None (every space) for a database kept whole (``read`` None).
+    ``rules``: the rule set of ``extra_rules``, if the caller has it."""
     if read is None:
         return None
-    return frozenset(row[0] for row in load_rules(extra_rules).fact_rows.get("matmul_operand_space", ()))
+    rules = rules or load_rules(extra_rules)
+    return frozenset(row[0] for row in rules.fact_rows.get("matmul_operand_space", ()))
 
 
 def derive_residency(program: ir.Program, backend: Optional[str],
@@ -39,9 +41,11 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     loop: return (Derived, Database or None), as :func:`derive` does.  ``relations``: the
     derived relations to read, by default what the emitter and the verdicts need;
     ``stmts``: the statement index the extraction fills (the pipeline's)."""
-    read = inputs_read(relations, extra_rules, keep_db)
+    rules = load_rules(extra_rules)              # (looked up once: ~0.1 ms a lookup)
+    read = inputs_read(relations, extra_rules, keep_db, rules)
     stmts = {} if stmts is None else stmts
     with gc_paused():
         facts = extract_program(program, backend, origins, read, stmts,
-                                residency_spaces(extra_rules, read))
-    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts)
+                                residency_spaces(extra_rules, read, rules))
+    return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts,
+                    rules=rules)

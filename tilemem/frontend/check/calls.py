@@ -71,10 +71,26 @@ class CallCheck:
             splits.append((depth, s.iter.kwarg("mode")))
 
 
+# the table of the checks by the ``--rules`` files' ops: what passed and what was derived
+# is a function of the calls' keys (plain values and type numbers, typerules.call_key),
+# not of the program, and so kept from one checked program to the next (a batch of
+# kernels, a workspace's edits), up to _KEPT entries (a pass over the 352 corpus-models
+# kernels keeps ~46,000: ~20 MB)
+_tables: dict = {}
+_KEPT = 100_000
+
+
 def call_table(declared_ops=frozenset()) -> "_Table":
-    """The op table as the checks read it, with the ops of ``--rules`` files."""
-    ops, arg_names, keywords, retargetable = _shipped()
-    return _Table(ops | frozenset(declared_ops), arg_names, keywords, frozenset(declared_ops), retargetable)
+    """The op table as the checks read it, with the ops of ``--rules`` files (and what
+    checks of other programs found)."""
+    declared = frozenset(declared_ops)
+    table = _tables.get(declared)
+    if table is None or table.derived.size() + len(table.passed) + len(table.annotations) > _KEPT:
+        ops, arg_names, keywords, retargetable = _shipped()
+        _tables.clear()
+        table = _tables[declared] = _Table(ops | declared, arg_names, keywords, declared, retargetable)
+    table.derived.forget_objects()      # (the last program's types: no longer alive by identity)
+    return table
 
 
 class _Table:

@@ -219,6 +219,16 @@ class CallTypes:
             got = self._seen[id(t)] = (t, names, number)
         return got
 
+    def forget_objects(self) -> None:
+        """Forget the type objects met so far (kept by identity, and so alive): what was
+        derived, by keys of plain values and numbers, stays (a memo kept from one program
+        to the next)."""
+        self._seen = {}
+
+    def size(self) -> int:
+        """How many derivations and distinct types this memo holds."""
+        return len(self.results) + len(self._types)
+
     def number(self, t):
         """The number that stands for type ``t`` in this memo's keys (the same for equal
         types; a type holding a list: itself)."""
