@@ -2,7 +2,9 @@
 and the final canonicalisation), the memo of one solve, a retargeted producer's type."""
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Sequence
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Callable, Mapping, Optional, Sequence
 
 from tilemem import ir
 from tilemem.ir.optable import output_rule
