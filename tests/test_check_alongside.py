@@ -125,3 +125,20 @@ def test_the_command_reports_the_check_s_error(apart, capsys, tmp_path):
     status, out, err = run_in_process(capsys, "solve", good, "--backend", "910B")
     assert status == 0 and out.rstrip("\n") == tilemem.solve(KERNEL, backend="910B").text.rstrip("\n")
     assert len(apart) == 2
+
+
+def test_a_program_check_program_refuses_is_refused_as_in_order(apart):
+    """check_program runs in the child after check_printed: the solve, which goes on
+    without it, is never what is reported."""
+    from tilemem.frontend.check.alongside import checked_alongside
+    bad = edited(("z_tile: pl.Tile[[16, 128], pl.FP32, pl.Mem.Acc]",
+                  "z_tile: pl.Tile[[16, 128], pl.FP32, pl.Mem.Nowhere]"))
+    in_order = _error_of(lambda: tilemem.solve(bad, backend="910B"))
+    seen = []
+
+    def apart_solve():
+        with checks_alongside():
+            prog = read_program(bad, "<input>")
+            seen.append(checked_alongside(prog))
+            tilemem.solve_program(prog, bad, "<input>", backend="910B")
+    assert _error_of(apart_solve) == in_order and seen == [True]

@@ -219,6 +219,21 @@ def test_elementwise_shapes_must_agree():
     assert e.message.startswith("pl.tile.add: ") and "q [8, 32] FP32 Vec" in e.message
 
 
+def test_what_another_program_passed_decides_nothing_here():
+    # the checks keep what passed from one program to the next (the same call, the same
+    # operand types): the same call text over other operand types is checked again
+    from tilemem.frontend.check import calls
+    shapes = {n: LOOP.replace("pl.tile.add(acc, a)", "pl.tile.add(acc, q)").replace(
+        "        for i,", f"        q: pl.Tile[[{n}], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [{n}], "
+                         f"[{n}], target_memory=pl.Mem.Vec)\n        for i,") for n in ("1, 64", "8, 32")}
+    calls._tables.clear()
+    alone = [e.format() for e in errors_of(shapes["8, 32"])]
+    calls._tables.clear()
+    read_program(shapes["1, 64"], "k.pto")
+    assert [e.format() for e in errors_of(shapes["8, 32"])] == alone
+    read_program(shapes["1, 64"], "k.pto")
+
+
 # -- every problem, in the order of the text, up to a cap
 
 

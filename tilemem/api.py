@@ -282,7 +282,9 @@ def _text_of(source: Source, path: Optional[str]) -> tuple[str, str]:
 
 def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
            rules: Sequence[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
-    check_program(program, path)
+    from tilemem.frontend.check.alongside import checked_alongside
+    if not checked_alongside(program):          # (else a child checks it: see there)
+        check_program(program, path)
     pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
                     limits=limits)
     return solution_of(pipe, text, path, limits)

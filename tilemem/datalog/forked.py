@@ -29,7 +29,9 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from typing import Optional
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Optional
 
 __all__ = ["NOT_RUN", "run_forked", "start_forked", "Forked"]
 

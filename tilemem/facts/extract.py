@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from typing import Iterable, Optional
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Iterable, Optional
 
 from tilemem import ir
 from tilemem.facts.schema import program_relations
 from tilemem.ir import names
-from tilemem.ir.walk import last_yield, run_nested, statements
+from tilemem.ir.walk import last_yield, run_nested
 from tilemem.records import DICT, Fresh, Record, record
 
 # The relations and their columns are the rule files' typed .input declarations
@@ -300,13 +302,27 @@ class Extractor:
                     self.f.add("def_rank", v, rank)
 
     def _collect_kinds(self, body: list[ir.Stmt]):
-        """Which names are loop iter-args (the rules treat them differently from plain vars)."""
-        for s, _ in statements(body):
-            if isinstance(s, ir.For):
-                if s.loop_var:
-                    self.names.setdefault(s.loop_var, "loop_var")
-                for ia in s.iter_args or []:
-                    self.names[ia] = "iter_arg"
+        """Which names are loop iter-args (the rules treat them differently from plain vars).
+        (The loops are visited in any order: an iter-arg is one wherever it is, a loop var
+        one unless something else is.)"""
+        names = self.names
+        For, If = ir.For, ir.If
+        stack = [body]
+        while stack:
+            for s in stack.pop():
+                cls = s.__class__
+                if cls is For:
+                    if s.loop_var:
+                        names.setdefault(s.loop_var, "loop_var")
+                    for ia in s.iter_args or ():
+                        names[ia] = "iter_arg"
+                    stack.append(s.body)
+                elif cls is If:
+                    stack.append(s.then_body)
+                    if s.else_body:
+                        stack.append(s.else_body)
+                elif cls in _NESTING:
+                    stack.append(s.body)
 
     def kind_of(self, name: str) -> str:
         return self.names.get(name, "plain")

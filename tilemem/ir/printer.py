@@ -12,7 +12,9 @@ PyPTO round-trips byte for byte.
 from __future__ import annotations
 
 from itertools import islice
-from typing import Optional
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.recursion import deep_recursion

@@ -62,6 +62,22 @@ def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
     no ``attr_read`` row) the walk skips what only attributes hold.  With ``top`` (``e``
     is the statement's own call), also {place in the operand Names: I} for the Names that
     are e's I-th positional argument (found by place, not by node: a node may be shared)."""
+    inert = _INERT
+    if e.__class__ is ir.Call:
+        # (the commonest: a call of var and constant arguments, constant keywords -- its
+        # var arguments are its operands, in order, and it holds no other call)
+        args, Name = e.args, ir.Name
+        if all(a.__class__ is Name or a.__class__ in inert for a in args) and \
+                all(v.__class__ in inert for _, v in e.kwargs):
+            uses = [a for a in args if a.__class__ is Name]
+            top_at = {}
+            if top and uses:
+                k = 0
+                for i, a in enumerate(args):
+                    if a.__class__ is Name:
+                        top_at[k] = i
+                        k += 1
+            return uses, [], [e], [] if attributes else None, top_at
     init = -1                       # the place of e's init_values among its kwargs
     if e.__class__ is ir.Call:
         func = e.func
@@ -77,7 +93,7 @@ def _names_and_calls(e, attributes: bool = True, top: bool = False) -> tuple:
     names: Optional[list] = [] if attributes else None
     Name, Call, ListExpr, TupleExpr, DictExpr = ir.Name, ir.Call, ir.ListExpr, ir.TupleExpr, ir.DictExpr
     Subscript, BinOp, UnaryOp, NameItems = ir.Subscript, ir.BinOp, ir.UnaryOp, ir.NameItems
-    held_types, inert = ir.HELD_ITEMS, _INERT
+    held_types = ir.HELD_ITEMS
     stack = [(e, _OPERAND)]
     pop, push = stack.pop, stack.append
     while stack:

@@ -9,6 +9,7 @@ from typing import Optional
 from tilemem import ir
 from tilemem.facts.extract import StatementIndex
 from tilemem.ir.rewrite import RewritePattern, rewrite_function
+from tilemem.ir.walk import statements
 from tilemem.records import replace
 from tilemem.residency.facts import BRIDGE_ATTR
 
@@ -44,7 +45,10 @@ def apply_hoists(program: ir.Program, stmts: StatementIndex, hoists: list[tuple[
     if not hoists:
         return program
     pattern = _Hoists(stmts, hoists)
-    return replace(program, functions=[rewrite_function(fn, pattern) if fn.is_incore else fn
+    # (a function none of whose statements moves is walked for nothing)
+    moving = {stmts[p][0] for p, _ in hoists}
+    return replace(program, functions=[rewrite_function(fn, pattern)
+                                       if fn.is_incore and fn.name in moving else fn
                                        for fn in program.functions])
 
 
@@ -95,6 +99,23 @@ def _strip_bridge(e: ir.Expr) -> ir.Expr:
 _Call = ir.Call
 
 
+def _marked(fn: ir.Function) -> bool:
+    """Whether a statement of ``fn`` holds a call with the bridge mark (a plain walk: most
+    functions hold none, and are not rewritten)."""
+    Assign, EvalStmt = ir.Assign, ir.EvalStmt
+    for s, _ in statements(fn.body):
+        cls = s.__class__
+        if cls is Assign:
+            e = s.value
+        elif cls is EvalStmt:
+            e = s.expr
+        else:
+            continue
+        if e.__class__ is _Call and _strip_bridge(e) is not e:
+            return True
+    return False
+
+
 class _StripBridge(RewritePattern):
     """The residency bridge mark removed from every call attrs dict of a statement."""
 
@@ -113,4 +134,5 @@ class _StripBridge(RewritePattern):
 def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
     """The residency bridge mark is private to the pass: removed from every function."""
     pattern = _StripBridge()
-    return replace(program, functions=[rewrite_function(fn, pattern) for fn in program.functions])
+    return replace(program, functions=[rewrite_function(fn, pattern) if _marked(fn) else fn
+                                       for fn in program.functions])

@@ -5,7 +5,11 @@ what it finds (or that it finds nothing) is the answer either way.  It is ~10-15
 single large solve (724 lines: ~25 ms of ~0.2 s).  Where a command solves one file and
 the machine has a core the solve does not use, the check runs in a forked child
 (:func:`tilemem.datalog.forked.start_forked`) while the parent goes on with the solve,
-and the block that asked for it (:func:`checks_alongside`) waits for it when it ends:
+and the block that asked for it (:func:`checks_alongside`) waits for it when it ends.
+The child also runs :func:`tilemem.frontend.wellformed.check_program` after it (what a
+solve checks first; the solve skips it, :func:`checked_alongside`), so the parent walks
+the program for neither: a program either check refuses may make the solve fail or
+answer anything, and that is never what is reported.  When the block ends:
 
 * a check that found problems raises its error in place of whatever the block returned
   or raised (the same error, as the check comes first when it runs in order);
@@ -27,7 +31,7 @@ TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__ini
 if TYPE_CHECKING:
     from typing import Optional
 
-__all__ = ["checks_alongside", "check_alongside", "MIN_TEXT"]
+__all__ = ["checks_alongside", "check_alongside", "checked_alongside", "MIN_TEXT"]
 
 #: a program text shorter than this is checked in order: its check costs a few
 #: milliseconds, about what a fork and a wait cost (a golden kernel is ~2-3 kB, the
@@ -76,25 +80,39 @@ def check_alongside(program, path: str, text: Optional[str], declared_ops) -> bo
     if pending is None or text is None or len(text) < MIN_TEXT:
         return False
     from tilemem.datalog.forked import start_forked
-    from tilemem.frontend.check import check_printed
     args = (program, path, text, declared_ops)
-    child = start_forked(check_printed, *args)
+    child = start_forked(_checks, *args)
     if child is None:
         return False
     pending.append((child, args))
     return True
 
 
+def checked_alongside(program) -> bool:
+    """Whether ``program``'s checks run apart (then its solve skips
+    :func:`tilemem.frontend.wellformed.check_program`, which the child runs after
+    check_printed, in that order)."""
+    pending = _pending.get()
+    return bool(pending) and any(args[0] is program for _, args in pending)
+
+
+def _checks(program, path: str, text: Optional[str], declared_ops) -> None:
+    """Every check a printed program meets before it is solved, in order."""
+    from tilemem.frontend.check import check_printed
+    from tilemem.frontend.wellformed import check_program
+    check_printed(program, path, text, declared_ops)
+    check_program(program, path)
+
+
 def _finish(pending: list) -> None:
     """Wait for every pending check; raise the first one's error."""
     from tilemem.datalog.forked import NOT_RUN
-    from tilemem.frontend.check import check_printed
     error = None
     while pending:
         child, args = pending.pop(0)
         try:
             if child.result() is NOT_RUN:
-                check_printed(*args)
+                _checks(*args)
         except Exception as exc:
             if error is None:
                 error = exc

@@ -2,7 +2,9 @@
 and the final canonicalisation), the memo of one solve, a retargeted producer's type."""
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional, Sequence
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Callable, Mapping, Optional, Sequence
 
 from tilemem import ir
 from tilemem.ir.optable import output_rule
@@ -116,7 +118,9 @@ def derive_call_type(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]],
     if op is None:
         return None
     if keyed is None:
-        keyed = call_key(call, type_of, lhs_space, lhs_memref, scope_split, memo)
+        # (the types of the names inside the arguments are no input of the derivation:
+        # the key leaves them out)
+        keyed = call_key(call, type_of, lhs_space, lhs_memref, scope_split, memo, typed_names=False)
     types, key, renamed = keyed
     if key is not None:
         key, out = kept(memo.results, key)
@@ -144,13 +148,16 @@ def kept(table: dict, key) -> tuple:
 
 def call_key(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_space=None, lhs_memref=None,
              scope_split: Optional[ir.Expr] = None, memo: Optional["CallTypes"] = None,
-             nested: bool = True) -> tuple:
+             nested: bool = True, typed_names: bool = True) -> tuple:
     """(the types :func:`derive_call_type` gives the call's arguments, the call's key in
     ``memo`` or None, the names the key renames): a caller that keeps more of a call by
     the same key (what else it checked of it) asks this first, and hands it on as
     ``keyed``.  The key may hold a node holding a list (unhashable: no key then).
     ``nested`` False: a nested call argument is not derived (typed None; the key holds
-    the call as written), for a call that is not derived."""
+    the call as written), for a call that is not derived.  ``typed_names`` False: the
+    key leaves out the types of the names the arguments hold (a derivation reads the
+    types of the arguments only; a check of the operands reads theirs too).  A key
+    without them is one with them only when no name is held, where both say the same."""
     types = []
     for a in call.args:
         if a.__class__ is ir.Name:
@@ -161,7 +168,8 @@ def call_key(call: ir.Call, type_of: Callable[[str], Optional[ir.Type]], lhs_spa
             types.append(None)
     if memo is None or call.op is None:
         return types, None, None
-    key, renamed = memo.key(call.op, call, types, lhs_space, lhs_memref, scope_split, type_of)
+    key, renamed = memo.key(call.op, call, types, lhs_space, lhs_memref, scope_split,
+                            type_of if typed_names else None)
     return types, key, renamed
 
 

@@ -2,7 +2,9 @@
 mgather (typerules.md §3.8)."""
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Mapping, Optional, Sequence
 
 from tilemem import ir
 from tilemem.ir.symbolic import int_const as _c, prove_le, s_max, s_min, s_sub
