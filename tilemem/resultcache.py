@@ -29,7 +29,9 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence
+TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+if TYPE_CHECKING:
+    from typing import Any, Optional, Sequence
 
 from tilemem.cache import sha256
 

@@ -13,7 +13,9 @@ nothing.
 from __future__ import annotations
 
 import time
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem.datalog.errors import EvaluationError
 

@@ -36,7 +36,9 @@ from __future__ import annotations
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from array import array
 from itertools import chain
-from typing import Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 from tilemem.datalog import clingo_c
 from tilemem.datalog.engine import Engine, PatternTerm, gc_paused

@@ -4,7 +4,11 @@ from __future__ import annotations
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
 import time
 from itertools import chain
-from typing import Iterable, NamedTuple, Optional, Sequence, Union
+from collections import namedtuple
+
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterable, NamedTuple, Optional, Sequence, Union
 
 from tilemem.datalog.budget import Budget, user_rule_indices
 from tilemem.datalog.engine import Engine
@@ -54,10 +58,14 @@ def engine_class(engine: Union[str, type]) -> type:
     return cls
 
 
-# (The fields' types are given as objects, not as annotations: under ``from __future__
-# import annotations`` a class body's annotations are strings, which typing compiles
-# one by one -- the first compile of a process costs ~1 M instructions.)
-QueryResult = NamedTuple("QueryResult", [("columns", tuple[str, ...]), ("rows", list[tuple])])
+# (collections' namedtuple at run time: typing is for the type checker only, see
+# tilemem/__init__.py)
+if TYPE_CHECKING:
+    class QueryResult(NamedTuple):
+        columns: tuple[str, ...]
+        rows: list[tuple]
+else:
+    QueryResult = namedtuple("QueryResult", ["columns", "rows"])
 QueryResult.__doc__ = """Answer of :meth:`Database.query`: the pattern's variables and their bindings."""
 
 

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Callable, Optional, Sequence
 
 from tilemem.cache import cache_dir, prune, read_private, sha256, write_private
 from tilemem.datalog.fact_files import fact_file_versions

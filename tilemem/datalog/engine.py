@@ -22,7 +22,9 @@ import gc
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
-from typing import Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 from tilemem.datalog.program import RuleSet
 from tilemem.datalog.location import value_key

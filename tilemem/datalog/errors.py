@@ -1,7 +1,9 @@
 """Exceptions and diagnostics of tilemem's Datalog layer."""
 from __future__ import annotations
 
-from typing import Iterable, Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterable, Optional
 
 from tilemem.errors import Diagnostic, UnlocatedError   # Diagnostic: a message in a rule file
 

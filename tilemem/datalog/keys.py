@@ -9,18 +9,26 @@ in what an evaluation read back (``tilemem.infer.solver`` says which rules deriv
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from operator import itemgetter
-from typing import NamedTuple, Optional, Sequence
+
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import NamedTuple, Optional, Sequence
 
 __all__ = ["KeyConflict", "key_conflicts", "key_of"]
 
 
-# (The fields' types are given as objects, not as annotations: under ``from __future__
-# import annotations`` a class body's annotations are strings, which typing compiles
-# one by one -- the first compile of a process costs ~1 M instructions.)
-KeyConflict = NamedTuple("KeyConflict", [("relation", str), ("key", tuple[str, ...]),
-                                         ("columns", tuple[str, ...]),
-                                         ("rows", tuple[tuple, tuple])])
+# (collections' namedtuple at run time: typing is for the type checker only, see
+# tilemem/__init__.py)
+if TYPE_CHECKING:
+    class KeyConflict(NamedTuple):
+        relation: str
+        key: tuple[str, ...]
+        columns: tuple[str, ...]
+        rows: tuple[tuple, tuple]
+else:
+    KeyConflict = namedtuple("KeyConflict", ["relation", "key", "columns", "rows"])
 KeyConflict.__doc__ = """Rows of ``relation`` that agree on its key columns (``key``: their
 names) but not elsewhere: ``rows`` in the order read, the first two of them."""
 

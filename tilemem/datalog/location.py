@@ -8,7 +8,9 @@ and the rule parser it never uses.
 """
 from __future__ import annotations
 
-from typing import Optional, Union
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Union
 from tilemem.records import Record, record
 
 __all__ = ["Loc", "Located", "value_key"]

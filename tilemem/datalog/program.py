@@ -13,20 +13,23 @@ from __future__ import annotations
 import os
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from itertools import chain
-from typing import TYPE_CHECKING, Iterable, Optional, Sequence, Union
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Iterable, Optional, Sequence, Union
 
 from tilemem.datalog import disk_cache, sources as _sources
 from tilemem.datalog.errors import Diagnostic
 from tilemem.datalog.location import Loc, Located
-from tilemem.datalog.sources import LruCache, Source
+from tilemem.datalog.sources import LruCache
 # the rule language's AST and parser (tilemem.datalog.syntax) and its checks (.checking) are
 # imported by the functions that build or read the syntax tree: a solve reads the cached
 # program and never needs them
 
 if TYPE_CHECKING:
+    from tilemem.datalog.sources import Source
     from tilemem.datalog.syntax import ParsedFile, Rule
 
-__all__ = ["RuleSet", "PredicateInfo", "Source"]
+__all__ = ["RuleSet", "PredicateInfo"]
 
 
 class PredicateInfo(Located):

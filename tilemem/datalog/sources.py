@@ -13,7 +13,9 @@ import os
 import _thread          # (the locks of threading, without its ~4 M instructions of import)
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Union
 
 from tilemem.cache import sha256
 from tilemem.datalog.errors import Diagnostic, RuleError
@@ -23,14 +25,12 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
     from tilemem.datalog.syntax import ParsedFile
 
-__all__ = ["Source", "LruCache", "is_traversable", "resolve", "read_source", "base_of",
+__all__ = ["LruCache", "is_traversable", "resolve", "read_source", "base_of",
            "package_root", "package_rule_files", "shipped_names", "parse", "with_base",
            "clear_parsed"]
 
 if TYPE_CHECKING:
     Source = Union[str, os.PathLike, Traversable, tuple]
-else:   # Traversable is not imported at run time (a name in quotes, typing compiles it: ~1 M
-    Source = Union[str, os.PathLike, tuple]     # instructions for the first compile of a process)
 
 
 def is_traversable(x) -> bool:

@@ -4,7 +4,7 @@ method a grammar rule (no parse tree is materialised), annotations read as types
 from __future__ import annotations
 
 from sys import intern as _intern
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

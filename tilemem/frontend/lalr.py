@@ -8,7 +8,7 @@ import re
 import re._constants as _sre
 import re._parser as _sre_parser
 from itertools import chain
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

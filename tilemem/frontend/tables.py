@@ -28,7 +28,7 @@ The data (``FORMAT`` versions it):
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

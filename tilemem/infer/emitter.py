@@ -11,7 +11,7 @@ substituted arguments and remapped var lists in call attrs.
 from __future__ import annotations
 
 from collections import defaultdict
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

@@ -7,7 +7,9 @@ spaces or moves itself.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 from tilemem import ir
 from tilemem.backends import normalize_backend

@@ -12,7 +12,7 @@ PyPTO round-trips byte for byte.
 from __future__ import annotations
 
 from itertools import islice
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

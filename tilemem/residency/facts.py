@@ -11,7 +11,9 @@ and decides nothing.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.facts import extract as base

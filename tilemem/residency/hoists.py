@@ -4,7 +4,9 @@ compiler's Mat-bridge mark (private to the pass) removed from every call.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import StatementIndex

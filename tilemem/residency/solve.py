@@ -6,7 +6,9 @@ loaded with the input relations the read relations depend on.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional, Sequence
 
 from tilemem import ir
 from tilemem.datalog import DEFAULT_ENGINE

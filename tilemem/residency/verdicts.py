@@ -9,7 +9,9 @@ This module only fills the templates in with source lines and names.
 """
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
+if TYPE_CHECKING:
+    from typing import Optional
 
 from tilemem import ir
 from tilemem.facts.extract import Facts, StatementIndex

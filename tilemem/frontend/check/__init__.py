@@ -7,7 +7,7 @@ walk judges each function as :func:`tilemem.frontend.wellformed.check_program` w
 (which every solve runs next): that check does not walk again the functions it passes."""
 from __future__ import annotations
 
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

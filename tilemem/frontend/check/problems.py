@@ -5,7 +5,7 @@ problem (up to :data:`MAX_PROBLEMS`) in the order of the text, the first as the 
 own position (what ``path:line:col`` tools and the exit code read)."""
 from __future__ import annotations
 
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Optional
 

@@ -6,7 +6,7 @@ Its underscore names are the package's own (its rule modules use them; they are 
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Callable, Optional, Sequence
 

@@ -2,7 +2,7 @@
 and the final canonicalisation), the memo of one solve, a retargeted producer's type."""
 from __future__ import annotations
 
-TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
+TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__init__.py)
 if TYPE_CHECKING:
     from typing import Callable, Mapping, Optional, Sequence
 
