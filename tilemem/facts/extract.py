@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from tilemem import ir
 from tilemem.facts.schema import program_relations
 from tilemem.ir import names
-from tilemem.ir.walk import last_yield, run_nested
+from tilemem.ir.walk import child_bodies, last_yield, run_nested
 from tilemem.records import DICT, Fresh, Record, record
 
 # The relations and their columns are the rule files' typed .input declarations
@@ -305,24 +305,16 @@ class Extractor:
         """Which names are loop iter-args (the rules treat them differently from plain vars).
         (The loops are visited in any order: an iter-arg is one wherever it is, a loop var
         one unless something else is.)"""
-        names = self.names
-        For, If = ir.For, ir.If
+        names, For = self.names, ir.For
         stack = [body]
         while stack:
             for s in stack.pop():
-                cls = s.__class__
-                if cls is For:
+                if s.__class__ is For:
                     if s.loop_var:
                         names.setdefault(s.loop_var, "loop_var")
                     for ia in s.iter_args or ():
                         names[ia] = "iter_arg"
-                    stack.append(s.body)
-                elif cls is If:
-                    stack.append(s.then_body)
-                    if s.else_body:
-                        stack.append(s.else_body)
-                elif cls in _NESTING:
-                    stack.append(s.body)
+                stack.extend(child_bodies(s))
 
     def kind_of(self, name: str) -> str:
         return self.names.get(name, "plain")

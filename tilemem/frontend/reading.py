@@ -210,9 +210,10 @@ def read_programs(text: str, path: str = "<input>", form: Optional[str] = None,
         # printed text is re-deduced, not believed (the op table, the type rules); a
         # large program's check may run on a spare core while it is solved
         from tilemem.frontend.check.alongside import check_alongside
-        if not check_alongside(prog, path, text, frozenset(declared_ops)):
+        ops = frozenset(declared_ops)
+        if not check_alongside(prog, path, text, ops):
             from tilemem.frontend.check import check_printed
-            check_printed(prog, path, text, frozenset(declared_ops))
+            check_printed(prog, path, text, ops)
         if program is not None and prog.name != program:
             raise TilememError(path, None, None, f"no program named '{program}' (the file holds '{prog.name}')")
         return [prog]

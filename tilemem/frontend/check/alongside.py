@@ -61,16 +61,16 @@ def checks_alongside(enabled: bool = True):
     try:
         yield
     except Exception:
-        _pending.reset(token)
         _finish(pending)            # the check's error, if any, comes first
         raise
     except BaseException:           # an interrupt: the checks are not wanted
-        _pending.reset(token)
         for child, _ in pending:
             child.cancel()
         raise
-    _pending.reset(token)
-    _finish(pending)
+    else:
+        _finish(pending)
+    finally:
+        _pending.reset(token)
 
 
 def check_alongside(program, path: str, text: Optional[str], declared_ops) -> bool:
