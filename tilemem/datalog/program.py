@@ -145,7 +145,9 @@ class RuleSet:
         self.nodes: tuple[str, ...] = checked.nodes
         self.edges: dict[tuple[str, str], bool] = checked.edges
         self._graph = checked.graph
-        self._ancestors: dict = {}          # name or names -> depends_on (memo)
+        # memo: a relation's name -> its ancestors; ("depends_on" | "strata", a list of
+        # names as a tuple) -> what that method answered for the list
+        self._ancestors: dict = {}
         self.strata: tuple[tuple[str, ...], ...] = checked.strata
         self.warnings: tuple[Diagnostic, ...] = checked.warnings
 
@@ -292,10 +294,10 @@ class RuleSet:
         if type(names) in (tuple, list):
             # the same few lists of relations are asked for again and again (each solve
             # asks for what it reads): their union, ~200 relations, is kept by the list
-            key = tuple(names)
+            key = ("depends_on", tuple(names))
             got = self._ancestors.get(key)
             if got is None:
-                got = self._remember(key, self.depends_on(iter(key)))
+                got = self._remember(key, self.depends_on(iter(key[1])))
             return got
         out: set[str] = set()
         for name in names:
@@ -318,7 +320,7 @@ class RuleSet:
         """The indices into :attr:`strata` of the components evaluating ``names`` takes
         (:meth:`depends_on`), in evaluation order; kept per list of names."""
         names = tuple(names)
-        key = (None, *names)                # (None: no relation's name)
+        key = ("strata", names)
         got = self._ancestors.get(key)
         if got is None:
             preds = self.predicates
