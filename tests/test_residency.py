@@ -5,6 +5,7 @@ inside a loop of an InCore kernel called from a root orchestration function that
 creates the LHS buffer.  Each test changes one thing and checks the verdict.
 """
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -268,3 +269,77 @@ def test_every_refusal_code_has_a_rank_and_words_for_its_detail():
             for _, field, _, _ in string.Formatter().parse(text):
                 if field is not None:
                     assert field in FIELDS or op_table().role(field), (text, field)
+
+
+# ---------------------------------------------------------------- the uses phase 4 loads
+
+VEC_ADD = "v: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.tile.add(c, c)"
+
+
+def _phase4_uses(text, backend="910B"):
+    """The ``use`` rows phase 4's solve loaded, by (var name, op of their statement)."""
+    from tilemem.residency import solve as residency
+    seen = {}
+    real = residency.evaluate
+
+    def spy(facts, *args, **kwargs):
+        seen["facts"] = facts
+        return real(facts, *args, **kwargs)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(residency, "evaluate", spy)
+    try:
+        sol = tilemem.solve(text, backend=backend)
+    finally:
+        mp.undo()
+    facts = seen["facts"]
+    op_at = {r[0]: r[1] for r in facts.rows.get("call", ())}
+    return sol, {(facts.vars[r[0]][1], op_at.get(r[2])) for r in facts.rows.get("use", ())}
+
+
+def test_phase4_loads_only_the_uses_its_rules_read():
+    # a vector op's uses of an Acc tile: no residency rule joins them (use_read_op,
+    # rules/p4_residency/operands.dl); the matmul's and the chain's are read
+    sol, uses = _phase4_uses(program(BODY + [VEC_ADD]))
+    ops = {op for _, op in uses}
+    assert "tile.add" not in ops
+    assert {("lhs_mat", "tile.move"), ("lhs_left", "tile.matmul"), ("lhs", "tile.load")} <= uses
+    assert sol.residency and {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
+
+
+def _solved_every_way(text, backend, monkeypatch):
+    """(the solve, the same solve loading every use) as comparable values."""
+    from tilemem.residency import parts, solve as residency
+
+    def outcome():
+        sol = tilemem.solve(text, backend=backend)
+        return sol.text, sol.residency, sol.warnings
+    got = outcome()
+    with monkeypatch.context() as mp:
+        mp.setattr(residency, "residency_use_ops", lambda *a, **k: None)
+        mp.setattr(parts, "residency_use_ops", lambda *a, **k: None)
+        whole = outcome()
+    return got, whole
+
+
+def test_loading_only_the_uses_read_changes_no_verdict(monkeypatch):
+    for body in (BODY + [VEC_ADD], [LHS_LOAD, "k: pl.Scalar[pl.INDEX] = n + 1", *BODY[1:]]):
+        got, whole = _solved_every_way(program(body), "910B", monkeypatch)
+        assert got == whole
+
+
+CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS_CASES = sorted(p.parent for p in CORPUS.glob("*/before.pto")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not CORPUS_CASES, reason="../shared/corpus not found next to the checkout")
+def test_loading_only_the_uses_read_changes_nothing_on_the_corpus(monkeypatch):
+    import json
+    checked = 0
+    for case in CORPUS_CASES:
+        backend = json.loads((case / "meta.json").read_text()).get("backend")
+        if not backend:
+            continue
+        got, whole = _solved_every_way((case / "before.pto").read_text(), backend, monkeypatch)
+        assert got == whole, case.name
+        checked += 1
+    assert checked > 10
