@@ -276,8 +276,8 @@ def test_every_refusal_code_has_a_rank_and_words_for_its_detail():
 VEC_ADD = "v: pl.Tile[[16, 128], pl.FP32, pl.Mem.Vec] = pl.tile.add(c, c)"
 
 
-def _phase4_uses(text, backend="910B"):
-    """The ``use`` rows phase 4's solve loaded, by (var name, op of their statement)."""
+def _phase4_rows(text, backend="910B"):
+    """(the solution, the facts phase 4's solve loaded)."""
     from tilemem.residency import solve as residency
     seen = {}
     real = residency.evaluate
@@ -291,19 +291,22 @@ def _phase4_uses(text, backend="910B"):
         sol = tilemem.solve(text, backend=backend)
     finally:
         mp.undo()
-    facts = seen["facts"]
-    op_at = {r[0]: r[1] for r in facts.rows.get("call", ())}
-    return sol, {(facts.vars[r[0]][1], op_at.get(r[2])) for r in facts.rows.get("use", ())}
+    return sol, seen["facts"]
 
 
-def test_phase4_loads_only_the_uses_its_rules_read():
-    # a vector op's uses of an Acc tile: no residency rule joins them (use_read_op,
-    # rules/p4_residency/operands.dl); the matmul's and the chain's are read
-    sol, uses = _phase4_uses(program(BODY + [VEC_ADD]))
-    ops = {op for _, op in uses}
-    assert "tile.add" not in ops
-    assert {("lhs_mat", "tile.move"), ("lhs_left", "tile.matmul"), ("lhs", "tile.load")} <= uses
-    assert sol.residency and {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
+def test_phase4_loads_only_the_rows_its_rules_read():
+    # a vector op on an Acc tile: no residency rule joins its call or its uses
+    # (rules/p4_residency/reads.dl); the matmul's, the chain's and the store's are read
+    sol, facts = _phase4_rows(program(BODY + [VEC_ADD]))
+    name = lambda v: facts.vars[v][1]
+    add_at = {p for p, v in facts.rows["defines"] if name(v) == "v"}
+    assert len(add_at) == 1
+    calls = {op for _, op, _ in facts.rows["call"]}
+    assert "tile.add" not in calls and {"tile.load", "tile.move", "tile.matmul"} <= calls
+    uses = {(name(v), p) for v, _, p, _ in facts.rows["use"]}
+    assert not any(p in add_at for _, p in uses)
+    assert {"lhs", "lhs_mat", "lhs_left", "rhs_right"} <= {n for n, _ in uses}
+    assert {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
 
 
 def _solved_every_way(text, backend, monkeypatch):
@@ -315,14 +318,15 @@ def _solved_every_way(text, backend, monkeypatch):
         return sol.text, sol.residency, sol.warnings
     got = outcome()
     with monkeypatch.context() as mp:
-        mp.setattr(residency, "residency_use_ops", lambda *a, **k: None)
-        mp.setattr(parts, "residency_use_ops", lambda *a, **k: None)
+        mp.setattr(residency, "residency_ops_read", lambda *a, **k: None)
+        mp.setattr(parts, "residency_ops_read", lambda *a, **k: None)
         whole = outcome()
     return got, whole
 
 
 def test_loading_only_the_uses_read_changes_no_verdict(monkeypatch):
-    for body in (BODY + [VEC_ADD], [LHS_LOAD, "k: pl.Scalar[pl.INDEX] = n + 1", *BODY[1:]]):
+    for body in (BODY + [VEC_ADD], [LHS_LOAD, "k: pl.Scalar[pl.INDEX] = n + 1", *BODY[1:]],
+                 BODY + [VEC_ADD, "pl.tile.store(v, [0, 0], out)"]):
         got, whole = _solved_every_way(program(body), "910B", monkeypatch)
         assert got == whole
 

@@ -18,7 +18,7 @@ from tilemem.infer.solver import evaluate, inputs_read, load_rules
 from tilemem.residency.facts import extract_program
 from tilemem.residency.verdicts import VERDICT_RELATIONS
 
-__all__ = ["RESIDENCY_RESULTS", "derive_residency", "residency_spaces", "residency_use_ops"]
+__all__ = ["RESIDENCY_RESULTS", "derive_residency", "residency_spaces", "residency_ops_read"]
 
 # The phase-4 relations: hoists (read by the hoisting), and what the verdicts are worded from.
 RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
@@ -35,23 +35,28 @@ def residency_spaces(extra_rules: Sequence[str], read, rules=None) -> Optional[f
     return frozenset(row[0] for row in rules.fact_rows.get("matmul_operand_space", ()))
 
 
-def residency_use_ops(extra_rules: Sequence[str], read, rules=None) -> Optional[frozenset]:
-    """The ops whose statements' uses the residency rules read (``use_read_op``, derived
-    from the op table once and kept with the rule set, in its disk cache too), for a
-    solve that loads only the inputs it reads (``read``) with no user rules (which may
-    read any use); None (every use) otherwise."""
-    if read is None or extra_rules or "use" not in read:
+def residency_ops_read(extra_rules: Sequence[str], read, rules=None) -> Optional[tuple]:
+    """``(use ops, unread call ops)``: the ops whose statements' uses the residency rules
+    read, and the op table's ops whose calls they never read (``use_read_op``,
+    ``call_unread_op``: rules/p4_residency/reads.dl, derived from the op table once and
+    kept with the rule set, in its disk cache too), for a solve that loads only the
+    inputs it reads (``read``) with no user rules (which may read any row); None (every
+    row) otherwise."""
+    if read is None or extra_rules:
         return None
     rules = rules or load_rules(extra_rules)
-    return frozenset(row[0] for row in rules.compiled("rows:use_read_op", _use_read_op_rows))
+    got = rules.compiled("rows:residency_reads", _ops_read)
+    return frozenset(got[0]), frozenset(got[1])
 
 
-def _use_read_op_rows(rules) -> list:
-    """``use_read_op``'s rows: a relation of the op table's roles alone."""
+def _ops_read(rules) -> list:
+    """The ops of ``use_read_op`` and of ``call_unread_op``: relations of the op table's
+    roles alone (plain data, for the rule set's disk cache)."""
     from tilemem.datalog.database import Database
     db = Database(rules)
     try:
-        return [tuple(row) for row in db.relation("use_read_op")]
+        got = db.relations(["use_read_op", "call_unread_op"])
+        return [[row[0] for row in got["use_read_op"]], [row[0] for row in got["call_unread_op"]]]
     finally:
         db.close()
 
@@ -70,6 +75,6 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     with gc_paused():
         facts = extract_program(program, backend, origins, read, stmts,
                                 residency_spaces(extra_rules, read, rules),
-                                residency_use_ops(extra_rules, read, rules))
+                                residency_ops_read(extra_rules, read, rules))
     return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts,
                     rules=rules)
