@@ -752,6 +752,39 @@ def test_repeated_annotations_read_as_their_first_reading(monkeypatch):
     assert slow == fast
 
 
+def test_annotations_read_in_an_earlier_text_build_the_same_nodes(monkeypatch):
+    """The driver keeps its annotations' first readings from one text to the next (a
+    batch, an editor): a text whose annotations an earlier text read first -- at other
+    lines and columns, first in one program and not in the next -- reads as it reads
+    alone: the same nodes, types, positions and sharing, in every golden kernel too."""
+    from pathlib import Path
+    from tilemem.frontend import parser as P
+    texts = []
+    for shift in range(3):
+        lines = []
+        for i, ann in enumerate(_REPEATED_ANNOTATIONS[shift:] + _REPEATED_ANNOTATIONS[:shift]):
+            lines.append(f"{'u' * (1 + (i + shift) % 4)}{i}: {ann} = pl.tile.add(a, b)")
+        texts.append(_compound_program("\n        ".join(lines)))
+    corpus = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+    texts += [p.read_text() for p in sorted(corpus.glob("*/before.pto"))[:40]]
+
+    def read(t):
+        prog = P.parse(t, "t.pto")
+        return _with_positions(prog), prog
+    driver = P._driver()
+    kept = []
+    driver.annotations.clear()
+    for t in texts:
+        kept.append(read(t))
+    assert len(driver.annotations) >= len(_REPEATED_ANNOTATIONS) - 2
+    for t, (nodes, prog) in zip(texts, kept):
+        driver.annotations.clear()          # read alone
+        alone, _ = read(t)
+        assert alone == nodes
+    body = kept[1][1].functions[0].body
+    assert body[0].type.shape is body[0].annotation.index[0].items      # as to_type shares them
+
+
 def _tokens_or_error(tokens, text):
     from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
     try:
