@@ -7,7 +7,8 @@ LALR steps, so it builds the same nodes, at positions shifted by the same amount
 from it) and builds that graph again at another line and column -- the same classes, the
 same field values, every position moved, the type sharing the expression's nodes as
 :func:`~tilemem.frontend.ir_builder.to_type` shares them -- without scanning, parsing or
-typing the text again (:meth:`tilemem.frontend.lalr.Driver.parse` decides where)."""
+typing the text again (:meth:`tilemem.frontend.lalr.Driver.parse` decides where; the
+driver keeps its templates from one text to the next: ``Driver.annotations``)."""
 from __future__ import annotations
 
 from functools import partial
