@@ -178,6 +178,10 @@ def row_warm(b: Bench, notes: list[str]):
             s, "≤ 2× python start", None, b.repeat, s.wall <= 2 * b.python_start())
 
 
+#: runs of ``python -c pass`` just before and just after the batch (row_batch)
+AROUND = 15
+
+
 def row_batch(b: Bench, notes: list[str], jobs: int = 2, again: bool = False):
     """The real kernels as a batch; ``again``: a second time, the result cache filled by
     the first (the first untimed)."""
@@ -193,6 +197,10 @@ def row_batch(b: Bench, notes: list[str], jobs: int = 2, again: bool = False):
             shutil.copyfile(c / "before.pto", d / f"{c.name}.pto")
         runs = []
         cache = ["--cache-dir", str(Path(tmp) / "cache")] if again else ["--no-cache"]
+        # Python's start-up sampled around the batch too: the machine's speed may drift
+        # over the minutes between the batch and the rows' own samples (two runs of one
+        # commit measured its CPU 80 and 101 s)
+        around = [] if again else [run([b.python, "-c", "pass"], b.env) for _ in range(AROUND)]
         for i in range(-1 if again else 0, max(1, b.repeat // 3)):
             total = Sample(0.0, 0.0, 0.0)
             for be, d in sorted(groups.items()):
@@ -209,7 +217,12 @@ def row_batch(b: Bench, notes: list[str], jobs: int = 2, again: bool = False):
     if again:
         return (f"all {len(cases)} real kernels again, unchanged: from the result cache (wall)",
                 _summary(runs), "≤ 3 s wall", None, len(runs), _summary(runs).wall <= 3.0)
-    notes.append(f"batch: CPU is the parent's and its workers' together; {counts}")
+    around += [run([b.python, "-c", "pass"], b.env) for _ in range(AROUND)]
+    b.base.extend(around)
+    near = statistics.median(s.wall for s in around)
+    notes.append(f"batch: CPU is the parent's and its workers' together; {counts}; `python -c pass` "
+                 f"just before and after it: median {near * 1000:.0f} ms over {len(around)} runs "
+                 f"(the batch {_summary(runs).wall / near:.0f}x of it)")
     return (f"all {len(cases)} real kernels, `solve DIR --out-dir D -j {jobs}` (wall)",
             _summary(runs), BATCH_RATIO, None, len(runs), True)
 
