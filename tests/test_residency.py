@@ -309,6 +309,15 @@ def test_phase4_loads_only_the_rows_its_rules_read():
     assert {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
 
 
+def test_phase4_loads_the_statements_of_functions_holding_a_matmul_operand_tile():
+    # the orchestration function holds no Mat, Left or Right tile: none of its
+    # statements is one residency asks about (its call sites still are: callsite rows)
+    sol, facts = _phase4_rows(program())
+    assert {f for _, f, _, _ in facts.rows["stmt"]} == {"kernel"}
+    assert {caller for _, caller, _ in facts.rows["callsite"]} == {"main"}
+    assert sol.residency
+
+
 def _solved_every_way(text, backend, monkeypatch):
     """(the solve, the same solve loading every use) as comparable values."""
     from tilemem.residency import parts, solve as residency
