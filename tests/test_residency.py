@@ -312,9 +312,13 @@ def test_phase4_loads_only_the_rows_its_rules_read():
 def test_phase4_loads_the_statements_of_functions_holding_a_matmul_operand_tile():
     # the orchestration function holds no Mat, Left or Right tile: none of its
     # statements is one residency asks about (its call sites still are: callsite rows)
+    # and of its definitions only the fresh tensor's (a storage root)
     sol, facts = _phase4_rows(program())
     assert {f for _, f, _, _ in facts.rows["stmt"]} == {"kernel"}
     assert {caller for _, caller, _ in facts.rows["callsite"]} == {"main"}
+    defined = {facts.vars[v] for _, v in facts.rows["defines"]}
+    assert {n for f, n in defined if f == "main"} == {"lhs"}
+    assert {"lhs_mat", "lhs_left", "c", "n"} <= {n for f, n in defined if f == "kernel"}
     assert sol.residency
 
 

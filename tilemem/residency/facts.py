@@ -413,10 +413,11 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     ``spaces``: the memory spaces whose tiles the rules ask about (``residency_spaces``;
     None: every space): a tile of another space has no ``declared`` or ``alloc_seq`` row
     (no residency rule joins one: most tiles of a kernel are Vec or Acc).  ``ops_read``
-    (with ``spaces``): ``(use ops, unread call ops)`` (``residency_ops_read``; None: every
-    row): a ``use`` row is kept only at a statement whose own call is of a use op or for
-    a tile of ``spaces``, a ``call`` row only of an op not unread, a ``stmt`` row only in
-    a function that holds a tile of ``spaces`` (rules/p4_residency/reads.dl)."""
+    (with ``spaces``): ``(use ops, unread call ops, defines ops)`` (``residency_ops_read``;
+    None: every row): a ``use`` row is kept only at a statement whose own call is of a use
+    op or for a tile of ``spaces``, a ``call`` row only of an op not unread, a ``stmt`` row
+    only in a function that holds a tile of ``spaces``, a ``defines`` row only there or
+    at a statement whose own call is of a defines op (rules/p4_residency/reads.dl)."""
     facts = Facts(origin={} if origins else None, only=only)
     ex = _ProgramExtractor(facts, stmts, spaces)
     for fn in program.functions:
@@ -432,25 +433,31 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     return facts
 
 
-def _keep_rows_read(facts: Facts, use_ops: frozenset, unread_call_ops: frozenset) -> None:
+def _keep_rows_read(facts: Facts, use_ops: frozenset, unread_call_ops: frozenset,
+                    defines_ops: frozenset) -> None:
     """Drop the ``use``, ``call`` and ``stmt`` rows the residency rules never join
     (rules/p4_residency/reads.dl): they read the uses at a statement whose own call is of
     ``use_ops`` and the uses of a tile of the spaces they ask about (the tiles that have
     a ``declared`` row: see :class:`_ProgramExtractor`), the calls of every op but
-    ``unread_call_ops``, and the statements of the functions that hold such a tile.  Over
-    the real kernels, 74% of phase 4's uses (its largest input), about half its calls
-    and 79% of its statements."""
+    ``unread_call_ops``, the statements of the functions that hold such a tile, and the
+    definitions there and at a statement whose own call is of ``defines_ops``.  Over the
+    real kernels, 74% of phase 4's uses (its largest input), about half its calls and
+    79% of its statements."""
     rows = facts.rows
+    names = facts.vars
     calls = rows.get("call", ())
     tiles = {r[0] for r in rows.get("declared", ()) if r[1] == "tile"}
+    holding = {names[v][0] for v in tiles}
     uses = rows.get("use")
     if uses:
         at = {r[0] for r in calls if r[1] in use_ops}
         rows["use"] = [r for r in uses if r[2] in at or r[0] in tiles]
+    defines = rows.get("defines")
+    if defines:
+        at = {r[0] for r in calls if r[1] in defines_ops}
+        rows["defines"] = [r for r in defines if r[0] in at or names[r[1]][0] in holding]
     if calls:
         rows["call"] = [r for r in calls if r[1] not in unread_call_ops]
     stmts = rows.get("stmt")
     if stmts:
-        names = facts.vars
-        holding = {names[v][0] for v in tiles}
         rows["stmt"] = [r for r in stmts if r[1] in holding]

@@ -36,9 +36,10 @@ def residency_spaces(extra_rules: Sequence[str], read, rules=None) -> Optional[f
 
 
 def residency_ops_read(extra_rules: Sequence[str], read, rules=None) -> Optional[tuple]:
-    """``(use ops, unread call ops)``: the ops whose statements' uses the residency rules
-    read, and the op table's ops whose calls they never read (``use_read_op``,
-    ``call_unread_op``: rules/p4_residency/reads.dl, derived from the op table once and
+    """``(use ops, unread call ops, defines ops)``: the ops whose statements' uses the
+    residency rules read, the op table's ops whose calls they never read, and the ops whose
+    statements' definitions they read in every function (``use_read_op``,
+    ``call_unread_op``, ``defines_read_op``: rules/p4_residency/reads.dl, derived from the op table once and
     kept with the rule set, in its disk cache too), for a solve that loads only the
     inputs it reads (``read``) with no user rules (which may read any row); None (every
     row) otherwise."""
@@ -46,17 +47,18 @@ def residency_ops_read(extra_rules: Sequence[str], read, rules=None) -> Optional
         return None
     rules = rules or load_rules(extra_rules)
     got = rules.compiled("rows:residency_reads", _ops_read)
-    return frozenset(got[0]), frozenset(got[1])
+    return frozenset(got[0]), frozenset(got[1]), frozenset(got[2])
 
 
 def _ops_read(rules) -> list:
-    """The ops of ``use_read_op`` and of ``call_unread_op``: relations of the op table's
-    roles alone (plain data, for the rule set's disk cache)."""
+    """The ops of ``use_read_op``, ``call_unread_op`` and ``defines_read_op``: relations of
+    the op table's roles alone (plain data, for the rule set's disk cache)."""
     from tilemem.datalog.database import Database
+    names = ("use_read_op", "call_unread_op", "defines_read_op")
     db = Database(rules)
     try:
-        got = db.relations(["use_read_op", "call_unread_op"])
-        return [[row[0] for row in got["use_read_op"]], [row[0] for row in got["call_unread_op"]]]
+        got = db.relations(names)
+        return [[row[0] for row in got[name]] for name in names]
     finally:
         db.close()
 
