@@ -33,12 +33,21 @@ TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__ini
 if TYPE_CHECKING:
     from typing import Optional
 
-__all__ = ["NOT_RUN", "run_forked", "start_forked", "Forked"]
+__all__ = ["NOT_RUN", "run_forked", "start_forked", "Forked", "cpu_count"]
 
 #: what :func:`run_forked` returns when it could not run the function apart
 NOT_RUN = object()
 
 _RESULT, _ERROR = b"r", b"e"
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (a child started here runs beside it only where
+    there are two; ``tilemem solve -j 0`` starts one worker a CPU)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def run_forked(fn, *args):

@@ -145,9 +145,9 @@ class RuleSet:
         self.nodes: tuple[str, ...] = checked.nodes
         self.edges: dict[tuple[str, str], bool] = checked.edges
         self._graph = checked.graph
-        # memo: a relation's name -> its ancestors; ("depends_on" | "strata", a list of
-        # names as a tuple) -> what that method answered for the list
-        self._ancestors: dict = {}
+        self._ancestors: dict[str, frozenset] = {}     # a relation's name -> its ancestors
+        # ("depends_on" | "strata", a list of names as a tuple) -> that method's answer
+        self._answers: dict = {}
         self.strata: tuple[tuple[str, ...], ...] = checked.strata
         self.warnings: tuple[Diagnostic, ...] = checked.warnings
 
@@ -253,6 +253,7 @@ class RuleSet:
         d["_compiled"] = dict(data["compiled"])
         d["_graph"] = None
         d["_ancestors"] = {}
+        d["_answers"] = {}
         d["_texts"] = list(texts)
         d["_program_path"] = path
         d["predicates"] = {row[0]: PredicateInfo._summary(rs, *row) for row in data["predicates"]}
@@ -295,7 +296,7 @@ class RuleSet:
             # the same few lists of relations are asked for again and again (each solve
             # asks for what it reads): their union, ~200 relations, is kept by the list
             key = ("depends_on", tuple(names))
-            got = self._ancestors.get(key)
+            got = self._answers.get(key)
             if got is None:
                 got = self._remember(key, self.depends_on(iter(key[1])))
             return got
@@ -321,7 +322,7 @@ class RuleSet:
         (:meth:`depends_on`), in evaluation order; kept per list of names."""
         names = tuple(names)
         key = ("strata", names)
-        got = self._ancestors.get(key)
+        got = self._answers.get(key)
         if got is None:
             preds = self.predicates
             got = self._remember(key, tuple(sorted({preds[p].stratum
@@ -331,11 +332,10 @@ class RuleSet:
     def _remember(self, key: tuple, value):
         """Keep the answer for a list of names (a bounded number of lists: a query
         console asks for any)."""
-        memo = self._ancestors
-        if len(memo) > 4096:
-            for k in [k for k in memo if type(k) is tuple]:
-                del memo[k]
-        memo[key] = value
+        answers = self._answers
+        if len(answers) > 4096:
+            answers.clear()
+        answers[key] = value
         return value
 
     def _preds_of(self) -> dict[str, list[str]]:
@@ -354,6 +354,7 @@ class RuleSet:
         state["_graph"] = None                 # rebuilt on demand
         state.pop("_pred_index", None)
         state["_ancestors"] = {}
+        state["_answers"] = {}
         state["_texts"] = state["_program_path"] = None
         return state
 

@@ -22,7 +22,7 @@ from tilemem.ir.optable import op_table
 from tilemem.ir.rewrite import RewritePattern, rewrite_function
 from tilemem.ir.walk import statements
 from tilemem.ir.views import respace, retype
-from tilemem.frontend.wellformed import names_in
+from tilemem.frontend.wellformed import binds, names_in
 from tilemem.records import Record, record, replace
 
 # Call attrs that list vars; they follow argument substitution (dump_vars entries
@@ -92,27 +92,17 @@ def _declarations(fn: ir.Function) -> tuple[dict[str, ir.Type], set[str]]:
     name it binds (one walk of its statements, which changes nothing)."""
     declared: dict[str, ir.Type] = {p.name: p.type for p in fn.params}
     used_names: set[str] = {p.name for p in fn.params}
-    Assign, Yield, For, With = ir.Assign, ir.Yield, ir.For, ir.With
+    Assign, Yield = ir.Assign, ir.Yield
     for s, _ in statements(fn.body):
+        used_names.update(binds(s))
         cls = s.__class__
         if cls is Assign:
-            targets = s.targets
-            used_names.update(targets)
-            if len(targets) == 1 and s.type is not None:
-                declared.setdefault(targets[0], s.type)
+            if len(s.targets) == 1 and s.type is not None:
+                declared.setdefault(s.targets[0], s.type)
         elif cls is Yield:
-            types = s.target_types
-            for i, t in enumerate(s.targets):
-                used_names.add(t)
-                ty = types[i] if i < len(types) else None
+            for t, ty in zip(s.targets, s.target_types):
                 if ty is not None:
                     declared.setdefault(t, ty)
-        elif cls is For:
-            if s.loop_var:
-                used_names.add(s.loop_var)
-            used_names.update(s.iter_args or [])
-        elif cls is With and s.as_name:
-            used_names.add(s.as_name)
     return declared, used_names
 
 

@@ -435,7 +435,7 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
 
 def _keep_rows_read(facts: Facts, use_ops: frozenset, unread_call_ops: frozenset,
                     defines_ops: frozenset) -> None:
-    """Drop the ``use``, ``call`` and ``stmt`` rows the residency rules never join
+    """Drop the ``use``, ``defines``, ``call`` and ``stmt`` rows the residency rules never join
     (rules/p4_residency/reads.dl): they read the uses at a statement whose own call is of
     ``use_ops`` and the uses of a tile of the spaces they ask about (the tiles that have
     a ``declared`` row: see :class:`_ProgramExtractor`), the calls of every op but

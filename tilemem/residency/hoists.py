@@ -101,21 +101,10 @@ def _strip_bridge(e: ir.Expr) -> ir.Expr:
 _Call = ir.Call
 
 
-def _marked(fn: ir.Function) -> bool:
-    """Whether a statement of ``fn`` holds a call with the bridge mark (a plain walk: most
-    functions hold none, and are not rewritten)."""
-    Assign, EvalStmt = ir.Assign, ir.EvalStmt
-    for s, _ in statements(fn.body):
-        cls = s.__class__
-        if cls is Assign:
-            e = s.value
-        elif cls is EvalStmt:
-            e = s.expr
-        else:
-            continue
-        if e.__class__ is _Call and _strip_bridge(e) is not e:
-            return True
-    return False
+def _marked(fn: ir.Function, pattern: "_StripBridge") -> bool:
+    """Whether ``pattern`` changes a statement of ``fn`` (a plain walk: most functions hold
+    no bridge mark, and are not rewritten)."""
+    return any(pattern.rewrite(s, None) is not s for s, _ in statements(fn.body))
 
 
 class _StripBridge(RewritePattern):
@@ -136,5 +125,5 @@ class _StripBridge(RewritePattern):
 def strip_program_bridge_marks(program: ir.Program) -> ir.Program:
     """The residency bridge mark is private to the pass: removed from every function."""
     pattern = _StripBridge()
-    return replace(program, functions=[rewrite_function(fn, pattern) if _marked(fn) else fn
+    return replace(program, functions=[rewrite_function(fn, pattern) if _marked(fn, pattern) else fn
                                        for fn in program.functions])

@@ -28,15 +28,9 @@ import time
 from multiprocessing.connection import wait
 from typing import Any, Callable, Iterator, Optional, Sequence
 
+from tilemem.datalog.forked import cpu_count       # (re-exported: -j 0)
+
 __all__ = ["run_tasks", "cpu_count", "signal_name"]
-
-
-def cpu_count() -> int:
-    """The CPUs this process may run on (``-j 0``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def signal_name(signum: int) -> str:

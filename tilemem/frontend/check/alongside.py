@@ -43,10 +43,8 @@ _pending: ContextVar[Optional[list]] = ContextVar("tilemem_checks_alongside", de
 
 
 def _spare_core() -> bool:
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except (AttributeError, OSError):
-        return (os.cpu_count() or 1) > 1
+    from tilemem.datalog.forked import cpu_count
+    return cpu_count() > 1
 
 
 @contextmanager
