@@ -405,29 +405,26 @@ def _callee_of_call(c: ir.Call) -> Optional[str]:
 
 def extract_program(program: ir.Program, backend: Optional[str] = None,
                     origins: bool = True, only: Optional[frozenset] = None,
-                    stmts: Optional[StatementIndex] = None,
-                    spaces: Optional[frozenset] = None,
-                    ops_read: Optional[tuple] = None) -> Facts:
+                    stmts: Optional[StatementIndex] = None, reads=None) -> Facts:
     """Facts of every function of the program, with the residency relations (phase 4);
     ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`.
-    ``spaces``: the memory spaces whose tiles the rules ask about (``residency_spaces``;
-    None: every space): a tile of another space has no ``declared`` or ``alloc_seq`` row
-    (no residency rule joins one: most tiles of a kernel are Vec or Acc).  ``ops_read``
-    (with ``spaces``): ``(use ops, unread call ops, defines ops)`` (``residency_ops_read``;
-    None: every row): a ``use`` row is kept only at a statement whose own call is of a use
-    op or for a tile of ``spaces``, a ``call`` row only of an op not unread, a ``stmt`` row
-    only in a function that holds a tile of ``spaces``, a ``defines`` row only there or
-    at a statement whose own call is of a defines op (rules/p4_residency/reads.dl)."""
+    ``reads``: what the rules read (a :class:`~tilemem.residency.solve.ResidencyReads`;
+    None: every row).  A tile of a space other than its ``spaces`` has no ``declared`` or
+    ``alloc_seq`` row (no residency rule joins one: most tiles of a kernel are Vec or Acc);
+    with its ``ops``, a ``use`` row is kept only at a statement whose own call is of a use
+    op or for a tile of those spaces, a ``call`` row only of an op not unread, a ``stmt``
+    row only in a function that holds a tile of those spaces, a ``defines`` row only there
+    or at a statement whose own call is of a defines op (rules/p4_residency/reads.dl)."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts, stmts, spaces)
+    ex = _ProgramExtractor(facts, stmts, reads.spaces if reads is not None else None)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)
     ex.finish()
     if backend:
         facts.add("backend", backend)
-    if ops_read is not None and spaces is not None:
-        _keep_rows_read(facts, *ops_read)
+    if reads is not None and reads.ops is not None:
+        _keep_rows_read(facts, *reads.ops)
     base.distinct_rows(facts)
     facts.drop_empty()
     return facts

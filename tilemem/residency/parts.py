@@ -30,7 +30,7 @@ from tilemem.infer.solver import evaluate, inputs_read
 from tilemem.records import Record, record, replace
 from tilemem.residency.facts import extract_program
 from tilemem.residency.hoists import apply_hoists, strip_program_bridge_marks
-from tilemem.residency.solve import RESIDENCY_RESULTS, residency_spaces, residency_ops_read
+from tilemem.residency.solve import RESIDENCY_RESULTS, residency_reads
 from tilemem.residency.verdicts import ResidencyDecision, decisions
 
 __all__ = ["Exports", "Part", "solve_parts"]
@@ -109,8 +109,7 @@ def _solve(program: ir.Program, backend: str, engine: str, limits,
     read = inputs_read(relations, (), False)
     stmts: StatementIndex = {}
     with gc_paused():
-        facts = extract_program(program, backend, False, read, stmts, residency_spaces((), read),
-                                residency_ops_read((), read))
+        facts = extract_program(program, backend, False, read, stmts, residency_reads((), read))
         if given:
             _give(facts, given, {f.name for f in program.functions})
     derived, _ = evaluate(facts, relations, (), engine, False, limits, read, stmts)

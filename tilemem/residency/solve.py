@@ -18,36 +18,40 @@ from tilemem.infer.solver import evaluate, inputs_read, load_rules
 from tilemem.residency.facts import extract_program
 from tilemem.residency.verdicts import VERDICT_RELATIONS
 
-__all__ = ["RESIDENCY_RESULTS", "derive_residency", "residency_spaces", "residency_ops_read"]
+__all__ = ["RESIDENCY_RESULTS", "ResidencyReads", "derive_residency", "residency_reads"]
 
 # The phase-4 relations: hoists (read by the hoisting), and what the verdicts are worded from.
 RESIDENCY_RESULTS = ("hoist", *VERDICT_RELATIONS)
 
 
-def residency_spaces(extra_rules: Sequence[str], read, rules=None) -> Optional[frozenset]:
-    """The memory spaces whose tiles the residency rules ask about (their
-    ``matmul_operand_space`` facts), for a solve that loads only the inputs it reads
-    (``read``); None (every space) for a database kept whole (``read`` None).
-    ``rules``: the rule set of ``extra_rules``, if the caller has it."""
+class ResidencyReads:
+    """What the residency rules read of their inputs, for a solve that loads only that
+    (:func:`residency_reads`): ``spaces``, the memory spaces whose tiles they ask about
+    (their ``matmul_operand_space`` facts); ``ops``, ``(use ops, unread call ops, defines
+    ops)``: the ops whose statements' uses they read, the op table's ops whose calls they
+    never read, and the ops whose statements' definitions they read in every function
+    (``use_read_op``, ``call_unread_op``, ``defines_read_op``: rules/p4_residency/reads.dl),
+    or None (every row) with user rules, which may read any row."""
+    __slots__ = ("spaces", "ops")
+
+    def __init__(self, spaces: frozenset, ops: Optional[tuple]):
+        self.spaces, self.ops = spaces, ops
+
+
+def residency_reads(extra_rules: Sequence[str], read, rules=None) -> Optional[ResidencyReads]:
+    """What the residency rules of ``extra_rules`` read, for a solve that loads only the
+    inputs it reads (``read``); None (every row of every space) for a database kept whole
+    (``read`` None).  ``rules``: the rule set of ``extra_rules``, if the caller has it.
+    The ops are derived from the op table once and kept with the rule set, in its disk
+    cache too."""
     if read is None:
         return None
     rules = rules or load_rules(extra_rules)
-    return frozenset(row[0] for row in rules.fact_rows.get("matmul_operand_space", ()))
-
-
-def residency_ops_read(extra_rules: Sequence[str], read, rules=None) -> Optional[tuple]:
-    """``(use ops, unread call ops, defines ops)``: the ops whose statements' uses the
-    residency rules read, the op table's ops whose calls they never read, and the ops whose
-    statements' definitions they read in every function (``use_read_op``,
-    ``call_unread_op``, ``defines_read_op``: rules/p4_residency/reads.dl, derived from the op table once and
-    kept with the rule set, in its disk cache too), for a solve that loads only the
-    inputs it reads (``read``) with no user rules (which may read any row); None (every
-    row) otherwise."""
-    if read is None or extra_rules:
-        return None
-    rules = rules or load_rules(extra_rules)
+    spaces = frozenset(row[0] for row in rules.fact_rows.get("matmul_operand_space", ()))
+    if extra_rules:
+        return ResidencyReads(spaces, None)
     got = rules.compiled("rows:residency_reads", _ops_read)
-    return frozenset(got[0]), frozenset(got[1]), frozenset(got[2])
+    return ResidencyReads(spaces, (frozenset(got[0]), frozenset(got[1]), frozenset(got[2])))
 
 
 def _ops_read(rules) -> list:
@@ -76,7 +80,6 @@ def derive_residency(program: ir.Program, backend: Optional[str],
     stmts = {} if stmts is None else stmts
     with gc_paused():
         facts = extract_program(program, backend, origins, read, stmts,
-                                residency_spaces(extra_rules, read, rules),
-                                residency_ops_read(extra_rules, read, rules))
+                                residency_reads(extra_rules, read, rules))
     return evaluate(facts, relations, extra_rules, engine, keep_db, limits, read, stmts,
                     rules=rules)
