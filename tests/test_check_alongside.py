@@ -142,3 +142,28 @@ def test_a_program_check_program_refuses_is_refused_as_in_order(apart):
             seen.append(checked_alongside(prog))
             tilemem.solve_program(prog, bad, "<input>", backend="910B")
     assert _error_of(apart_solve) == in_order and seen == [True]
+
+
+@pytest.mark.parametrize("command", [("verify",), ("why", "z_tile"), ("why", "z_tile", "--backend", "910B")])
+def test_verify_and_why_check_apart_as_in_order(apart, capsys, tmp_path, monkeypatch, command):
+    """verify and why check a single large program on a spare core too (the solve's
+    block): the same report and exit status as the check in order, its error first."""
+    name, *options = command
+    runs = {}
+    for text, label in ((TYPO, "typo"), (KERNEL, "ok")):
+        path = tmp_path / f"{label}.pto"
+        path.write_text(text)
+        args = (name, path, *options, "--no-cache")
+        before = len(apart)
+        runs[label, "apart"] = run_in_process(capsys, *args)
+        assert len(apart) == before + 1 and apart[-1] is not None      # a child checked it
+        with monkeypatch.context() as mp:
+            mp.setattr(alongside, "_spare_core", lambda: False)         # in order
+            runs[label, "in order"] = run_in_process(capsys, *args)
+        assert len(apart) == before + 1
+    assert runs["typo", "apart"] == runs["typo", "in order"]
+    status, out, err = runs["typo", "apart"]
+    assert status != 0 and "unknown operation 'pl.tile.matmull'" in out + err
+    status, out, err = runs["ok", "apart"]
+    assert runs["ok", "apart"] == runs["ok", "in order"] and status in (0, 1)     # (1: verify's violations)
+    assert "unknown operation" not in out + err and out

@@ -83,7 +83,9 @@ class Pipeline:
         the program of a file holding several, see :mod:`tilemem.frontend.reading`)."""
         program = read_program(text, path, form, program, declared_ops(kw.get("rules") or ()),
                                limits)
-        check_program(program, path)
+        from tilemem.frontend.check.alongside import checked_alongside
+        if not checked_alongside(program):          # (else a child checks it: see there)
+            check_program(program, path)
         return cls(program, path=path, text=text, limits=limits, **kw)
 
     # ------------------------------------------------------------------ stages

@@ -110,6 +110,15 @@ def run(args) -> int:
 
 def _answer(args, text: str, path: str, width, asc: bool) -> str:
     """What ``tilemem why`` prints for the program ``text``."""
+    from tilemem.frontend.check.alongside import checks_alongside
+    # a large program's printed-IR check on a spare core while it is explained (its error,
+    # if any, is the answer: tilemem.frontend.check.alongside)
+    with checks_alongside():
+        return _explained(args, text, path, width, asc)
+
+
+def _explained(args, text: str, path: str, width, asc: bool) -> str:
+    """:func:`_answer`'s text, the program read and explained."""
     from tilemem.errors import UsageError
     from tilemem.explain import ExplainError, Session
     from tilemem.explain.answer import answer_not, answer_subject, parse_position, space_name
