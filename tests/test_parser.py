@@ -861,6 +861,37 @@ def test_scanner_order_keeps_overlapping_alternatives():
     assert lalr._first_chars(lalr._sre_parser.parse(r"(?:\r?\n)+")) == {10, 13}
     assert lalr._first_chars(lalr._sre_parser.parse(r"a*b|[c-e]")) == {97, 98, 99, 100, 101}
     assert lalr._first_chars(lalr._sre_parser.parse(r"\w+")) is None
+    assert lalr._first_chars(lalr._sre_parser.parse(r"(?i)ab")) is None        # B too
+    assert lalr._first_chars(lalr._sre_parser.parse(r"(?i:ab)|c")) is None
+
+
+def test_a_token_text_s_terminal_is_asked_of_the_terminals_it_may_start():
+    """A text's terminal is looked up among the terminals whose matches may start with its
+    first character: the same terminal as asking every one in match order."""
+    from tilemem.frontend import ir_builder, lalr, parser as P, tokens as pto_tokens  # noqa: F401
+    d = P._driver()
+    texts = {tok[1] for text in _friendly_texts() + _LEXER_EDGES
+             for tok in _tokens_or_error(d._tokens_exact, text)
+             if type(tok) is tuple and len(tok) == 5}
+    texts |= {"x", "x.y", "if", "if.x", "inf", "nan.x", "1.5", "1e5", "0x1F", "[1, 2]", "'s'", '"""a"""',
+              "...", "->", "**", "é", "$", "#c", "\n  ", "_", "__a1.b_2"}
+    assert len(texts) > 50
+
+    def every_terminal(value):
+        for name, whole in d.terminals:
+            if whole(value):
+                return "NAME" if name == "NAME" else name
+        return None
+    for value in sorted(texts):
+        got = d._kind(value)
+        want = every_terminal(value)
+        if want == "NAME":
+            assert got == d.keywords.get(value, "NAME"), value
+        elif want in lalr.COMPOUND and got is not None and got.startswith("("):
+            assert got == f"({want} parts)", value
+        else:
+            assert got == want, value
+    assert len(d.by_first) < len(texts)
 
 
 def test_scanner_order_cached_or_damaged_reads_the_same(tmp_path, monkeypatch):
@@ -873,9 +904,13 @@ def test_scanner_order_cached_or_damaged_reads_the_same(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEMEM_CACHE_DIR", str(tmp_path))
     assert lalr._scanner(P._driver()._lexed)[0].pattern == want
     [cached] = tmp_path.glob("pto_scan_order-*.marshal")
-    cached.write_bytes(marshal.dumps([0] * 30))
-    assert lalr._scanner(P._driver()._lexed)[0].pattern == want
-    assert sorted(marshal.loads(cached.read_bytes())) == list(range(len(marshal.loads(cached.read_bytes()))))
+    firsts = lalr._scanner(P._driver()._lexed)[2]
+    for damaged in ([0] * 30, [list(range(30)), [None]], [[], []]):
+        cached.write_bytes(marshal.dumps(damaged))
+        assert lalr._scanner(P._driver()._lexed)[0].pattern == want
+        order, kept = marshal.loads(cached.read_bytes())
+        assert sorted(order) == list(range(len(order))) and len(kept) == len(P._driver().terminals)
+        assert lalr._scanner(P._driver()._lexed)[2] == firsts
 
 
 def test_scanner_regexps_keep_their_language():

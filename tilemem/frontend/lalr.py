@@ -174,13 +174,14 @@ def _punctuation_first(regexp: str) -> bool:
 
 def _scanner(lexed):
     """The scanner of :meth:`Driver.tokens` (``([ \\t\\f]*)(TERMINAL|...|ANY CHARACTER)``:
-    the blanks and the text of each token, in the tokenizer's match order) and each terminal's
-    whole-text matcher; (None, ()) when a terminal's regexp cannot be made
+    the blanks and the text of each token, in the tokenizer's match order), each terminal's
+    whole-text matcher and the characters its matches can start with (:func:`_first_chars`:
+    a set of code points, or None); (None, (), ()) when a terminal's regexp cannot be made
     group-free (then every text is lexed the exact way)."""
     plain = [(name, _uncaptured(r)) for name, r in lexed]
     try:
         if any(r is None for _, r in plain):
-            return None, ()
+            return None, (), ()
         alts = [r for _, r in plain]
         for i, d in enumerate(alts):
             # `N(?:\.N)++` before `N` (DOTTED, NAME): one alternative `N(?:\.N)*+` in the
@@ -194,31 +195,40 @@ def _scanner(lexed):
                     alts[i] = rf"{n}(?:\.{n})*+"
                     del alts[j]
                 break
-        alts = _in_scan_order(alts)
+        regexps = [r for _, r in plain]
+        alts, firsts = _in_scan_order(alts, regexps)
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         if scanner.groups != 2:         # a terminal's regexp still holds a group
-            return None, ()
-        return scanner, tuple((name, _FullMatch(r)) for name, r in plain)
+            return None, (), ()
+        return scanner, tuple((name, _FullMatch(r)) for name, r in plain), tuple(firsts)
     except re.error:        # pragma: no cover - lark's own regexps compile
-        return None, ()
+        return None, (), ()
 
 
-#: the version of _scan_order's result kept in the cache (_in_scan_order)
-_SCAN_ORDER_FORMAT = 1
+#: the version of the scan data kept in the cache (_in_scan_order)
+_SCAN_ORDER_FORMAT = 2
 
 
-def _in_scan_order(alts: list) -> list:
-    """``alts`` in the order :func:`_scan_order` gives, which tilemem's per-user cache keeps
-    by the alternatives' texts (working it out parses every regexp: ~4.6 M instructions of
-    every start, where reading it back costs a small file)."""
+def _in_scan_order(alts: list, regexps: list) -> tuple:
+    """(``alts`` in the order :func:`_scan_order` gives, the first characters of the
+    matches of each of ``regexps``, :func:`_first_chars`), which tilemem's per-user cache
+    keeps by their texts (working them out parses every regexp: ~4.6 M instructions of
+    every start, where reading them back costs a small file)."""
     from tilemem.cache import cached_data
 
-    def checked(order) -> list:
+    def checked(data) -> tuple:
+        order, firsts = data
         if sorted(order) != list(range(len(alts))):
             raise ValueError("not an order of these alternatives")
-        return [alts[i] for i in order]
-    key = "\0".join((str(_SCAN_ORDER_FORMAT), *alts)).encode("utf-8")
-    return cached_data("pto_scan_order", (key,), lambda: _scan_order(alts), checked)
+        if len(firsts) != len(regexps) or not all(f is None or type(f) is list for f in firsts):
+            raise ValueError("not the first characters of these regexps")
+        return [alts[i] for i in order], [None if f is None else frozenset(f) for f in firsts]
+
+    def build() -> list:
+        firsts = [_first_chars(_sre_parser.parse(r)) for r in regexps]
+        return [_scan_order(alts), [None if f is None else sorted(f) for f in firsts]]
+    key = "\0".join((str(_SCAN_ORDER_FORMAT), *alts, "", *regexps)).encode("utf-8")
+    return cached_data("pto_scan_order", (key,), build, checked)
 
 
 def _scan_order(alts: list) -> list:
@@ -266,7 +276,10 @@ def _rejection_cost(parsed) -> int:
 
 def _first_chars(parsed) -> Optional[set]:
     """The characters (code points) a match of ``parsed`` (a parsed regexp) can start with;
-    None when not known, or when it may match the empty text."""
+    None when not known (a regexp that ignores case), or when it may match the empty text."""
+    state = getattr(parsed, "state", None)
+    if state is not None and state.flags & re.IGNORECASE:
+        return None
     chars, empty = _first_of_sequence(parsed)
     return None if empty else chars
 
@@ -413,8 +426,9 @@ class Driver:
             lexed.append((name, regexp))
         # Leading blanks are skipped inside the same match (one regex call per token).
         self._lexed = lexed
-        self.scanner, self.terminals = _scanner(lexed)
+        self.scanner, self.terminals, self.firsts = _scanner(lexed)
         self.kinds: dict = {}       # token text -> terminal (see _kind)
+        self.by_first: dict = {}    # a text's first character -> the terminals it may start
         self.ignore = frozenset(data["ignore"])
         self.newline_types = frozenset(data["newline"])
         # (a `:` is rare too: after one the parser may ask to pass an annotation: `skip`)
@@ -541,8 +555,18 @@ class Driver:
         holds it (None: none does).  The same as the tokenizer's named group: the first
         alternative that matches at a position wins, and (no anchors or lookaround) one
         that matches ``value`` whole matches at any position where ``value`` starts, so
-        no alternative before the one that matched there holds ``value``."""
-        for name, whole in self.terminals:
+        no alternative before the one that matched there holds ``value``.  Only the
+        terminals a match of which may start with ``value``'s first character are asked
+        (a name is asked of two, not six)."""
+        ch = value[0]
+        candidates = self.by_first.get(ch)
+        if candidates is None:
+            if len(self.by_first) >= 1024:
+                self.by_first.clear()
+            c = ord(ch)
+            candidates = self.by_first[ch] = tuple(
+                t for t, first in zip(self.terminals, self.firsts) if first is None or c in first)
+        for name, whole in candidates:
             if whole(value):
                 if name == "NAME":
                     return self.keywords.get(value, name)
