@@ -60,13 +60,14 @@ class StageTimer:
     def installed(self):
         # the stages are chained in tilemem.pipeline (tilemem.api drives a Pipeline)
         from tilemem import api, pipeline
+        from tilemem.frontend import wellformed
         from tilemem.infer import emitter
         from tilemem.infer import solver
         from tilemem.residency import solve as residency
         # tilemem.solve reads its input through frontend.reading (read_program(s), as
         # tilemem.api imports them): the printed or the DSL reading and its checks
         plan = [(api, "read_program", "parse"), (api, "read_programs", "parse"),
-                (pipeline, "parse", "parse"), (pipeline, "check_program", "parse"),
+                (pipeline, "parse", "parse"), (wellformed, "check_program", "parse"),
                 (solver, "extract", "facts"), (residency, "extract_program", "facts"),
                 (pipeline, "derive", "rules"), (pipeline, "derive_residency", "rules"),
                 (pipeline, "emit", "emit"), (pipeline, "apply_hoists", "emit"),

@@ -13,7 +13,6 @@ from tilemem.infer.contract import CONTRACT_CODE
 from tilemem.datalog.engine import gc_paused
 from tilemem.input_text import read_source
 from tilemem.frontend.reading import declared_ops, read_program, read_programs
-from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import MoveRecord
 from tilemem.ir.printer import print_program  # noqa: F401  (the library front re-exports it)
 from tilemem.limits import Limits, guarded
@@ -282,9 +281,8 @@ def _text_of(source: Source, path: Optional[str]) -> tuple[str, str]:
 
 def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
            rules: Sequence[str], engine: Optional[str], limits: Optional[Limits]) -> Solution:
-    from tilemem.frontend.check.alongside import checked_alongside
-    if not checked_alongside(program):          # (else a child checks it: see there)
-        check_program(program, path)
+    from tilemem.frontend.check.alongside import check_program_unless_apart
+    check_program_unless_apart(program, path)
     pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
                     limits=limits)
     return solution_of(pipe, text, path, limits)

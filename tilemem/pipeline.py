@@ -34,7 +34,6 @@ from tilemem import ir
 from tilemem.backends import normalize_backend
 from tilemem.datalog.database import DEFAULT_ENGINE
 from tilemem.frontend.reading import declared_ops, read_program
-from tilemem.frontend.wellformed import check_program
 from tilemem.infer.emitter import Solution3, emit
 from tilemem.errors import TilememError
 from tilemem.infer.solver import LocatedEvaluationError, derive
@@ -83,9 +82,8 @@ class Pipeline:
         the program of a file holding several, see :mod:`tilemem.frontend.reading`)."""
         program = read_program(text, path, form, program, declared_ops(kw.get("rules") or ()),
                                limits)
-        from tilemem.frontend.check.alongside import checked_alongside
-        if not checked_alongside(program):          # (else a child checks it: see there)
-            check_program(program, path)
+        from tilemem.frontend.check.alongside import check_program_unless_apart
+        check_program_unless_apart(program, path)
         return cls(program, path=path, text=text, limits=limits, **kw)
 
     # ------------------------------------------------------------------ stages

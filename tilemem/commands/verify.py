@@ -56,8 +56,7 @@ def _verify_text(args, text: str, path: str):
     from tilemem.commands.report import error_diagnostics
     from tilemem.datalog import DatalogError
     from tilemem.errors import TilememError, UsageError
-    from tilemem.frontend.check.alongside import checked_alongside, checks_alongside
-    from tilemem.frontend.wellformed import check_program
+    from tilemem.frontend.check.alongside import check_program_unless_apart, checks_alongside
     from tilemem.tools.diagnostics import Diagnostic
     from tilemem.tools.verify import verify
     try:
@@ -66,8 +65,7 @@ def _verify_text(args, text: str, path: str):
         # error, if any, is the answer: tilemem.frontend.check.alongside)
         with checks_alongside():
             for program in read_programs(args, text, path):     # a .py module: each program
-                if not checked_alongside(program):
-                    check_program(program, path)
+                check_program_unless_apart(program, path)
                 violations.extend(verify(program, path, args.rules or (), engine=args.engine))
     except (UsageError, DatalogError):
         raise                           # a bad rule file or engine: the tool's own failure

@@ -196,7 +196,7 @@ def _scanner(lexed):
                     del alts[j]
                 break
         regexps = [r for _, r in plain]
-        alts, firsts = _in_scan_order(alts, regexps)
+        alts, firsts = _scan_data(alts, regexps)
         scanner = re.compile(r"([ \t\f]*)(" + "|".join(f"(?:{r})" for r in alts) + r"|[\s\S])")
         if scanner.groups != 2:         # a terminal's regexp still holds a group
             return None, (), ()
@@ -205,11 +205,11 @@ def _scanner(lexed):
         return None, (), ()
 
 
-#: the version of the scan data kept in the cache (_in_scan_order)
+#: the version of the scan data kept in the cache (_scan_data)
 _SCAN_ORDER_FORMAT = 2
 
 
-def _in_scan_order(alts: list, regexps: list) -> tuple:
+def _scan_data(alts: list, regexps: list) -> tuple:
     """(``alts`` in the order :func:`_scan_order` gives, the first characters of the
     matches of each of ``regexps``, :func:`_first_chars`), which tilemem's per-user cache
     keeps by their texts (working them out parses every regexp: ~4.6 M instructions of

@@ -411,10 +411,7 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     ``reads``: what the rules read (a :class:`~tilemem.residency.solve.ResidencyReads`;
     None: every row).  A tile of a space other than its ``spaces`` has no ``declared`` or
     ``alloc_seq`` row (no residency rule joins one: most tiles of a kernel are Vec or Acc);
-    with its ``ops``, a ``use`` row is kept only at a statement whose own call is of a use
-    op or for a tile of those spaces, a ``call`` row only of an op not unread, a ``stmt``
-    row only in a function that holds a tile of those spaces, a ``defines`` row only there
-    or at a statement whose own call is of a defines op (rules/p4_residency/reads.dl)."""
+    with its ``ops``, the rows no rule joins are dropped (:func:`_keep_rows_read`)."""
     facts = Facts(origin={} if origins else None, only=only)
     ex = _ProgramExtractor(facts, stmts, reads.spaces if reads is not None else None)
     for fn in program.functions:

@@ -31,7 +31,8 @@ TYPE_CHECKING = False    # (typing: for the type checker only, see tilemem/__ini
 if TYPE_CHECKING:
     from typing import Optional
 
-__all__ = ["checks_alongside", "check_alongside", "checked_alongside", "MIN_TEXT"]
+__all__ = ["checks_alongside", "check_alongside", "checked_alongside", "check_program_unless_apart",
+           "MIN_TEXT"]
 
 #: a program text shorter than this is checked in order: its check costs a few
 #: milliseconds, about what a fork and a wait cost (a golden kernel is ~2-3 kB, the
@@ -92,6 +93,14 @@ def checked_alongside(program) -> bool:
     check_printed, in that order)."""
     pending = _pending.get()
     return bool(pending) and any(args[0] is program for _, args in pending)
+
+
+def check_program_unless_apart(program, path: str) -> None:
+    """:func:`tilemem.frontend.wellformed.check_program` of ``program`` now, unless its
+    checks run apart (:func:`checked_alongside`: the child runs it)."""
+    if not checked_alongside(program):
+        from tilemem.frontend.wellformed import check_program
+        check_program(program, path)
 
 
 def _checks(program, path: str, text: Optional[str], declared_ops) -> None:
