@@ -26,6 +26,10 @@ HEADER = """\
 // Soufflé's .facts format).  The relations from op_inserted_move on are the roles
 // PyPTO's passes give ops by name (tools/gen_ops.py, ROLES).
 //
+// A rule reads an op's rows only for an op a program relation binds (a call, a
+// definition's op): a solve loads the rows of the ops its program names and no other
+// (tilemem.infer.solver.table_rows_named; tests/test_op_rows.py checks every rule).
+//
 // To add an op of your own, put the same facts in a file and pass it with
 // `tilemem solve --rules my_ops.dl`, e.g. for an elementwise op on two Vec tiles:
 //   op("tile.my_add", "TileOp").

@@ -669,12 +669,14 @@ class ClingoEngine(Engine):
     batch = True                 # the Database hands over all strata it needs at once
     budget = None                # a tilemem.datalog.budget.Budget, set by the Database
 
-    def __init__(self, rules: RuleSet):
+    def __init__(self, rules: RuleSet, table_rows: Optional[dict] = None):
         self.rules = rules
         self._lock = _thread.RLock()
         # input rows not yet grounded: relation -> chunks (the row lists handed over)
         self._facts: dict[str, list[Sequence[tuple]]] = {
             pred: [rows] for pred, rows in rules.fact_rows.items()}
+        for pred, rows in (table_rows or {}).items():
+            self._facts[pred] = [rows]
         # per predicate: the clingo text of its rules, and the predicates they read
         self._program: dict[str, list] = rules.compiled("clingo", compile_rules)
         self._reps: dict = {}                        # value -> C symbol (fast loader)

@@ -91,10 +91,15 @@ class Database:
     from the facts kept on the Python side and results are recomputed on demand.
     A Database may be used from several threads (calls are serialised); different
     Databases never share state.
+
+    ``table_rows``: relation -> the rows the rules are evaluated with in place of the
+    rule files' rows of it (a solve gives the op table's rows of the ops its program
+    names: see :func:`tilemem.infer.solver.table_rows_named`).  Reading such a relation
+    back gives the rule files' rows.
     """
 
     def __init__(self, rules: RuleSet, engine: Union[str, type] = DEFAULT_ENGINE,
-                 budget: Optional[Budget] = None):
+                 budget: Optional[Budget] = None, table_rows: Optional[dict] = None):
         if not isinstance(rules, RuleSet):
             raise TypeError(f"Database needs a RuleSet, not {type(rules).__name__}")
         self.rules = rules
@@ -104,6 +109,7 @@ class Database:
             budget.rules = user_rule_indices(rules)
         self._engine_cls = engine_class(engine)
         self.engine = getattr(self._engine_cls, "name", str(engine))
+        self._table_rows = table_rows
         self._lock = _thread.RLock()
         self._facts: dict[str, list[tuple]] = {}           # input relation -> distinct rows
         self._fact_sets: dict[str, set[tuple]] = {}        # built when a relation grows again
@@ -120,7 +126,7 @@ class Database:
 
     def _build_engine(self):
         t0 = time.perf_counter()
-        self._engine = self._engine_cls(self.rules)
+        self._engine = self._engine_cls(self.rules, self._table_rows)
         self._engine.budget = self.budget
         for pred, rows in self._facts.items():
             if rows:

@@ -46,7 +46,10 @@ class Engine(ABC):
     retains_memory = False
 
     @abstractmethod
-    def __init__(self, rules: RuleSet): ...
+    def __init__(self, rules: RuleSet, table_rows: Optional[dict] = None):
+        """``table_rows``: relation -> the rows the evaluation takes in place of the rule
+        files' rows of it (a solve that loads only what its rules read: see
+        :class:`tilemem.datalog.database.Database`)."""
 
     @abstractmethod
     def add_facts(self, pred: str, rows: Sequence[tuple]) -> None: ...

@@ -97,7 +97,7 @@ class PyDatalogEngine(Engine):
     name = "pydatalog"
     budget = None                # a tilemem.datalog.budget.Budget, set by the Database
 
-    def __init__(self, rules: RuleSet):
+    def __init__(self, rules: RuleSet, table_rows: Optional[dict] = None):
         self.rules = rules
         self._lock = threading.RLock()
         self._logic = object.__new__(Logic)
@@ -134,6 +134,8 @@ class PyDatalogEngine(Engine):
             for fact in rules.facts:
                 self._file_rows.setdefault(fact.head.pred, []).append(
                     tuple(t.value for t in fact.head.args))
+            for pred, rows in (table_rows or {}).items():
+                self._file_rows[pred] = list(rows)
 
     def _prepare(self, preds) -> None:
         """Translate the rules of ``preds`` and assert the rule-file facts of them and of

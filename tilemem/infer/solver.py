@@ -220,7 +220,8 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
               keep_db: bool, limits, read, stmts: StatementIndex, rules: Optional[RuleSet]):
     """:func:`evaluate` in this process."""
     rules = rules or load_rules(extra_rules)
-    db = Database(rules, engine=engine, budget=budget_for(rules, limits))
+    table = None if read is None or extra_rules else table_rows_named(rules, facts)
+    db = Database(rules, engine=engine, budget=budget_for(rules, limits), table_rows=table)
     # The extractor builds each fact once: its rows are loaded as distinct (see
     # Database.add_facts).
     try:
@@ -246,6 +247,46 @@ def _evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], en
         return derived, db
     db.close()
     return derived, None
+
+
+# The op table's rows of the ops a program names, by (rule set, ops): a batch or an
+# editor solves again and again with the same few sets (and clingo keeps the symbols of a
+# tuple of rows it loaded before, tilemem.datalog.clingo_engine)
+_named_rows: dict = {}
+_NAMED_KEPT = 256
+
+
+def table_rows_named(rules: RuleSet, facts: Facts) -> dict:
+    """The op table's rows of the ops the program names, by relation: what its solve's
+    rules read of the table.
+
+    The op table is every relation of the rule files whose first column is ``op``; the
+    ops a program names are the values of the ``op`` columns of its facts (its calls,
+    ``call`` and ``call_in``; the names it calls, ``names_op``; ...).  Every rule reads an
+    op's rows through an op of the program, never the table whole (``!op(Op, _)`` asks
+    about an op a statement calls), so the rows of the other ops derive nothing: a
+    corpus kernel calls ~10 of the table's ~300 ops, and its solve loaded and grounded
+    ~1,900 rows of them (a quarter of a small kernel's solve).  A solve with user rules,
+    which may read the table whole, and a database kept for explanations and queries
+    load every row.  (tests/test_op_rows.py: the same solution with every row.)"""
+    preds = rules.predicates
+    ops = set()
+    for pred, rows in facts.items():
+        columns = preds[pred].columns if pred in preds else None
+        if rows and columns and "op" in columns and pred not in rules.fact_rows:
+            i = columns.index("op")
+            ops.update(row[i] for row in rows)
+    key = (id(rules), frozenset(ops))
+    got = _named_rows.get(key)
+    if got is not None and got[0] is rules:
+        return got[1]
+    table = {pred: tuple(row for row in rows if row[0] in ops)
+             for pred, rows in rules.fact_rows.items()
+             if pred in preds and (preds[pred].columns or ("",))[0] == "op"}
+    if len(_named_rows) >= _NAMED_KEPT:
+        _named_rows.clear()
+    _named_rows[key] = (rules, table)
+    return table
 
 
 def derive(program: ir.Program, backend: Optional[str] = None,
