@@ -157,56 +157,63 @@ try:
         def load(handle, name: str, chunks, arity: int, reps: dict, symbol_of):
             # handle: the backend's (C); reps: value -> C symbol (an int never equals a
             # str; bools never get here)
+            cname = name.encode("ascii")
             atom = new("clingo_atom_t*")
             for rows in chunks:
-                key = (id(rows), name)
-                got = made.get(key) if type(rows) is tuple else None
-                if got is None or got[0] is not rows:
-                    atoms = _symbols(name, rows, arity, reps, symbol_of)
-                    if type(rows) is tuple:
+                if type(rows) is tuple:             # a rule file's: its symbols kept
+                    key = (id(rows), name)
+                    got = made.get(key)
+                    if got is None or got[0] is not rows:
+                        atoms = new("clingo_symbol_t[]", len(rows))
+                        values = _values(rows, reps, symbol_of)
+                        for j, i in enumerate(range(0, len(rows) * arity, arity)):
+                            if not create(cname, values + i, arity, True, atoms + j):
+                                raise EvaluationError(f"clingo: could not add a fact of '{name}'")
                         if len(made) >= 4096:
                             made.clear()
                         made[key] = (rows, atoms)
-                else:
-                    atoms = got[1]
-                for i in range(len(rows)):
-                    if not (add_atom(handle, atoms + i, atom)
+                    else:
+                        atoms = got[1]
+                    for i in range(len(rows)):
+                        if not (add_atom(handle, atoms + i, atom)
+                                and add_rule(handle, False, atom, 1, NULL, 0)):
+                            raise EvaluationError(f"clingo: could not add a fact of '{name}'")
+                    continue
+                # a program's rows: each atom's symbol made and added in one step (no
+                # array of them: ~1.1 M rows of every fourth corpus kernel)
+                values = _values(rows, reps, symbol_of)
+                sym = new("clingo_symbol_t*")
+                for i in range(0, len(rows) * arity, arity):
+                    if not (create(cname, values + i, arity, True, sym)
+                            and add_atom(handle, sym, atom)
                             and add_rule(handle, False, atom, 1, NULL, 0)):
                         raise EvaluationError(f"clingo: could not add a fact of '{name}'")
 
-        def _symbols(name: str, rows, arity: int, reps: dict, symbol_of):
-            """A C array of the symbols of the atoms ``name(row)``."""
-            cname = name.encode("ascii")
-            sym = new("clingo_symbol_t*")
+        def _values(rows, reps: dict, symbol_of):
+            """The C symbols of the rows' values, row after row, as a C array (row i:
+            ``values[i*arity ...]``)."""
             try:
                 flat = [reps[v] for r in rows for v in r]
             except KeyError:
-                for r in rows:
-                    for v in r:
-                        if v not in reps:
-                            # a value's symbol straight from C (no Python Symbol
-                            # object: ~1 us less a value, and a large program has
-                            # ~100,000 distinct ones); what C cannot take (an
-                            # integer past 32 bits, a NUL) gets symbol_of's error
-                            t = type(v)
-                            if t is int and _INT_MIN <= v <= _INT_MAX:
-                                make_number(v, sym)
-                                reps[v] = sym[0]
-                            elif t is str and "\0" not in v and \
-                                    make_string(v.encode(), sym):
-                                reps[v] = sym[0]
-                            else:
-                                reps[v] = symbol_of(v)._rep
+                sym = new("clingo_symbol_t*")
+                # the new values, in the order of the rows (clingo numbers its symbols
+                # as they are made: the same rows, the same numbers)
+                for v in dict.fromkeys([v for r in rows for v in r if v not in reps]):
+                    # a value's symbol straight from C (no Python Symbol object: ~1 us
+                    # less a value, and a large program has ~100,000 distinct ones); what
+                    # C cannot take (an integer past 32 bits, a NUL) gets symbol_of's error
+                    t = type(v)
+                    if t is int and _INT_MIN <= v <= _INT_MAX:
+                        make_number(v, sym)
+                        reps[v] = sym[0]
+                    elif t is str and "\0" not in v and make_string(v.encode(), sym):
+                        reps[v] = sym[0]
+                    else:
+                        reps[v] = symbol_of(v)._rep
                 flat = [reps[v] for r in rows for v in r]
-            # row i: values[i*arity ...] (an array of the machine's integers viewed as
-            # C symbols: cffi's conversion of a list of them costs ~4x array's)
-            packed = array("Q", flat)
-            values = from_buffer("clingo_symbol_t[]", packed)
-            atoms = new("clingo_symbol_t[]", len(rows))
-            for j, i in enumerate(range(0, len(flat), arity)):
-                if not create(cname, values + i, arity, True, atoms + j):
-                    raise EvaluationError(f"clingo: could not add a fact of '{name}'")
-            return atoms
+            # (an array of the machine's integers viewed as C symbols: cffi's conversion
+            # of a list of them costs ~4x array's)
+            return from_buffer("clingo_symbol_t[]", array("Q", flat))
 
         return load
 
