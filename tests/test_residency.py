@@ -309,6 +309,28 @@ def test_phase4_loads_only_the_rows_its_rules_read():
     assert {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
 
 
+def test_phase4_loads_the_declared_rows_of_the_kinds_its_rules_read():
+    from tilemem.datalog.syntax import Const
+    from tilemem.infer.solver import load_rules
+    rules = load_rules()
+    kinds = {row[0] for row in rules.fact_rows["declared_read_kind"]}
+    read = []
+    for rule in rules.rules:
+        if "p4_residency" in str(rule.loc.file if rule.loc else ""):
+            for lit in rule.body:
+                for atom in lit.atoms():
+                    if atom.pred == "declared":
+                        kind = atom.args[1]
+                        assert isinstance(kind, Const) and kind.value in kinds, \
+                            f"{rule.loc}: reads declared rows of a kind declared_read_kind leaves out"
+                        read.append(kind.value)
+    assert set(read) == kinds          # (no kind loaded that no rule reads)
+    scalar = "k: pl.Scalar[pl.INDEX] = n + 1"
+    sol, facts = _phase4_rows(program([LHS_LOAD, scalar, *BODY[1:]]))
+    assert {kind for _, kind, _ in facts.rows["declared"]} == kinds
+    assert {d.var for d in sol.residency if d.hoisted} >= {"lhs_mat", "lhs_left"}
+
+
 def test_phase4_loads_the_statements_of_functions_holding_a_matmul_operand_tile():
     # the orchestration function holds no Mat, Left or Right tile: none of its
     # statements is one residency asks about (its call sites still are: callsite rows)

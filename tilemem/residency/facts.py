@@ -198,15 +198,17 @@ class _ProgramExtractor(Extractor):
     """Facts of every function plus the relations the residency rules read."""
 
     def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None,
-                 spaces: Optional[frozenset] = None):
+                 spaces: Optional[frozenset] = None, kinds: Optional[frozenset] = None):
         super().__init__(facts, stmts)
         self.spaces = spaces
-        if spaces is not None:
-            # (a tile's declared row only for the spaces the rules ask about)
+        if spaces is not None or kinds is not None:
+            # (a declared row only for the kinds of var, and a tile's only for the
+            # spaces, the rules ask about)
             row = self._declared_row
 
-            def declared_row(r, row=row, spaces=spaces):
-                if r[1] != "tile" or r[2] in spaces:
+            def declared_row(r, row=row, spaces=spaces, kinds=kinds):
+                if (kinds is None or r[1] in kinds) and (
+                        spaces is None or r[1] != "tile" or r[2] in spaces):
                     row(r)
             self._declared_row = declared_row
         self.use_id = 0
@@ -410,10 +412,12 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     ``only`` and ``stmts`` (the statement index to fill) as for :func:`extract`.
     ``reads``: what the rules read (a :class:`~tilemem.residency.solve.ResidencyReads`;
     None: every row).  A tile of a space other than its ``spaces`` has no ``declared`` or
-    ``alloc_seq`` row (no residency rule joins one: most tiles of a kernel are Vec or Acc);
+    ``alloc_seq`` row (no residency rule joins one: most tiles of a kernel are Vec or Acc),
+    nor has a var of a kind other than its ``kinds`` a ``declared`` row;
     with its ``ops``, the rows no rule joins are dropped (:func:`_keep_rows_read`)."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts, stmts, reads.spaces if reads is not None else None)
+    ex = _ProgramExtractor(facts, stmts, reads.spaces if reads is not None else None,
+                           reads.kinds if reads is not None else None)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)

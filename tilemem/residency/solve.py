@@ -31,11 +31,13 @@ class ResidencyReads:
     ops)``: the ops whose statements' uses they read, the op table's ops whose calls they
     never read, and the ops whose statements' definitions they read in every function
     (``use_read_op``, ``call_unread_op``, ``defines_read_op``: rules/p4_residency/reads.dl),
-    or None (every row) with user rules, which may read any row."""
-    __slots__ = ("spaces", "ops")
+    or None (every row) with user rules, which may read any row; ``kinds``, the kinds of
+    var whose ``declared`` rows they read (``declared_read_kind``), or None (every kind)
+    with user rules."""
+    __slots__ = ("spaces", "ops", "kinds")
 
-    def __init__(self, spaces: frozenset, ops: Optional[tuple]):
-        self.spaces, self.ops = spaces, ops
+    def __init__(self, spaces: frozenset, ops: Optional[tuple], kinds: Optional[frozenset] = None):
+        self.spaces, self.ops, self.kinds = spaces, ops, kinds
 
 
 def residency_reads(extra_rules: Sequence[str], read, rules=None) -> Optional[ResidencyReads]:
@@ -51,7 +53,9 @@ def residency_reads(extra_rules: Sequence[str], read, rules=None) -> Optional[Re
     if extra_rules:
         return ResidencyReads(spaces, None)
     got = rules.compiled("rows:residency_reads", _ops_read)
-    return ResidencyReads(spaces, (frozenset(got[0]), frozenset(got[1]), frozenset(got[2])))
+    kinds = frozenset(row[0] for row in rules.fact_rows.get("declared_read_kind", ()))
+    return ResidencyReads(spaces, (frozenset(got[0]), frozenset(got[1]), frozenset(got[2])),
+                          kinds or None)
 
 
 def _ops_read(rules) -> list:
