@@ -13,7 +13,7 @@ import pytest
 import tilemem
 from tilemem.datalog.syntax import Aggregate, Atom, Negation
 from tilemem.infer import solver
-from tilemem.infer.solver import RESULT_RELATIONS, load_rules, table_rows_named
+from tilemem.infer.solver import RESULT_RELATIONS, load_rules, op_table, table_rows_named
 from tilemem.residency.solve import RESIDENCY_RESULTS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +31,7 @@ def _table_and_table_only(rules):
     """The op table's relations, and the derived relations every rule of which reads
     only them (what the restriction restricts too)."""
     preds = rules.predicates
-    table = {p for p in rules.fact_rows if p in preds and _op_column(rules, p) == 0}
+    table = set(op_table(rules))
     only = set()
     while True:
         more = {p for p, info in preds.items()

@@ -256,12 +256,17 @@ _named_rows: dict = {}
 _NAMED_KEPT = 256
 
 
+def op_table(rules: RuleSet) -> list[str]:
+    """The op table's relations: those of the rule files whose first column is ``op``."""
+    preds = rules.predicates
+    return [p for p in rules.fact_rows if p in preds and (preds[p].columns or ("",))[0] == "op"]
+
+
 def table_rows_named(rules: RuleSet, facts: Facts) -> dict:
     """The op table's rows of the ops the program names, by relation: what its solve's
     rules read of the table.
 
-    The op table is every relation of the rule files whose first column is ``op``; the
-    ops a program names are the values of the ``op`` columns of its facts (its calls,
+    The op table is :func:`op_table`'s relations; the ops a program names are the values of the ``op`` columns of its facts (its calls,
     ``call`` and ``call_in``; the names it calls, ``names_op``; ...).  Every rule reads an
     op's rows through an op of the program, never the table whole (``!op(Op, _)`` asks
     about an op a statement calls), so the rows of the other ops derive nothing: a
@@ -280,9 +285,8 @@ def table_rows_named(rules: RuleSet, facts: Facts) -> dict:
     got = _named_rows.get(key)
     if got is not None and got[0] is rules:
         return got[1]
-    table = {pred: tuple(row for row in rows if row[0] in ops)
-             for pred, rows in rules.fact_rows.items()
-             if pred in preds and (preds[pred].columns or ("",))[0] == "op"}
+    table = {pred: tuple(row for row in rules.fact_rows[pred] if row[0] in ops)
+             for pred in op_table(rules)}
     if len(_named_rows) >= _NAMED_KEPT:
         _named_rows.clear()
     _named_rows[key] = (rules, table)
