@@ -222,6 +222,13 @@ def test_temp_file_is_in_the_destination_directory(tmp_path, cli, monkeypatch):
     assert Path(dst).resolve() == out.resolve()
     assert Path(tmp).parent.resolve() == out.parent.resolve()
     assert Path(tmp).name.startswith(".tilemem-")
+    # the name says whose it is: this host (as every version has named it: the first 8
+    # hex digits of the SHA-1 of its name) and this process, then 12 random hex digits
+    import hashlib
+    import re
+    import socket
+    host = hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+    assert re.fullmatch(rf"\.tilemem-{host}-{os.getpid()}-[0-9a-f]{{12}}\.tmp", Path(tmp).name)
 
 
 def test_failed_rename_keeps_previous_output(tmp_path, cli, monkeypatch):

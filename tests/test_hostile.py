@@ -903,13 +903,13 @@ def test_stale_temp_files_are_removed_by_the_next_write(tmp_path, capsys):
     # a tilemem process killed while writing into out/
     killed = subprocess.run([sys.executable, "-c", (
         "import os, signal, tempfile, tilemem.files as f\n"
-        f"tempfile.mkstemp(prefix=f'{{f.TEMP_PREFIX}}{{f._HOST}}-{{os.getpid()}}-', suffix='.tmp', dir={str(out)!r})\n"
+        f"tempfile.mkstemp(prefix=f'{{f.TEMP_PREFIX}}{{f._host()}}-{{os.getpid()}}-', suffix='.tmp', dir={str(out)!r})\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n")])
     assert killed.returncode == -9
     old_form = out / ".tilemem-abcd1234.tmp"           # the name older versions used
     old_form.write_text("x")
     os.utime(old_form, (0, 0))
-    live = out / f".tilemem-{__import__('tilemem.files').files._HOST}-1-live.tmp"  # pid 1 lives
+    live = out / f".tilemem-{__import__('tilemem.files').files._host()}-1-live.tmp"  # pid 1 lives
     live.write_text("x")
     other = out / "notes.tmp"
     other.write_text("x")

@@ -43,6 +43,7 @@ NOT_ON_THE_SOLVE_PATH = (
                                     # library (tilemem.datalog.clingo_c)
     "hashlib",                      # cache keys by Python's own SHA-256 (tilemem.cache.sha256):
                                     # hashlib loads OpenSSL
+    "socket", "secrets",            # a written file's temp name: os.uname, os.urandom (files.py)
 )
 
 _PROBE = r"""
@@ -71,11 +72,14 @@ def _solve_in_fresh_process(*args, cwd=ROOT):
     return json.loads(proc.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("backend", [None, "910B"])
-def test_a_printed_solve_loads_only_what_it_uses(backend):
-    got = _solve_in_fresh_process(EXAMPLE, *(["--backend", backend] if backend else []))
+@pytest.mark.parametrize("backend,written", [(None, False), ("910B", False), ("910B", True)])
+def test_a_printed_solve_loads_only_what_it_uses(backend, written, tmp_path):
+    out = tmp_path / "out.pto"
+    got = _solve_in_fresh_process(EXAMPLE, *(["--backend", backend] if backend else []),
+                                  *(["-o", out] if written else []))
     assert got["status"] == 0
-    assert "pl.tile" in got["out"]                     # it did solve the program
+    # it did solve the program (written: into the file, through a temp file and a rename)
+    assert "pl.tile" in (out.read_text() if written else got["out"])
     loaded = set(got["modules"])
     for mod in NOT_ON_THE_SOLVE_PATH:
         assert not {m for m in loaded if m == mod or m.startswith(mod + ".")}, mod

@@ -37,12 +37,9 @@ characters escaped).
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
-import secrets
 import signal
-import socket
 import stat
 import time
 TYPE_CHECKING = False    # (typing is not imported at run time: ~12 M instructions of a start)
@@ -55,7 +52,7 @@ __all__ = ["write_atomic", "replace_atomic", "remove_stale_temps", "TEMP_PREFIX"
            "FileChanged", "fingerprint"]
 
 TEMP_PREFIX = ".tilemem-"
-_HOST = hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+_HOST: Optional[str] = None        # this host's tag in our temp names (_host())
 _OURS = re.compile(r"\.tilemem-([0-9a-f]{8})-(\d+)-[^/]*\.tmp\Z")
 _OLD_FORM = re.compile(r"\.tilemem-[A-Za-z0-9_]{8}\.tmp\Z")     # tempfile's 8 random chars
 _OLD_AGE = 3600.0
@@ -101,7 +98,7 @@ def remove_stale_temps(directory: str) -> list[str]:
         if not e.is_file(follow_symlinks=False) or (uid is not None and st.st_uid != uid):
             continue
         if m:
-            stale = m.group(1) == _HOST and int(m.group(2)) != os.getpid() \
+            stale = m.group(1) == _host() and int(m.group(2)) != os.getpid() \
                 and not _pid_alive(int(m.group(2)))
         else:
             stale = bool(_OLD_FORM.match(e.name)) and now - st.st_mtime > _OLD_AGE
@@ -196,8 +193,10 @@ class FileIdentity:
 
 
 def fingerprint(data: bytes) -> str:
-    """The content hash of :class:`FileIdentity`: SHA-256 by OpenSSL (hashlib, which this
-    module loads anyway): ~1 ms for a 455 kB kernel, where Python's own is ~7 ms."""
+    """The content hash of :class:`FileIdentity`: SHA-256 by OpenSSL (hashlib, loaded
+    here, only by a rewrite in place): ~1 ms for a 455 kB kernel, where Python's own is
+    ~7 ms."""
+    import hashlib
     return hashlib.sha256(data).hexdigest()
 
 
@@ -316,6 +315,7 @@ def _write_stream(path: str, target: str, data: bytes) -> None:
         except OSError as e:
             if e.errno != errno.ENXIO or not stat.S_ISSOCK(os.stat(target).st_mode):
                 raise
+            import socket
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.connect(target)
                 sock.sendall(data)
@@ -333,7 +333,28 @@ def _write_stream(path: str, target: str, data: bytes) -> None:
 def _temp_name(directory: str) -> str:
     """A fresh temp file name in ``directory``, known before the file exists (so that
     whatever interrupts its creation, the cleanup knows what to remove)."""
-    return os.path.join(directory, f"{TEMP_PREFIX}{_HOST}-{os.getpid()}-{secrets.token_hex(6)}.tmp")
+    # (os.urandom(6).hex() is secrets.token_hex(6), without importing secrets)
+    return os.path.join(directory, f"{TEMP_PREFIX}{_host()}-{os.getpid()}-{os.urandom(6).hex()}.tmp")
+
+
+def _host() -> str:
+    """The first 8 hex digits of the SHA-1 of this host's name: whose temp files a
+    directory holds.  Made on first use with Python's own SHA-1 and ``os.uname``:
+    ``hashlib`` loads OpenSSL and ``socket`` its module, ~34 M instructions of every
+    process that writes a file, for one short digest."""
+    global _HOST
+    if _HOST is None:
+        try:
+            from _sha1 import sha1
+        except ImportError:             # pragma: no cover - a build without it
+            from hashlib import sha1
+        if hasattr(os, "uname"):
+            name = os.uname().nodename  # (what socket.gethostname() returns on POSIX)
+        else:                           # pragma: no cover - not POSIX
+            import socket
+            name = socket.gethostname()
+        _HOST = sha1(name.encode("utf-8", "replace")).hexdigest()[:8]
+    return _HOST
 
 
 def write_atomic(path: str, data: Union[str, bytes],
