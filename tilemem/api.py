@@ -14,6 +14,7 @@ from tilemem.datalog.engine import gc_paused
 from tilemem.input_text import read_source
 from tilemem.frontend.reading import declared_ops, read_program, read_programs
 from tilemem.infer.emitter import MoveRecord
+from tilemem.infer.halves import solve_in_halves
 from tilemem.ir.printer import print_program  # noqa: F401  (the library front re-exports it)
 from tilemem.limits import Limits, guarded
 from tilemem.pipeline import Pipeline
@@ -285,6 +286,7 @@ def _solve(program: ir.Program, text: str, path: str, backend: Optional[str],
     check_program_unless_apart(program, path)
     pipe = Pipeline(program, backend=backend, rules=rules, path=path, text=text, engine=engine,
                     limits=limits)
+    solve_in_halves(pipe)           # (phases 0-3 on two cores, where a command has them)
     return solution_of(pipe, text, path, limits)
 
 

@@ -16,6 +16,9 @@ databases (open until :meth:`close`); a plain solve keeps neither and frees phas
 relations before phase 4 runs.  When phase 4 follows, a large phase 0-3 evaluation runs
 in a child process (``derive(apart=True)``): clingo frees none of the symbols it builds,
 and phase 4 would ground on top of them (the 21,032-line MTP kernel's peak 233 -> 191 MB).
+Where a command solves one large file with a core to spare, phases 0-3 and the rewrite
+run in two halves of its InCore functions, one in a forked child (``tilemem.infer.halves``),
+and the pipeline adopts what they make (:meth:`Pipeline.adopt`).
 
 The pipeline owns the statement index of each fact extraction (``stmts3``, ``stmts4``:
 the statement each ``pos`` number stands for): the facts hold numbers only, and the
@@ -38,6 +41,7 @@ from tilemem.infer.emitter import Solution3, emit
 from tilemem.errors import TilememError
 from tilemem.infer.solver import LocatedEvaluationError, derive
 from tilemem.ir.printer import print_program
+from tilemem.records import replace
 from tilemem.residency.hoists import apply_hoists, strip_program_bridge_marks
 from tilemem.residency.solve import derive_residency
 from tilemem.residency.verdicts import decisions
@@ -167,6 +171,11 @@ class Pipeline:
             self._done = (strip_program_bridge_marks(out), residency)
         return self._done
 
+    def adopt_phase3(self, derived, stmts) -> None:
+        """Take phases 0-3's relations evaluated elsewhere (``tilemem.infer.halves``: in a
+        child process) and the statement index of the facts they were derived from."""
+        self._phase3, self.stmts3 = derived, stmts
+
     def adopt(self, emitted: ir.Program, moves, spaces: dict, breaks: list,
               finished: Optional[tuple] = None, printed: Optional[str] = None) -> None:
         """Take the outcome of phases 0-3 and the rewrite from elsewhere: the rewritten
@@ -210,3 +219,31 @@ class Pipeline:
         if self.db4 is not None:
             self._phase4 = None
         self.db3 = self.db4 = None
+
+
+def merged_functions(program: ir.Program, solved: dict) -> tuple:
+    """(the rewritten program, its moves, spaces and contract breaks, each as a whole
+    solve's ``emitted``, ``spaces`` and ``contract_breaks`` give them) from phases 0-3
+    and the rewrite done function by function: ``solved`` maps an InCore function's name
+    to (its rewritten function, its moves, its spaces -- var -> space --, its contract
+    breaks); a function it does not name is kept as it is.  (InCore functions are
+    independent until phase 4: ``tilemem.workspace`` and ``tilemem.infer.halves``.)"""
+    functions, moves, spaces, breaks = [], [], {}, []
+    for fn in program.functions:
+        got = solved.get(fn.name) if fn.is_incore else None
+        if got is None:
+            functions.append(fn)
+            continue
+        rewritten, fn_moves, fn_spaces, fn_breaks = got
+        functions.append(rewritten)
+        moves.extend(fn_moves)
+        if fn_spaces:
+            spaces[fn.name] = fn_spaces
+        breaks.extend(fn_breaks)
+    breaks.sort(key=lambda b: (b.line or 0, b.col or 0, b.function, b.slot))
+    # (spaces as Pipeline.spaces orders a whole solve's: by the var's id, function:name)
+    ordered: dict = {}
+    for _, fn, var, space in sorted((f"{fn}:{v}", fn, v, sp) for fn, vs in spaces.items()
+                                    for v, sp in vs.items()):
+        ordered.setdefault(fn, {})[var] = space
+    return replace(program, functions=functions), moves, ordered, breaks

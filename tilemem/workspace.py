@@ -106,7 +106,7 @@ class Workspace:
         from tilemem.frontend.reading import read_program
         from tilemem.frontend.wellformed import check_program
         from tilemem.limits import guarded
-        from tilemem.pipeline import Pipeline
+        from tilemem.pipeline import Pipeline, merged_functions
         text, path = self.text, self.path
         with gc_paused(), guarded(path, text):          # the IR holds no cycles (api.solve)
             prog = self._read_by_function(text)
@@ -118,22 +118,13 @@ class Workspace:
                 fn for fn in prog.functions if self._checked.get(id(fn)) is not fn]), path)
             self._checked = {id(fn): fn for fn in prog.functions}
             kept = self._phase3(prog, text)
-            functions, moves, spaces, breaks = [], [], {}, []
-            for fn in prog.functions:
-                k = kept.get(fn.name) if fn.is_incore else None
-                if k is None:
-                    functions.append(fn)
-                    continue
-                functions.append(k.rewritten)
-                moves.extend(k.moves)
-                spaces.update(k.spaces)
-                breaks.extend(k.breaks)
-            breaks.sort(key=lambda b: (b.line or 0, b.col or 0, b.function, b.slot))
+            emitted, moves, spaces, breaks = merged_functions(prog, {
+                name: (k.rewritten, k.moves, k.spaces.get(name), k.breaks)
+                for name, k in kept.items()})
             pipe = Pipeline(prog, backend=self.backend, rules=self.rules, path=path, text=text,
                             engine=self.engine, limits=self.limits)
-            emitted = replace(prog, functions=functions)
             finished, printed = self._phase4(emitted, prog, text, pipe.engine)
-            pipe.adopt(emitted, moves, _in_solve_order(spaces), breaks, finished, printed)
+            pipe.adopt(emitted, moves, spaces, breaks, finished, printed)
             return solution_of(pipe, text, path, self.limits)
 
     def _phase4(self, emitted: ir.Program, source: ir.Program, text: str, engine: str):
@@ -334,16 +325,6 @@ def _function_pieces(text: str) -> Optional[tuple[str, list[tuple[int, str]]]]:
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
         chunks.append((i + 1, "\n".join(lines[i:end])))
     return prefix, chunks
-
-
-def _in_solve_order(spaces: dict) -> dict:
-    """function -> var -> space, ordered as Pipeline.spaces orders a whole solve's (by
-    the var's id, ``function:name``)."""
-    out: dict = {}
-    for _, fn, var, space in sorted((f"{fn}:{v}", fn, v, sp) for fn, vs in spaces.items()
-                                    for v, sp in vs.items()):
-        out.setdefault(fn, {})[var] = space
-    return out
 
 
 def _offset(lines: list[str], line: int, col: int) -> int:

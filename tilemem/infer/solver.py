@@ -209,6 +209,42 @@ def evaluate(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], eng
     return _evaluate(facts, names, extra_rules, engine, keep_db, limits, read, stmts, rules)
 
 
+class StartedDerive:
+    """Phases 0-3 of a program evaluated in a forked child (:func:`start_derive`):
+    :meth:`result` waits for them, :meth:`cancel` ends the child."""
+
+    def __init__(self, facts: Facts, child, args: tuple):
+        self.facts, self.child, self.args = facts, child, args
+
+    def result(self) -> Derived:
+        """The derived relations (the child's error raised here; a child that ended
+        with no answer: evaluated in this process, which gives that answer or error)."""
+        from tilemem.datalog.forked import NOT_RUN
+        relations = self.child.result()
+        if relations is NOT_RUN:
+            relations = _relations(self.facts, *self.args)
+        return Derived(self.facts, relations)
+
+    def cancel(self) -> None:
+        self.child.cancel()
+
+
+def start_derive(program: ir.Program, backend: Optional[str], engine: str, limits,
+                 stmts: StatementIndex) -> Optional[StartedDerive]:
+    """Phases 0-3 of ``program`` as :func:`derive` (no user rules, no database kept, no
+    source lines) started in a forked child: the facts are extracted here (``stmts``
+    filled), evaluated there while this process goes on.  None where no child can be
+    started (:func:`tilemem.datalog.forked.start_forked`)."""
+    from tilemem.datalog.forked import start_forked
+    rules = load_rules()
+    read = inputs_read(RESULT_RELATIONS, (), False, rules)
+    with gc_paused():                # facts are acyclic (see api.solve)
+        facts = extract(program, normalize_backend(backend), False, read, stmts)
+    args = (RESULT_RELATIONS, (), engine, limits, read, stmts, rules)
+    child = start_forked(_relations, facts, *args)
+    return None if child is None else StartedDerive(facts, child, args)
+
+
 def _relations(facts: Facts, names: Sequence[str], extra_rules: Sequence[str], engine: str,
                limits, read, stmts: StatementIndex, rules) -> dict[str, list[tuple]]:
     """The named relations (what a child process hands back)."""

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from typing import Optional
 
 __all__ = ["checks_alongside", "check_alongside", "checked_alongside", "check_program_unless_apart",
-           "MIN_TEXT"]
+           "core_to_spare", "MIN_TEXT"]
 
 #: a program text shorter than this is checked in order: its check costs a few
 #: milliseconds, about what a fork and a wait cost (a golden kernel is ~2-3 kB, the
@@ -85,6 +85,13 @@ def check_alongside(program, path: str, text: Optional[str], declared_ops) -> bo
         return False
     pending.append((child, args))
     return True
+
+
+def core_to_spare() -> bool:
+    """Whether the innermost :func:`checks_alongside` block is enabled: a command solving
+    one file on a machine with a core the solve does not use, where a large solve's
+    phases 0-3 also run in two halves, one apart (``tilemem.infer.halves``)."""
+    return _pending.get() is not None
 
 
 def checked_alongside(program) -> bool:
