@@ -64,8 +64,10 @@ def solve_in_halves(pipe: Pipeline) -> bool:
     started = start_derive(first.program, pipe.backend, pipe.engine, pipe.limits, stmts)
     if started is None:
         return False
+    solved: dict = {}
     try:
         second.phase3()              # (itself apart when large: Pipeline.phase3)
+        _rewritten(second, solved)   # (while the child still works on the first half)
     except BaseException as exc:
         started.cancel()
         if isinstance(exc, Exception):
@@ -73,19 +75,23 @@ def solve_in_halves(pipe: Pipeline) -> bool:
         raise
     try:
         first.adopt_phase3(started.result(), stmts)
+        _rewritten(first, solved)
     except Exception:
         return False
     from tilemem.pipeline import merged_functions
-    solved = {}
-    for half in (first, second):
-        breaks = half.contract_breaks()          # (before the rewrite frees phase 3)
-        rewritten, moves = half.emitted()
-        spaces = half.spaces()
-        for fn in rewritten.functions:
-            solved[fn.name] = (fn, [m for m in moves if m.function == fn.name],
-                               spaces.get(fn.name), [b for b in breaks if b.function == fn.name])
     pipe.adopt(*merged_functions(program, solved))
     return True
+
+
+def _rewritten(half: Pipeline, solved: dict) -> None:
+    """Rewrite ``half`` and put each of its functions' outcome in ``solved`` (as
+    ``tilemem.pipeline.merged_functions`` takes them)."""
+    breaks = half.contract_breaks()          # (before the rewrite frees phase 3)
+    rewritten, moves = half.emitted()
+    spaces = half.spaces()
+    for fn in rewritten.functions:
+        solved[fn.name] = (fn, [m for m in moves if m.function == fn.name],
+                           spaces.get(fn.name), [b for b in breaks if b.function == fn.name])
 
 
 def _sub(pipe: Pipeline, functions: list) -> Pipeline:
