@@ -30,20 +30,24 @@ def _two_kernels(second: str = "kernel2") -> str:
     return head + fn + "\n" + fn.replace("def kernel(", f"def {second}(")
 
 
+def _recorded(monkeypatch) -> list[bool]:
+    """Whether each solve from now on was split (appended as it ends)."""
+    done: list[bool] = []
+
+    def recorded(pipe):
+        done.append(halves.solve_in_halves(pipe))
+        return done[-1]
+    monkeypatch.setattr(api, "solve_in_halves", recorded)
+    return done
+
+
 @pytest.fixture
 def split(monkeypatch):
     """Every program of two InCore functions or more split (no size threshold, a core to
     spare); records whether each solve was."""
-    done: list[bool] = []
-
-    def counted(pipe):
-        ok = halves.solve_in_halves(pipe)
-        done.append(ok)
-        return ok
     monkeypatch.setattr(halves, "MIN_STATEMENTS", 0)
     monkeypatch.setattr(alongside, "core_to_spare", lambda: True)
-    monkeypatch.setattr(api, "solve_in_halves", counted)
-    return done
+    return _recorded(monkeypatch)
 
 
 def _answer(text: str, path: str, backend, **kw):
@@ -126,13 +130,7 @@ def test_the_largest_real_kernel_is_split_by_the_command(monkeypatch, capsys):
     case = max((p for p in MODELS.iterdir() if (p / "before.pto").is_file()),
                key=lambda p: (p / "before.pto").stat().st_size)
     src, backend = case / "before.pto", _backend(case)
-    done: list[bool] = []
-
-    def counted(pipe):
-        ok = halves.solve_in_halves(pipe)
-        done.append(ok)
-        return ok
-    monkeypatch.setattr(api, "solve_in_halves", counted)
+    done = _recorded(monkeypatch)
     monkeypatch.setattr(alongside, "_spare_core", lambda: True)
     code, out, err = run_in_process(capsys, "solve", src, "--no-cache",
                                     *(["--backend", backend] if backend else []))
