@@ -11,6 +11,7 @@ import pytest
 import tilemem
 from cli_helpers import CORPUS, REPO, SHARED, run_in_process
 from tilemem import api
+from tilemem.datalog import forked
 from tilemem.errors import TilememError
 from tilemem.frontend.check import alongside
 from tilemem.infer import halves, solver
@@ -191,3 +192,33 @@ def test_not_split_without_a_core_to_spare_or_below_the_threshold(monkeypatch):
     assert not halves.solve_in_halves(Pipeline.from_text(text, "two.pto", backend="910B",
                                                          explain=True))
     assert halves.solve_in_halves(pipe)
+
+
+@pytest.mark.parametrize("when", ["second half", "waiting"])
+def test_an_interrupt_ends_the_child(split, monkeypatch, when):
+    """Ctrl-C while the second half is solved, or while the first half's answer is
+    awaited: the interrupt goes on, and the first half's child is killed and reaped."""
+    started = []
+    start = solver.start_derive
+
+    def recorded(*args):
+        started.append(start(*args))
+        return started[-1]
+    monkeypatch.setattr(solver, "start_derive", recorded)
+    if when == "second half":
+        real = Pipeline.phase3
+
+        def interrupted(self):
+            if len(self.program.functions) == 1:
+                raise KeyboardInterrupt
+            return real(self)
+        monkeypatch.setattr(Pipeline, "phase3", interrupted)
+    else:                                           # (the answer's read is interrupted)
+        def interrupted(*args, **kw):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(forked.os, "fdopen", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tilemem.solve(_two_kernels(), backend="910B", path="two.pto")
+    (child,) = started
+    with pytest.raises(ChildProcessError):          # killed and reaped: no zombie left
+        os.waitpid(child.child.pid, os.WNOHANG)
