@@ -171,6 +171,23 @@ class Pipeline:
             self._done = (strip_program_bridge_marks(out), residency)
         return self._done
 
+    def by_function(self) -> dict:
+        """Phases 0-3 and the rewrite by InCore function: name -> (its rewritten function,
+        its moves, its spaces -- var -> space, or None --, its contract breaks), as
+        :func:`merged_functions` takes them."""
+        breaks = self.contract_breaks()          # (before the rewrite frees phase 3)
+        rewritten, moves = self.emitted()
+        spaces = self.spaces()
+        moves_of: dict = {}
+        for m in moves:
+            moves_of.setdefault(m.function, []).append(m)
+        breaks_of: dict = {}
+        for b in breaks:
+            breaks_of.setdefault(b.function, []).append(b)
+        return {fn.name: (fn, moves_of.get(fn.name, []), spaces.get(fn.name),
+                          breaks_of.get(fn.name, []))
+                for fn in rewritten.functions if fn.is_incore}
+
     def adopt_phase3(self, derived, stmts) -> None:
         """Take phases 0-3's relations evaluated elsewhere (``tilemem.infer.halves``: in a
         child process) and the statement index of the facts they were derived from."""

@@ -39,7 +39,8 @@ __all__ = ["Workspace"]
 
 
 class _Kept:
-    """What phases 0-3 and the rewrite made of one InCore function."""
+    """What phases 0-3 and the rewrite made of one InCore function (its spaces: var ->
+    space, or None; see Pipeline.by_function)."""
     __slots__ = ("source", "line", "text", "rewritten", "moves", "spaces", "breaks")
 
     def __init__(self, source, line, text, rewritten, moves, spaces, breaks):
@@ -119,7 +120,7 @@ class Workspace:
             self._checked = {id(fn): fn for fn in prog.functions}
             kept = self._phase3(prog, text)
             emitted, moves, spaces, breaks = merged_functions(prog, {
-                name: (k.rewritten, k.moves, k.spaces.get(name), k.breaks)
+                name: (k.rewritten, k.moves, k.spaces, k.breaks)
                 for name, k in kept.items()})
             pipe = Pipeline(prog, backend=self.backend, rules=self.rules, path=path, text=text,
                             engine=self.engine, limits=self.limits)
@@ -276,16 +277,9 @@ class Workspace:
             sub = replace(prog, functions=[fn for fn, _, _ in changed])
             pipe = Pipeline(sub, backend=self.backend, rules=self.rules, path=self.path,
                             text=text, engine=self.engine, limits=self.limits)
-            breaks = pipe.contract_breaks()         # (before the rewrite frees phase 3)
-            rewritten, moves = pipe.emitted()
-            spaces = pipe.spaces()
-            by_name = {f.name: f for f in rewritten.functions}
+            solved = pipe.by_function()
             for fn, line, ftext in changed:
-                kept[fn.name] = _Kept(
-                    fn, line, ftext, by_name[fn.name],
-                    [m for m in moves if m.function == fn.name],
-                    {fn.name: spaces[fn.name]} if fn.name in spaces else {},
-                    [b for b in breaks if b.function == fn.name])
+                kept[fn.name] = _Kept(fn, line, ftext, *solved[fn.name])
         self._kept = kept
         return kept
 

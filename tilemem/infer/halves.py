@@ -58,7 +58,7 @@ def solve_in_halves(pipe: Pipeline) -> bool:
     while cut < len(incore) - 1 and acc < FIRST_SHARE * total:
         acc += sizes[cut]
         cut += 1
-    first, second = (_sub(pipe, incore[:cut]), _sub(pipe, incore[cut:]))
+    first, second = _sub(pipe, incore[:cut]), _sub(pipe, incore[cut:])
     from tilemem.infer.solver import start_derive
     stmts: dict = {}
     started = start_derive(first.program, pipe.backend, pipe.engine, pipe.limits, stmts)
@@ -67,7 +67,7 @@ def solve_in_halves(pipe: Pipeline) -> bool:
     solved: dict = {}
     try:
         second.phase3()              # (itself apart when large: Pipeline.phase3)
-        _rewritten(second, solved)   # (while the child still works on the first half)
+        solved.update(second.by_function())  # (while the child works on the first half)
     except BaseException as exc:
         started.cancel()
         if isinstance(exc, Exception):
@@ -75,23 +75,12 @@ def solve_in_halves(pipe: Pipeline) -> bool:
         raise
     try:
         first.adopt_phase3(started.result(), stmts)
-        _rewritten(first, solved)
+        solved.update(first.by_function())
     except Exception:
         return False
     from tilemem.pipeline import merged_functions
     pipe.adopt(*merged_functions(program, solved))
     return True
-
-
-def _rewritten(half: Pipeline, solved: dict) -> None:
-    """Rewrite ``half`` and put each of its functions' outcome in ``solved`` (as
-    ``tilemem.pipeline.merged_functions`` takes them)."""
-    breaks = half.contract_breaks()          # (before the rewrite frees phase 3)
-    rewritten, moves = half.emitted()
-    spaces = half.spaces()
-    for fn in rewritten.functions:
-        solved[fn.name] = (fn, [m for m in moves if m.function == fn.name],
-                           spaces.get(fn.name), [b for b in breaks if b.function == fn.name])
 
 
 def _sub(pipe: Pipeline, functions: list) -> Pipeline:

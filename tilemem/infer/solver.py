@@ -236,10 +236,7 @@ def start_derive(program: ir.Program, backend: Optional[str], engine: str, limit
     filled), evaluated there while this process goes on.  None where no child can be
     started (:func:`tilemem.datalog.forked.start_forked`)."""
     from tilemem.datalog.forked import start_forked
-    rules = load_rules()
-    read = inputs_read(RESULT_RELATIONS, (), False, rules)
-    with gc_paused():                # facts are acyclic (see api.solve)
-        facts = extract(program, normalize_backend(backend), False, read, stmts)
+    rules, read, facts = _extracted(program, backend, (), False, False, stmts)
     args = (RESULT_RELATIONS, (), engine, limits, read, stmts, rules)
     child = start_forked(_relations, facts, *args)
     return None if child is None else StartedDerive(facts, child, args)
@@ -341,10 +338,18 @@ def derive(program: ir.Program, backend: Optional[str] = None,
     ``limits``: the budgets of the user rules (tilemem.limits; default: the current ones).
     ``stmts``: the statement index the extraction fills (the caller's: the pipeline's).
     ``apart``: a large evaluation runs in a child process (see :func:`evaluate`)."""
-    rules = load_rules(extra_rules)
-    read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db, rules)
     stmts = {} if stmts is None else stmts
-    with gc_paused():                # facts are acyclic (see api.solve)
-        facts = extract(program, normalize_backend(backend), origins, read, stmts)
+    rules, read, facts = _extracted(program, backend, extra_rules, keep_db, origins, stmts)
     return evaluate(facts, RESULT_RELATIONS, extra_rules, engine, keep_db, limits, read, stmts,
                     apart, rules)
+
+
+def _extracted(program: ir.Program, backend: Optional[str], extra_rules: Sequence[str],
+               keep_db: bool, origins: bool, stmts: StatementIndex) -> tuple:
+    """(the rule set, the input relations its phases 0-3 read, the program's facts of
+    them): what :func:`derive` and :func:`start_derive` evaluate."""
+    rules = load_rules(extra_rules)
+    read = inputs_read(RESULT_RELATIONS, extra_rules, keep_db, rules)
+    with gc_paused():                # facts are acyclic (see api.solve)
+        facts = extract(program, normalize_backend(backend), origins, read, stmts)
+    return rules, read, facts

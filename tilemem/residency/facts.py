@@ -197,10 +197,11 @@ def _callee(e) -> Optional[str]:
 class _ProgramExtractor(Extractor):
     """Facts of every function plus the relations the residency rules read."""
 
-    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None,
-                 spaces: Optional[frozenset] = None, kinds: Optional[frozenset] = None):
+    def __init__(self, facts: Facts, stmts: Optional[StatementIndex] = None, reads=None):
         super().__init__(facts, stmts)
-        self.spaces = spaces
+        # (reads: tilemem.residency.solve.ResidencyReads, or None: every row)
+        spaces = self.spaces = reads.spaces if reads is not None else None
+        kinds = reads.kinds if reads is not None else None
         if spaces is not None or kinds is not None:
             # (a declared row only for the kinds of var, and a tile's only for the
             # spaces, the rules ask about)
@@ -416,8 +417,7 @@ def extract_program(program: ir.Program, backend: Optional[str] = None,
     nor has a var of a kind other than its ``kinds`` a ``declared`` row;
     with its ``ops``, the rows no rule joins are dropped (:func:`_keep_rows_read`)."""
     facts = Facts(origin={} if origins else None, only=only)
-    ex = _ProgramExtractor(facts, stmts, reads.spaces if reads is not None else None,
-                           reads.kinds if reads is not None else None)
+    ex = _ProgramExtractor(facts, stmts, reads)
     for fn in program.functions:
         facts.add("func_kind", fn.name, fn.func_type, line=fn.line)
         ex.function(fn)
